@@ -1,0 +1,1 @@
+"""tabletop_zoo.baselines: agents (random, greedy, MCTS, PPO)."""

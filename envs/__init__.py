@@ -1,0 +1,1 @@
+"""tabletop_zoo.envs: PettingZoo AEC environments for Arktia and Mole Hill."""

@@ -1,0 +1,1 @@
+"""Arktia rules engine (no RL imports)."""

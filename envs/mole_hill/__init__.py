@@ -1,0 +1,1 @@
+"""Mole Hill rules engine (no RL imports)."""

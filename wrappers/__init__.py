@@ -1,0 +1,1 @@
+"""tabletop_zoo.wrappers: single-agent and multi-agent adapters."""
