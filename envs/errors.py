@@ -1,0 +1,31 @@
+"""Errors raised by the rules engines and environments.
+
+All of them subclass ``ValueError`` so callers that only know the standard
+library can still catch them.
+"""
+
+from __future__ import annotations
+
+
+class TabletopZooError(ValueError):
+    """Base class of every error this package raises on bad input."""
+
+
+class IllegalActionError(TabletopZooError):
+    """An action that is not legal in the current state (or not an action at all)."""
+
+
+class InvalidStateError(TabletopZooError):
+    """A saved state (JSON) that is malformed or violates the rules."""
+
+
+class InvalidLayoutError(TabletopZooError):
+    """A board layout that cannot be played (Arktia custom layouts)."""
+
+
+class InvalidOptionError(TabletopZooError):
+    """An unknown or out-of-range environment option."""
+
+
+class NotationError(TabletopZooError):
+    """A move string that cannot be parsed."""

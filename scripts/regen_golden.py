@@ -1,0 +1,41 @@
+"""Regenerate the golden playthrough files after an intended rule change.
+
+    python scripts/regen_golden.py            # rewrite all files
+    python scripts/regen_golden.py --check    # exit 1 if any file differs
+
+The list of golden games lives in ``tests/envs/golden/specs.py``; the test
+``tests/envs/test_golden.py`` regenerates each and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "envs" / "golden"))
+
+from specs import GOLDEN_DIR, SPECS, render  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only compare, do not write")
+    args = parser.parse_args()
+    bad = 0
+    for name in SPECS:
+        path = GOLDEN_DIR / f"{name}.txt"
+        text = render(name)
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"DIFFERS: {path}")
+                bad += 1
+        else:
+            path.write_text(text)
+            print(f"wrote {path}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Golden playthroughs: regenerate each seeded game and compare with the stored file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
+
+from specs import GOLDEN_DIR, SPECS, render  # noqa: E402
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_golden_playthrough_unchanged(name: str) -> None:
+    path = GOLDEN_DIR / f"{name}.txt"
+    assert path.exists(), f"missing {path}: run python scripts/regen_golden.py"
+    expected = path.read_text()
+    got = render(name)
+    assert got == expected, (
+        f"{name} differs from {path}. If the rules changed on purpose, run "
+        "python scripts/regen_golden.py and review the diff."
+    )
