@@ -1,0 +1,252 @@
+"""Baseline agents: random, greedy one-ply lookahead and UCT Monte Carlo tree search.
+
+Every agent follows the small :class:`Agent` protocol, so any agent (including a
+trained policy, see :mod:`tabletop_zoo.baselines.ppo`) can play against any other::
+
+    action = agent.act(observation, action_mask, state)
+
+``observation`` is the env's ``observation`` plane array for the acting seat,
+``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live
+rules-engine state (``env.unwrapped.game``). Agents never mutate ``state``: the
+search agents work on ``state.clone()``.
+
+The search agents use only the rules-engine protocol (``legal_actions``,
+``apply_action``, ``clone``, ``current_player``, ``is_terminal``, ``returns``,
+``scores``), so they work for both games and any number of players.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "Agent",
+    "GreedyAgent",
+    "MCTSAgent",
+    "RandomAgent",
+    "returns_from_scores",
+]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent offers: a name and a move chooser.
+
+    Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
+    the single-agent wrapper call it (when present) at the start of every game so
+    seeded games are reproducible.
+    """
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
+        ...
+
+
+def returns_from_scores(scores: Sequence[float]) -> list[float]:
+    """Win/draw/loss values of a score line: +1 sole top scorer, 0 tied top, -1 others.
+
+    This is the engines' ``returns()`` convention, applied to a position that has
+    not ended (MCTS rollout cut-off, truncated games).
+    """
+    best = max(scores)
+    n_best = sum(1 for s in scores if s == best)
+    return [(1.0 if n_best == 1 else 0.0) if s == best else -1.0 for s in scores]
+
+
+def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
+    """The legal actions of a mask, ascending; a clear error when there are none."""
+    legal = np.flatnonzero(action_mask).tolist()
+    if not legal:
+        raise ValueError("action_mask has no legal action; agents can only act when one exists")
+    return legal
+
+
+class RandomAgent:
+    """Uniformly random over the legal actions of the mask (seeded)."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the generator (``None`` keeps the current stream)."""
+        if seed is not None:
+            self._rng.seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+        """Pick a legal action uniformly at random."""
+        return self._rng.choice(_legal_from_mask(action_mask))
+
+
+class GreedyAgent:
+    """One-ply lookahead: the action with the best immediate score margin.
+
+    The margin of an action is the mover's score minus the best score of any other
+    seat after the action (``state.clone()`` + ``apply_action``). If the action ends
+    the game, the result dominates: a win beats every non-final margin, a loss is
+    worse than every non-final margin. Ties are broken at random (seeded).
+    """
+
+    def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
+        self.name = name
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the tie-break generator (``None`` keeps the current stream)."""
+        if seed is not None:
+            self._rng.seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Evaluate every legal action one ply deep and return a best one."""
+        legal = _legal_from_mask(action_mask)
+        if len(legal) == 1:
+            return legal[0]
+        player = state.current_player
+        best_key: tuple[float, float] | None = None
+        best: list[int] = []
+        for action in legal:
+            child = state.clone()
+            child.apply_action(action)
+            scores = child.scores()
+            margin = scores[player] - max(s for i, s in enumerate(scores) if i != player)
+            # Finished games rank by their result first (+1 win ... -1 loss), live ones at 0.
+            result = child.returns()[player] if child.is_terminal() else 0.0
+            key = (result, float(margin))
+            if best_key is None or key > best_key:
+                best_key, best = key, [action]
+            elif key == best_key:
+                best.append(action)
+        return self._rng.choice(best)
+
+
+class _Node:
+    """A search-tree node: the position after ``action`` from the parent."""
+
+    __slots__ = ("player", "children", "untried", "visits", "value")
+
+    def __init__(self, player: int, untried: list[int], num_players: int) -> None:
+        self.player = player  # seat to act here (-1 if terminal)
+        self.children: dict[int, _Node] = {}
+        self.untried = untried
+        self.visits = 0
+        self.value = [0.0] * num_players  # summed returns, one entry per seat
+
+
+class MCTSAgent:
+    """UCT Monte Carlo tree search on the rules engine, with uniform random rollouts.
+
+    Works for 2-4 players: every node stores the summed returns of every seat and a
+    node's children are chosen by the return of the seat to act at that node, so a
+    player who makes several decisions in a row (Arktia group choices, melting)
+    is handled naturally.
+
+    Args:
+        n_simulations: playouts per decision.
+        exploration: UCT exploration constant ``c`` in ``Q + c * sqrt(ln N / n)``
+            (returns are in ``[-1, 1]``).
+        max_rollout_depth: if set, a rollout stops after this many random moves and
+            the position is valued by the engine's current ``scores()`` as if the game
+            ended there (+1 sole top scorer, 0 tied top, -1 others). ``None`` plays
+            every rollout to the end of the game.
+        seed: seed of the agent's generator (expansion order, rollouts).
+    """
+
+    def __init__(
+        self,
+        n_simulations: int = 200,
+        exploration: float = 1.4,
+        max_rollout_depth: int | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        if int(n_simulations) < 1:
+            raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
+        if exploration < 0:
+            raise ValueError(f"exploration must be >= 0, got {exploration!r}")
+        if max_rollout_depth is not None and int(max_rollout_depth) < 0:
+            raise ValueError(f"max_rollout_depth must be None or >= 0, got {max_rollout_depth!r}")
+        self.n_simulations = int(n_simulations)
+        self.exploration = float(exploration)
+        self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
+        self.name = name or f"mcts{self.n_simulations}"
+        self._rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the generator (``None`` keeps the current stream)."""
+        if seed is not None:
+            self._rng.seed(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Search from ``state`` and return the most visited root action."""
+        legal = _legal_from_mask(action_mask)
+        if len(legal) == 1:
+            return legal[0]
+        root = self.search(state, legal)
+        return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
+
+    def search(self, state: Any, legal: list[int] | None = None) -> _Node:
+        """Run ``n_simulations`` playouts from a clone of ``state``; return the root node."""
+        rng = self._rng
+        c = self.exploration
+        n = state.game.num_players
+        root_legal = list(state.legal_actions() if legal is None else legal)
+        rng.shuffle(root_legal)
+        root = _Node(state.current_player, root_legal, n)
+        for _ in range(self.n_simulations):
+            node = root
+            sim = state.clone()
+            path = [root]
+            # Selection: descend through fully expanded nodes by UCT.
+            while not node.untried and node.children:
+                log_n = math.log(node.visits)
+                p = node.player
+                best_score = -math.inf
+                best_child = node
+                best_action = -1
+                for action, child in node.children.items():
+                    score = child.value[p] / child.visits + c * math.sqrt(log_n / child.visits)
+                    if score > best_score:
+                        best_score, best_child, best_action = score, child, action
+                sim.apply_action(best_action)
+                node = best_child
+                path.append(node)
+            # Expansion: one untried action (lists were shuffled once, so pop is random).
+            if node.untried:
+                action = node.untried.pop()
+                sim.apply_action(action)
+                if sim.is_terminal():
+                    child = _Node(-1, [], n)
+                else:
+                    untried = sim.legal_actions()
+                    rng.shuffle(untried)
+                    child = _Node(sim.current_player, untried, n)
+                node.children[action] = child
+                node = child
+                path.append(node)
+            # Rollout and backup.
+            result = self._rollout(sim)
+            for visited in path:
+                visited.visits += 1
+                value = visited.value
+                for i in range(n):
+                    value[i] += result[i]
+        return root
+
+    def _rollout(self, sim: Any) -> list[float]:
+        """Play uniformly random moves on ``sim``; return each seat's value."""
+        choice = self._rng.choice
+        depth = self.max_rollout_depth
+        steps = 0
+        while not sim.is_terminal():
+            if depth is not None and steps >= depth:
+                return returns_from_scores(sim.scores())
+            sim.apply_action(choice(sim.legal_actions()))
+            steps += 1
+        return list(sim.returns())

@@ -1,0 +1,52 @@
+"""A trained MaskablePPO policy (sb3-contrib) behind the common agent interface.
+
+stable-baselines3 / sb3-contrib (and so torch) are imported only when a
+:class:`PPOAgent` is created.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PPOAgent"]
+
+
+class PPOAgent:
+    """Plays with a MaskablePPO model, always restricted to the legal actions.
+
+    Args:
+        model_or_path: a ``sb3_contrib.MaskablePPO`` instance or the path of a model
+            saved with ``model.save(path)`` (``.zip``).
+        deterministic: take the most probable legal action (default) instead of
+            sampling from the policy.
+        name: display name (default ``"ppo"`` or ``"ppo:<file stem>"``).
+    """
+
+    def __init__(
+        self, model_or_path: Any, deterministic: bool = True, name: str | None = None
+    ) -> None:
+        if isinstance(model_or_path, (str, Path)):
+            path = Path(model_or_path)
+            candidates = [path, path.with_name(path.name + ".zip")]
+            if not any(p.is_file() for p in candidates):
+                raise ValueError(f"no saved MaskablePPO model at {str(path)!r}")
+            from sb3_contrib import MaskablePPO
+
+            self.model = MaskablePPO.load(str(path), device="cpu")
+            default_name = f"ppo:{path.stem}"
+        else:
+            self.model = model_or_path
+            default_name = "ppo"
+        self.deterministic = deterministic
+        self.name = name or default_name
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+        """The policy's action for ``observation``, masked to the legal actions."""
+        mask = np.asarray(action_mask, dtype=bool)
+        action, _ = self.model.predict(
+            observation, deterministic=self.deterministic, action_masks=mask
+        )
+        return int(action)

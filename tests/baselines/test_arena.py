@@ -1,0 +1,114 @@
+"""The arena: make_env and play_game, on the toy Nim env and on our real envs."""
+
+from __future__ import annotations
+
+import pytest
+from nim_toy import NimEnv
+from tabletop_zoo.baselines import GreedyAgent, MCTSAgent, RandomAgent, make_agent
+from tabletop_zoo.baselines.arena import GAMES, GameResult, make_env, play_game
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+ENV_MODULES = {
+    "mole_hill": "tabletop_zoo.envs.mole_hill_v0",
+    "arktia": "tabletop_zoo.envs.arktia_v0",
+}
+
+
+def real_env(game: str, **kwargs):
+    """Our env for ``game``; the test is skipped only if that env module does not exist yet."""
+    pytest.importorskip(ENV_MODULES[game])
+    return make_env(game, **kwargs)
+
+
+class Scripted:
+    """Plays a fixed list of actions."""
+
+    name = "scripted"
+
+    def __init__(self, actions: list[int]) -> None:
+        self.actions = list(actions)
+
+    def act(self, observation, action_mask, state) -> int:
+        return self.actions.pop(0)
+
+
+def test_games_constant() -> None:
+    assert GAMES == ("mole_hill", "arktia")
+
+
+def test_make_env_rejects_unknown_game() -> None:
+    with pytest.raises(
+        InvalidOptionError, match="unknown game 'chess'; allowed: mole_hill, arktia"
+    ):
+        make_env("chess")
+
+
+def test_make_env_mole_hill_is_two_players_only() -> None:
+    with pytest.raises(InvalidOptionError, match="2-player"):
+        make_env("mole_hill", num_players=3)
+
+
+def test_play_game_needs_one_agent_per_seat() -> None:
+    with pytest.raises(ValueError, match="2 seats .* but 3 agents"):
+        play_game(NimEnv(), [RandomAgent()] * 3)
+
+
+def test_play_game_known_outcome_and_on_step() -> None:
+    # Piles 1, 2, 4 (take up to 4): seat 0 takes 1 from the 4-pile, seat 1 empties
+    # the 2-pile, seat 0 empties the 3-pile, seat 1 takes the last object and wins.
+    env = NimEnv(piles=(1, 2, 4), max_take=4)
+    seen: list[tuple[int, int]] = []
+    agents = [Scripted([8, 10]), Scripted([5, 0])]
+    result = play_game(env, agents, seed=0, on_step=lambda e, seat, a: seen.append((seat, a)))
+    assert result == GameResult(returns=[-1.0, 1.0], scores=[4, 3], num_steps=4)
+    assert seen == [(0, 8), (1, 5), (0, 10), (1, 0)]
+
+
+def test_play_game_mcts_beats_random_from_a_won_position() -> None:
+    env = NimEnv(piles=(1, 2, 4), max_take=4)
+    for seed in range(3):
+        result = play_game(env, [MCTSAgent(500), RandomAgent()], seed=seed)
+        assert result.returns == [1.0, -1.0]
+
+
+def test_play_game_is_reproducible_by_seed() -> None:
+    env = NimEnv(piles=(3, 4, 5), num_players=3, max_take=3, win_rule="score")
+    agents = [RandomAgent(), GreedyAgent(), RandomAgent()]
+    first = play_game(env, agents, seed=11)
+    assert play_game(env, agents, seed=11) == first
+    assert sum(first.scores) == 12
+
+
+# ----------------------------------------------------------------------- real envs
+@pytest.mark.parametrize("game, num_players", [("mole_hill", 2), ("arktia", 2), ("arktia", 3)])
+def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> None:
+    env = real_env(game, num_players=num_players)
+    agents = [make_agent("greedy", seed=1)] + [
+        make_agent("random", seed=s) for s in range(num_players - 1)
+    ]
+    result = play_game(env, agents, seed=7)
+    state = env.unwrapped.game
+    assert result.scores == list(state.scores())
+    assert result.num_steps > 0
+    assert sorted(set(result.returns)) in ([-1.0, 1.0], [-1.0, 0.0], [0.0])
+    if state.is_terminal():
+        assert result.returns == list(state.returns())
+    assert play_game(env, agents, seed=7) == result
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_play_game_real_envs_mcts(game: str) -> None:
+    env = real_env(game)
+    agents = [MCTSAgent(n_simulations=8, max_rollout_depth=20), RandomAgent()]
+    result = play_game(env, agents, seed=3)
+    assert len(result.returns) == 2 and result.num_steps > 0
+
+
+def test_play_game_truncated_arktia_is_scored_as_it_stands() -> None:
+    env = real_env("arktia", num_players=2, max_turns=3)
+    result = play_game(env, [RandomAgent(), RandomAgent()], seed=5)
+    assert not env.unwrapped.game.is_terminal()
+    expected = [1.0, -1.0] if result.scores[0] > result.scores[1] else [-1.0, 1.0]
+    if result.scores[0] == result.scores[1]:
+        expected = [0.0, 0.0]
+    assert result.returns == expected

@@ -1,0 +1,268 @@
+"""A single-agent Gymnasium view of our AEC (turn-based, multi-agent) environments.
+
+The learner takes one seat (fixed, or a random seat each episode); the other seats
+are played inside the env by opponent agents (:mod:`tabletop_zoo.baselines`). Every
+``step`` returns the learner's own observation and the learner's own reward,
+accumulated over everything that happened since its previous action (its own move
+and the opponents' replies), so a lost game reaches the learner as a -1 just like a
+won game reaches it as +1. ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
+
+Factories :func:`make_mole_hill_env` and :func:`make_arktia_env` are the entry points
+of the Gymnasium ids ``tabletop_zoo/MoleHill-v0`` and ``tabletop_zoo/Arktia-v0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+
+__all__ = ["SingleAgentEnv", "make_arktia_env", "make_mole_hill_env"]
+
+OpponentSpec = Any  # Agent | str | Sequence[Agent | str] | Callable[[np.random.Generator], ...]
+ILLEGAL_ACTION_MODES = ("lose", "raise")
+_SEED_RANGE = 2**31  # seeds drawn from the env's generator for the AEC env and opponents
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of an AEC env as a ``gymnasium.Env``; opponents play the other seats.
+
+    Args:
+        aec_env: one of our AEC envs (raw or wrapped), e.g. ``mole_hill_v0.raw_env()``.
+        opponent: who plays the other seats: an agent, an agent spec string
+            (``"random"``, ``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``; one agent per
+            seat is built from it), a sequence with one agent/spec per other seat (in
+            seat order, skipping the learner), or a callable ``(np.random.Generator) ->
+            Agent | Sequence[Agent]`` called at every reset (self-play pools).
+        learner_seat: the learner's seat, or ``None`` for a random seat each episode.
+        seed: default seed of the first ``reset()`` when it is called without one.
+        illegal_action: what an action outside ``action_masks()`` does: ``"lose"``
+            (default; the episode ends with reward -1 and ``info["illegal_action"]``,
+            PettingZoo's ``TerminateIllegalWrapper`` convention, so random-action
+            checkers such as ``gymnasium.utils.env_checker.check_env`` pass) or
+            ``"raise"`` (an ``IllegalActionError``).
+    """
+
+    def __init__(
+        self,
+        aec_env: Any,
+        opponent: OpponentSpec = "random",
+        learner_seat: int | None = None,
+        seed: int | None = None,
+        illegal_action: str = "lose",
+    ) -> None:
+        self.aec_env = aec_env
+        self.possible_agents = list(aec_env.possible_agents)
+        self.num_players = len(self.possible_agents)
+        if learner_seat is not None and learner_seat not in range(self.num_players):
+            raise InvalidOptionError(
+                f"learner_seat must be None (random each episode) or a seat in "
+                f"0..{self.num_players - 1}, got {learner_seat!r}"
+            )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise InvalidOptionError(
+                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
+            )
+        self.learner_seat_option = learner_seat
+        self.illegal_action = illegal_action
+        first = self.possible_agents[0]
+        self.observation_space = aec_env.observation_space(first)["observation"]
+        self.action_space = aec_env.action_space(first)
+        aec_meta = getattr(aec_env, "metadata", {}) or {}
+        self.metadata = {
+            "render_modes": list(aec_meta.get("render_modes", [])),
+            "render_fps": aec_meta.get("render_fps", 4),
+            "name": aec_meta.get("name", type(aec_env).__name__),
+        }
+        self.render_mode = getattr(aec_env, "render_mode", None)
+        self._pending_seed = seed
+        self._seed_rng = np.random.default_rng(seed)  # builds opponents from specs
+        self.set_opponent(opponent)
+        self.learner_seat = 0 if learner_seat is None else learner_seat
+        self.learner = self.possible_agents[self.learner_seat]
+        self._opponents: dict[int, Agent] = {}
+        self._done = True
+
+    # ----------------------------------------------------------------- opponents
+    def set_opponent(self, opponent: OpponentSpec) -> None:
+        """Replace the opponent(s); takes effect at the next ``reset()``."""
+        if callable(opponent) and not isinstance(opponent, Agent):
+            self._opponent_factory: Callable[[np.random.Generator], Any] | None = opponent
+            self._static_opponents: list[Agent] | None = None
+        else:
+            self._opponent_factory = None
+            self._static_opponents = self._resolve(opponent)
+
+    def _resolve(self, opponent: Any) -> list[Agent]:
+        """One agent per other seat from an agent, a spec string or a sequence of them."""
+        count = self.num_players - 1
+        if isinstance(opponent, str):
+            return [self._build(opponent) for _ in range(count)]
+        if isinstance(opponent, Agent):
+            return [opponent] * count
+        if isinstance(opponent, Sequence):
+            if len(opponent) != count:
+                raise InvalidOptionError(
+                    f"opponent sequence must have one entry per other seat ({count}), "
+                    f"got {len(opponent)}"
+                )
+            return [self._build(o) if isinstance(o, str) else self._check(o) for o in opponent]
+        raise InvalidOptionError(
+            f"opponent must be an agent, a spec string, a sequence of them or a callable "
+            f"(np.random.Generator) -> agent(s); got {opponent!r}"
+        )
+
+    def _build(self, spec: str) -> Agent:
+        return make_agent(spec, seed=int(self._seed_rng.integers(_SEED_RANGE)))
+
+    @staticmethod
+    def _check(agent: Any) -> Agent:
+        if not isinstance(agent, Agent):
+            raise InvalidOptionError(
+                f"{agent!r} is not an agent (needs a name and act(observation, mask, state))"
+            )
+        return agent
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game; opponents move until it is the learner's turn."""
+        if seed is None and self._pending_seed is not None:
+            seed = self._pending_seed
+        self._pending_seed = None
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self.learner_seat_option is None:
+            self.learner_seat = int(rng.integers(self.num_players))
+        else:
+            self.learner_seat = self.learner_seat_option
+        self.learner = self.possible_agents[self.learner_seat]
+        if self._opponent_factory is not None:
+            agents = self._resolve(self._opponent_factory(rng))
+        else:
+            assert self._static_opponents is not None
+            agents = self._static_opponents
+        other_seats = [s for s in range(self.num_players) if s != self.learner_seat]
+        self._opponents = dict(zip(other_seats, agents, strict=True))
+        for agent in agents:
+            agent_reset = getattr(agent, "reset", None)
+            if callable(agent_reset):
+                agent_reset(seed=int(rng.integers(_SEED_RANGE)))
+        self.aec_env.reset(seed=int(rng.integers(_SEED_RANGE)))
+        self._done = False
+        _reward, terminated, truncated, info = self._play_opponents()
+        if terminated or truncated:
+            raise RuntimeError("the game ended before the learner's first turn")
+        return self._observation(), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the opponents until the learner is to act."""
+        if self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        mask = self.action_masks()
+        action = int(action)
+        if not (0 <= action < mask.size and mask[action]):
+            legal = np.flatnonzero(mask).tolist()
+            message = f"action {action} is not legal for {self.learner} now; legal actions: {legal}"
+            if self.illegal_action == "raise":
+                raise IllegalActionError(message)
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = message
+            return self._observation(), -1.0, True, False, info
+        self.aec_env.step(action)
+        reward, terminated, truncated, info = self._play_opponents()
+        self._done = terminated or truncated
+        return self._observation(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
+        return np.asarray(self.aec_env.observe(self.learner)["action_mask"], dtype=bool)
+
+    def render(self) -> Any:
+        """Render the underlying AEC env (in its ``render_mode``)."""
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        """Close the underlying AEC env."""
+        self.aec_env.close()
+
+    @property
+    def game(self) -> Any:
+        """The live rules-engine state (read only: clone before changing it)."""
+        return getattr(self.aec_env.unwrapped, "game", None)
+
+    # ---------------------------------------------------------------- internals
+    def _play_opponents(self) -> tuple[float, bool, bool, dict[str, Any]]:
+        """Let opponents act (and finished seats leave) until the learner is selected.
+
+        Returns the learner's reward accumulated since its last action (PettingZoo's
+        ``last()`` gives exactly that), its termination and truncation flags and info.
+        """
+        env = self.aec_env
+        while env.agents:
+            name = env.agent_selection
+            obs, reward, terminated, truncated, _info = env.last()
+            if name == self.learner:
+                return float(reward), bool(terminated), bool(truncated), self._info()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = self.possible_agents.index(name)
+            action = self._opponents[seat].act(obs["observation"], obs["action_mask"], self.game)
+            env.step(int(action))
+        raise RuntimeError(f"{self.learner} left the game without being told it ended")
+
+    def _observation(self) -> np.ndarray:
+        return np.array(self.aec_env.observe(self.learner)["observation"], copy=True)
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self.aec_env.infos.get(self.learner, {}))
+        info["learner_seat"] = self.learner_seat
+        return info
+
+
+def make_mole_hill_env(
+    opponent: OpponentSpec = "random",
+    learner_seat: int | None = None,
+    render_mode: str | None = None,
+    *,
+    seed: int | None = None,
+    illegal_action: str = "lose",
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """Mole Hill as a single-agent Gymnasium env (id ``tabletop_zoo/MoleHill-v0``).
+
+    ``env_kwargs`` are Mole Hill options (``random_flowers``, ``reward_mode``).
+    """
+    from tabletop_zoo.envs import mole_hill_v0
+
+    aec = mole_hill_v0.raw_env(render_mode=render_mode, **env_kwargs)
+    return SingleAgentEnv(aec, opponent, learner_seat, seed=seed, illegal_action=illegal_action)
+
+
+def make_arktia_env(
+    num_players: int = 2,
+    opponent: OpponentSpec = "random",
+    learner_seat: int | None = None,
+    render_mode: str | None = None,
+    *,
+    seed: int | None = None,
+    illegal_action: str = "lose",
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """Arktia as a single-agent Gymnasium env (id ``tabletop_zoo/Arktia-v0``).
+
+    ``env_kwargs`` are Arktia options (``layout``, ``neutral_pieces``, ``reward_mode``,
+    ``max_turns``).
+    """
+    from tabletop_zoo.envs import arktia_v0
+
+    aec = arktia_v0.raw_env(num_players=num_players, render_mode=render_mode, **env_kwargs)
+    return SingleAgentEnv(aec, opponent, learner_seat, seed=seed, illegal_action=illegal_action)
