@@ -224,7 +224,7 @@ class MCTSAgent:
                 if sim.is_terminal():
                     child = _Node(-1, [], n)
                 else:
-                    untried = sim.legal_actions()
+                    untried = list(sim.legal_actions())  # a copy: engines may cache the list
                     rng.shuffle(untried)
                     child = _Node(sim.current_player, untried, n)
                 node.children[action] = child

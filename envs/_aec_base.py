@@ -1,0 +1,241 @@
+"""A small generic base class for turn-based PettingZoo AEC environments over a rules engine.
+
+The engine follows the protocol of ``docs/DESIGN.md`` (``current_player``,
+``legal_actions``, ``apply_action``, ``is_terminal``, ``returns``, ``scores``,
+``__str__``). :class:`TurnBasedAECEnv` owns everything PettingZoo needs:
+``agents`` / ``possible_agents`` (``player_0`` .. ``player_{n-1}``, seat ``i`` =
+``player_i``), ``agent_selection`` taken from ``game.current_player`` (so an
+engine may give one seat several decisions in a row, or skip seats whose game
+is over), ``rewards`` / ``_cumulative_rewards`` / ``terminations`` /
+``truncations`` / ``infos``, end-of-game rewards, the action mask, ``state()``,
+``render()`` dispatch and ``close()``.
+
+Rewards are 0 until the game ends; then every agent gets ``game.returns()``
+(``reward_mode="win_loss"``) or its score minus the best other score
+(``reward_mode="score"``), and all agents terminate together. With
+``max_turns`` set, all agents are truncated (reward 0) after that many actions.
+The raw env raises :class:`IllegalActionError` (from the engine) on an illegal
+action and changes nothing; :func:`wrap_classic` gives the usual PettingZoo
+classic behaviour instead (illegal move ends the game with -1 for the offender).
+
+Subclass hooks (``self.game`` is the live engine state):
+
+* ``_new_game(seed: int)`` -> a fresh engine state (required);
+* ``_observation(seat: int)`` -> the ``"observation"`` array for ``seat`` (required);
+* ``_render_rgb()`` -> ``(h, w, 3)`` uint8 image (required if ``rgb_array`` / ``human``
+  are in ``metadata["render_modes"]``);
+* ``_render_ansi()`` -> text (default ``str(self.game)``);
+* ``_state()`` -> array for :meth:`state` (required for ``state()``; set ``state_space``);
+* ``_info(seat)`` -> info dict of a seat after each step (default ``{"scores": ...}``).
+
+The subclass ``__init__`` builds its spaces, then calls
+``super().__init__(num_players, num_actions, observation_space, render_mode=...,
+reward_mode=..., max_turns=...)``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from tabletop_zoo.envs._render import HumanWindow
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+REWARD_MODES = ("win_loss", "score")
+
+
+def wrap_classic(raw: AECEnv) -> AECEnv:
+    """Wrap a raw env like PettingZoo's classic games (illegal move: -1, game over)."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def check_options(options: dict[str, Any], allowed: dict[str, str]) -> None:
+    """Raise :class:`InvalidOptionError` naming any key of ``options`` not in ``allowed``."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        listing = "; ".join(f"{k}: {v}" for k, v in allowed.items())
+        raise InvalidOptionError(f"unknown option(s) {unknown}; allowed options are {listing}")
+
+
+class TurnBasedAECEnv(AECEnv):
+    """Generic turn-based AEC env over a rules engine (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": [], "name": "", "render_fps": 1}
+
+    def __init__(
+        self,
+        num_players: int,
+        num_actions: int,
+        observation_space: spaces.Box,
+        *,
+        render_mode: str | None = None,
+        reward_mode: str = "win_loss",
+        max_turns: int | None = None,
+    ) -> None:
+        super().__init__()
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise InvalidOptionError(
+                f"render_mode must be None or one of {modes}, got {render_mode!r}"
+            )
+        if reward_mode not in REWARD_MODES:
+            raise InvalidOptionError(
+                f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}"
+            )
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise InvalidOptionError(f"max_turns must be None or a positive int, got {max_turns!r}")
+        self.render_mode = render_mode
+        self.reward_mode = reward_mode
+        self.max_turns = max_turns
+        self.num_actions = num_actions
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": observation_space,
+                    "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.game: Any = None
+        self.num_turns = 0
+        self._rng = random.Random()
+        self._window: HumanWindow | None = None
+
+    # ------------------------------------------------------------ hooks
+    def _new_game(self, seed: int) -> Any:
+        raise NotImplementedError
+
+    def _observation(self, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _render_rgb(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _render_ansi(self) -> str:
+        return str(self.game)
+
+    def _state(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _info(self, seat: int) -> dict[str, Any]:
+        return {"scores": self.game.scores()}
+
+    # ------------------------------------------------------------ PettingZoo API
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The ``Dict(observation=Box, action_mask=Box)`` space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(num_actions)``, the same for every agent."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game. A seed fixes this and all following unseeded episodes.
+
+        ``options`` is accepted for API compatibility and ignored: game options are
+        constructor arguments.
+        """
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.game = self._new_game(self._rng.getrandbits(63))
+        self.num_turns = 0
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: self._info(i) for i, a in enumerate(self.agents)}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._skip_agent_selection = None
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.apply_action(action)  # IllegalActionError (nothing changed) if illegal
+        self.num_turns += 1
+        self._cumulative_rewards[agent] = 0.0
+        agents = self.agents
+        if game.is_terminal():
+            final = self._final_rewards()
+            for a in agents:
+                self.rewards[a] = final[self._seat_of[a]]
+                self.terminations[a] = True
+            seat = self._seat_of[agent]
+            self.agent_selection = agents[(seat + 1) % len(agents)]
+        else:
+            for a in agents:
+                self.rewards[a] = 0.0
+            if self.max_turns is not None and self.num_turns >= self.max_turns:
+                for a in agents:
+                    self.truncations[a] = True
+            self.agent_selection = self.possible_agents[game.current_player]
+        for a in agents:
+            self.infos[a] = self._info(self._seat_of[a])
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _final_rewards(self) -> list[float]:
+        if self.reward_mode == "win_loss":
+            return [float(r) for r in self.game.returns()]
+        scores = self.game.scores()
+        return [
+            float(s - max(scores[:i] + scores[i + 1 :], default=0)) for i, s in enumerate(scores)
+        ]
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if agent == self.agent_selection and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        ):
+            mask[self.game.legal_actions()] = 1
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": planes from agent's point of view, "action_mask": int8}``."""
+        return {
+            "observation": self._observation(self._seat_of[agent]),
+            "action_mask": self.action_mask(agent),
+        }
+
+    def state(self) -> np.ndarray:
+        """Seat-absolute global view of the position (for centralized critics)."""
+        return self._state()
+
+    def render(self) -> None | np.ndarray | str:
+        """``ansi`` -> str, ``rgb_array`` -> uint8 image, ``human`` -> draws a window, None."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        if self.render_mode == "ansi":
+            return self._render_ansi()
+        if self.render_mode == "rgb_array":
+            return self._render_rgb()
+        if self._window is None:
+            self._window = HumanWindow(self.metadata["name"], self.metadata["render_fps"])
+        self._window.show(self._render_rgb())
+        return None
+
+    def close(self) -> None:
+        """Close the human-mode window, if any."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None

@@ -1,0 +1,145 @@
+"""Shared rendering helpers: numpy drawing primitives and a pygame window for ``human`` mode.
+
+Images are ``(height, width, 3)`` ``uint8`` arrays drawn with numpy only, so
+``rgb_array`` works without pygame. pygame is imported lazily by
+:class:`HumanWindow` on the first ``human`` render (headless runs can set
+``SDL_VIDEODRIVER=dummy``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Color = tuple[int, int, int]
+
+
+def blank_image(height: int, width: int, color: Color) -> np.ndarray:
+    """A ``(height, width, 3)`` ``uint8`` image filled with ``color``."""
+    img = np.empty((height, width, 3), dtype=np.uint8)
+    img[:] = color
+    return img
+
+
+def fill_rect(img: np.ndarray, y0: int, x0: int, y1: int, x1: int, color: Color) -> None:
+    """Fill rows ``y0..y1-1`` and columns ``x0..x1-1`` (clipped to the image)."""
+    h, w = img.shape[:2]
+    img[max(0, y0) : min(h, y1), max(0, x0) : min(w, x1)] = color
+
+
+def fill_disc(img: np.ndarray, cy: float, cx: float, radius: float, color: Color) -> None:
+    """Fill a disc centred at ``(cy, cx)`` (pixel units)."""
+    h, w = img.shape[:2]
+    y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 2)
+    x0, x1 = max(0, int(cx - radius)), min(w, int(cx + radius) + 2)
+    if y0 >= y1 or x0 >= x1:
+        return
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    inside = (yy + 0.5 - cy) ** 2 + (xx + 0.5 - cx) ** 2 <= radius**2
+    img[y0:y1, x0:x1][inside] = color
+
+
+def fill_ring(
+    img: np.ndarray, cy: float, cx: float, outer: float, inner: float, color: Color
+) -> None:
+    """Fill the annulus between radii ``inner`` and ``outer``."""
+    h, w = img.shape[:2]
+    y0, y1 = max(0, int(cy - outer)), min(h, int(cy + outer) + 2)
+    x0, x1 = max(0, int(cx - outer)), min(w, int(cx + outer) + 2)
+    if y0 >= y1 or x0 >= x1:
+        return
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    d2 = (yy + 0.5 - cy) ** 2 + (xx + 0.5 - cx) ** 2
+    img[y0:y1, x0:x1][(d2 <= outer**2) & (d2 >= inner**2)] = color
+
+
+def draw_segment(
+    img: np.ndarray, p0: tuple[float, float], p1: tuple[float, float], width: float, color: Color
+) -> None:
+    """A thick line segment from ``p0`` to ``p1`` (``(y, x)`` points) with round ends."""
+    (ay, ax), (by, bx) = p0, p1
+    r = width / 2
+    h, w = img.shape[:2]
+    y0, y1 = max(0, int(min(ay, by) - r)), min(h, int(max(ay, by) + r) + 2)
+    x0, x1 = max(0, int(min(ax, bx) - r)), min(w, int(max(ax, bx) + r) + 2)
+    if y0 >= y1 or x0 >= x1:
+        return
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    py, px = yy + 0.5 - ay, xx + 0.5 - ax
+    dy, dx = by - ay, bx - ax
+    length2 = dy * dy + dx * dx or 1.0
+    t = np.clip((py * dy + px * dx) / length2, 0.0, 1.0)  # projection onto the segment
+    d2 = (py - t * dy) ** 2 + (px - t * dx) ** 2
+    img[y0:y1, x0:x1][d2 <= r * r] = color
+
+
+# 3x5 bitmap glyphs (rows top to bottom, "1" = ink) for labels on images.
+_GLYPHS = {
+    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111",
+    "3": "111001111001111", "4": "101101111001001", "5": "111100111001111",
+    "6": "111100111101111", "7": "111001010010010", "8": "111101111101111",
+    "9": "111101111001111", "a": "010101111101101", "b": "110101110101110",
+    "c": "011100100100011", "d": "110101101101110", "e": "111100110100111",
+    "f": "111100110100100", "g": "011100101101011", "h": "101101111101101",
+    "i": "111010010010111", "-": "000000111000000", " ": "000000000000000",
+}  # fmt: skip
+
+
+def draw_text(img: np.ndarray, text: str, y: int, x: int, scale: int, color: Color) -> None:
+    """Draw ``text`` (digits, ``a``-``i``, ``-``, space) with its top-left corner at ``(y, x)``.
+
+    Each glyph is 3x5 cells of ``scale`` pixels, with one empty cell between glyphs.
+    """
+    for k, ch in enumerate(text.lower()):
+        bits = _GLYPHS.get(ch)
+        if bits is None:
+            raise ValueError(f"draw_text has no glyph for {ch!r}")
+        gx = x + k * 4 * scale
+        for i, bit in enumerate(bits):
+            if bit == "1":
+                row, col = divmod(i, 3)
+                fill_rect(
+                    img, y + row * scale, gx + col * scale,
+                    y + (row + 1) * scale, gx + (col + 1) * scale, color,
+                )  # fmt: skip
+
+
+def text_size(text: str, scale: int) -> tuple[int, int]:
+    """``(height, width)`` in pixels of ``text`` drawn by :func:`draw_text`."""
+    return 5 * scale, (4 * len(text) - 1) * scale
+
+
+class HumanWindow:
+    """A pygame window showing RGB arrays, opened by the first :meth:`show`."""
+
+    def __init__(self, caption: str, fps: int) -> None:
+        self.caption = caption
+        self.fps = fps
+        self._screen: Any = None
+        self._clock: Any = None
+
+    def show(self, img: np.ndarray) -> None:
+        """Display ``img`` (``(h, w, 3)`` uint8), opening the window if needed."""
+        import pygame  # lazy: only human rendering needs pygame
+
+        h, w = img.shape[:2]
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption(self.caption)
+            self._screen = pygame.display.set_mode((w, h))
+            self._clock = pygame.time.Clock()
+        surface = pygame.surfarray.make_surface(np.ascontiguousarray(img.transpose(1, 0, 2)))
+        self._screen.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        """Close the window if it is open."""
+        if self._screen is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._screen = None
+            self._clock = None

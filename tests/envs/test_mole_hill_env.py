@@ -1,0 +1,351 @@
+"""Mole Hill AEC env: PettingZoo API tests, determinism, illegal actions, options,
+observation planes, rendering and random-play invariants (engine and env level)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils.env_logger import EnvLogger
+from tabletop_zoo.envs import mole_hill_v0
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
+from tabletop_zoo.envs.mole_hill import actions as A
+from tabletop_zoo.envs.mole_hill_v0 import (
+    P_CENTRE,
+    P_DEST,
+    P_I_AM_MOLE,
+    P_JUMP,
+    P_MOLE,
+    P_MOLE_TO_MOVE,
+    P_MY_SCORE,
+    P_OPP_SCORE,
+    P_ORDER,
+    P_PIECES_LEFT,
+    P_RED,
+    P_ROD_BELOW,
+    P_ROD_RIGHT,
+    P_ROUND,
+    P_VISITED,
+    P_WHITE,
+)
+
+RED = {"e1", "a4", "i4", "e7"}
+WHITE = {"b2", "h2", "b6", "h6"}
+
+
+def _trajectory(env, episodes: int, seed: int) -> list:
+    """Play ``episodes`` games after one seeded reset, actions from a seeded rng."""
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    record = []
+    for episode in range(episodes):
+        if episode:
+            env.reset()
+        game = env.unwrapped.game
+        record.append((game.red_flowers, game.white_flowers))
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            action = None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]))
+            record.append((agent, reward, info["scores"], action, obs["observation"].sum()))
+            env.step(None if action is None else int(action))
+    return record
+
+
+# ---------------------------------------------------------------- PettingZoo test suite
+def test_pettingzoo_api_test() -> None:
+    api_test(mole_hill_v0.env(), num_cycles=100)
+    api_test(mole_hill_v0.env(random_flowers=True, reward_mode="score"), num_cycles=50)
+
+
+def test_pettingzoo_seed_test() -> None:
+    seed_test(lambda: mole_hill_v0.env(random_flowers=True), num_cycles=100)
+
+
+def test_pettingzoo_render_test_all_modes() -> None:
+    def board_text(text: str) -> bool:
+        return "Mole Hill round" in text and "@" in text
+
+    def fast_env(**kwargs):
+        env = mole_hill_v0.env(**kwargs)
+        # human mode waits 1 / render_fps per frame: speed it up for the test
+        env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 1000}
+        return env
+
+    render_test(fast_env, custom_tests={"ansi": board_text})
+
+
+def test_registered_in_pettingzoo() -> None:
+    env = pettingzoo.make("aec", "tabletop_zoo/mole_hill-v0")
+    env.reset(seed=0)
+    assert env.unwrapped.metadata["name"] == "mole_hill_v0"
+    assert env.action_space("player_0").n == 173
+
+
+def test_import_does_not_load_torch_or_pygame() -> None:
+    code = (
+        "import sys; import tabletop_zoo.envs; from tabletop_zoo.envs import mole_hill_v0; "
+        "print('torch' in sys.modules, 'pygame' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------- determinism
+def test_same_seed_same_trajectory_over_many_episodes() -> None:
+    first = _trajectory(mole_hill_v0.env(random_flowers=True), episodes=6, seed=11)
+    again = _trajectory(mole_hill_v0.env(random_flowers=True), episodes=6, seed=11)
+    other = _trajectory(mole_hill_v0.env(random_flowers=True), episodes=6, seed=12)
+    assert first == again
+    assert first != other
+    flowers = {first[0]} | {x for x in first if isinstance(x[0], tuple)}
+    assert len(flowers) > 1  # each episode draws new flowers from the seeded stream
+
+
+# ---------------------------------------------------------------- illegal actions / end
+def test_wrapped_env_illegal_action_ends_game_with_minus_one() -> None:
+    env = mole_hill_v0.env()
+    env.reset(seed=0)
+    env.step(A.string_to_action("e4-f4"))  # a rod on the mole's first turn: illegal
+    assert all(env.terminations.values()) or all(env.truncations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 0}
+    seen = {}
+    for agent in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        seen[agent] = reward
+        assert term or trunc
+        env.step(None)
+    assert seen == {"player_0": -1.0, "player_1": 0}
+    assert env.agents == []
+    # a step after everyone is gone is a no-op with a warning (OrderEnforcingWrapper)
+    EnvLogger.mqueue.clear()
+    EnvLogger.suppress_output()
+    env.step(0)
+    EnvLogger.unsuppress_output()
+    assert any("step() called after all agents" in m for m in EnvLogger.mqueue)
+
+
+def test_raw_env_raises_on_illegal_action_and_changes_nothing() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    before = env.unwrapped.game.to_json()
+    with pytest.raises(IllegalActionError, match="mole"):
+        env.step(A.string_to_action("e4-f4"))
+    assert env.unwrapped.game.to_json() == before
+    assert env.agent_selection == "player_0" and not any(env.terminations.values())
+
+
+def test_dead_agent_must_step_with_none() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    env.unwrapped.game = MoleHillState.from_position(
+        ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[0]
+    )
+    env.agent_selection = "player_0"
+    env.step(A.string_to_action("a1-a2"))
+    assert all(env.terminations.values())
+    with pytest.raises(ValueError, match="None"):
+        env.step(0)
+
+
+# ---------------------------------------------------------------- a game by hand
+def test_full_game_by_hand_through_notation() -> None:
+    env = mole_hill_v0.env()
+    env.reset(seed=0)
+    moves = [
+        # round 1, player_0 mole: a2, b1 (no flowers), trapped in a1 by a2-b2 and b1-b2
+        ("player_0", "a2"), ("player_1", "a2-b2"), ("player_0", "b1"),
+        ("player_1", "b1-b2"), ("player_0", "a1"),
+        ("player_1", "h7-i7"),  # M8: the round ends at the mole's next turn
+        # round 2, player_1 mole: b1, b2 (white), then a1 closed by a1-a2
+        ("player_1", "b1"), ("player_0", "a1-a2"), ("player_1", "b2"),
+        ("player_0", "h6-i6"), ("player_1", "a1"), ("player_0", "h7-i7"),
+    ]  # fmt: skip
+    for agent, move in moves:
+        assert env.agent_selection == agent
+        obs, *_ = env.last()
+        action = env.unwrapped.game.string_to_action(move)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+    assert env.unwrapped.game.scores() == [0, 1]
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
+    assert env.infos["player_0"]["scores"] == [0, 1]
+
+
+def test_reward_mode_score_gives_the_margin() -> None:
+    env = mole_hill_v0.raw_env(reward_mode="score")
+    env.reset(seed=0)
+    env.unwrapped.game = MoleHillState.from_position(
+        ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[5]
+    )
+    env.agent_selection = "player_0"
+    env.step(A.string_to_action("a1-a2"))
+    assert env.rewards == {"player_0": 4.0, "player_1": -4.0}
+
+
+# ---------------------------------------------------------------- options
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"flowers": True}, {"reward_mode": "points"}, {"random_flowers": 1}, {"render_mode": "x"}],
+)
+def test_bad_options_raise(kwargs: dict) -> None:
+    with pytest.raises(InvalidOptionError):
+        mole_hill_v0.env(**kwargs)
+
+
+# ---------------------------------------------------------------- observation planes
+def test_observation_planes_from_each_point_of_view() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    # player_0 is the mole: e1 (red), e2, e3 then onto the centre e4
+    state = MoleHillState.from_position(["e1", "e2", "e3", "e4"], ["a1-b1", "a1-a2"])
+    env.unwrapped.game = state
+    me = env.observe("player_0")["observation"]
+    opp = env.observe("player_1")["observation"]
+    assert me.shape == (7, 9, 16) and me.dtype == np.float32
+    assert me[0, 4, P_VISITED] == 1 and me[3, 4, P_VISITED] == 1 and me[:, :, P_VISITED].sum() == 4
+    assert me[0, 4, P_ORDER] == pytest.approx(1 / 22) and me[3, 4, P_ORDER] == pytest.approx(4 / 22)
+    assert me[3, 4, P_MOLE] == 1 and me[:, :, P_MOLE].sum() == 1
+    assert me[0, 0, P_ROD_RIGHT] == 1 and me[0, 0, P_ROD_BELOW] == 1
+    assert me[:, :, P_ROD_RIGHT].sum() == 1 and me[:, :, P_ROD_BELOW].sum() == 1
+    red = {A.SPACE_NAMES[r * 9 + c] for r, c in zip(*np.nonzero(me[:, :, P_RED]), strict=True)}
+    white = {A.SPACE_NAMES[r * 9 + c] for r, c in zip(*np.nonzero(me[:, :, P_WHITE]), strict=True)}
+    assert (red, white) == (RED, WHITE)
+    assert me[3, 4, P_CENTRE] == 1 and me[:, :, P_CENTRE].sum() == 1
+    assert me[:, :, P_DEST].sum() == 63 - 4  # jump: every unvisited space
+    assert me[0, 0, P_I_AM_MOLE] == 1 and opp[0, 0, P_I_AM_MOLE] == 0
+    assert me[0, 0, P_MOLE_TO_MOVE] == 1 and me[0, 0, P_ROUND] == 0
+    assert (
+        me[0, 0, P_MY_SCORE] == pytest.approx(2 / 24)
+        and opp[0, 0, P_OPP_SCORE] == me[0, 0, P_MY_SCORE]
+    )
+    assert me[0, 0, P_PIECES_LEFT] == pytest.approx(18 / 22) and me[6, 8, P_JUMP] == 1
+    np.testing.assert_array_equal(env.state(), me)
+    assert env.state_space.contains(env.state())
+    mask = env.observe("player_0")["action_mask"]
+    assert mask.dtype == np.int8 and mask.sum() == 59
+    assert env.observe("player_1")["action_mask"].sum() == 0
+
+
+# ---------------------------------------------------------------- rendering
+def test_rgb_array_shows_rods_pieces_and_mole() -> None:
+    env = mole_hill_v0.raw_env(render_mode="rgb_array")
+    env.reset(seed=0)
+    empty = env.render()
+    env.unwrapped.game = MoleHillState.from_position(["c3", "d3"], ["e4-f4"])
+    img = env.render()
+    assert img.shape == empty.shape and img.dtype == np.uint8
+    changed = np.any(img != empty, axis=2)
+    assert changed.sum() > 500
+    env.close()
+
+
+def test_ansi_render_is_the_engine_board() -> None:
+    env = mole_hill_v0.raw_env(render_mode="ansi")
+    env.reset(seed=0)
+    env.unwrapped.game = MoleHillState.from_position(["c3", "d3"], ["d3-e3", "d3-d4"])
+    text = env.render()
+    assert text == str(env.unwrapped.game)
+    row3 = next(line for line in text.splitlines() if line.startswith(" 3"))
+    assert "@ 2" in row3 and "|" in row3
+    assert "----" in text
+
+
+# ---------------------------------------------------------------- random play invariants
+def _reference_destinations(state: MoleHillState) -> list[int]:
+    """M4/M6/M7/M8 written directly from the rule text, with coordinates."""
+    trail = state.trail
+    if not trail:
+        return list(range(63))
+    if len(trail) >= 22:
+        return []
+    visited = set(trail)
+    rods = {frozenset(A.EDGE_SPACES[e]) for e in state.rods}
+    pr, pc = divmod(trail[-1], 9)
+    if (pr, pc) == (3, 4):
+        return [s for s in range(63) if s not in visited]
+
+    def free(a: tuple[int, int], b: tuple[int, int]) -> bool:
+        return frozenset((a[0] * 9 + a[1], b[0] * 9 + b[1])) not in rods
+
+    out = []
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            q = (pr + dr, pc + dc)
+            if (dr, dc) == (0, 0) or not (0 <= q[0] < 7 and 0 <= q[1] < 9):
+                continue
+            if q[0] * 9 + q[1] in visited:
+                continue
+            p = (pr, pc)
+            if dr == 0 or dc == 0:
+                ok = free(p, q)
+            else:
+                s1, s2 = (pr, q[1]), (q[0], pc)
+                ok = (free(p, s1) and free(s1, q)) or (free(p, s2) and free(s2, q))
+            if ok:
+                out.append(q[0] * 9 + q[1])
+    return sorted(out)
+
+
+def _reference_score(trail: list[int], red: tuple, white: tuple) -> int:
+    return (
+        max(0, len(trail) - 10) + sum(s in white for s in trail) + 2 * sum(s in red for s in trail)
+    )
+
+
+def test_random_games_engine_invariants() -> None:
+    rng = random.Random(2024)
+    game = MoleHillGame(random_flowers=True)
+    for g in range(300):
+        state = game.new_initial_state(seed=g)
+        mole_actions = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if state.mole_to_move:
+                assert legal == _reference_destinations(state)
+            else:
+                assert legal == [63 + e for e in range(110) if e not in state.rods]
+            assert len(state.trail) == mole_actions
+            expected = _reference_score(state.trail, state.red_flowers, state.white_flowers)
+            assert state.scores()[state.round] == expected
+            if g % 10 == 0:  # JSON replay is the slow part: check a tenth of the games
+                text = state.to_json()
+                assert MoleHillState.from_json(text).to_json() == text
+            action = rng.choice(legal)
+            round_before = state.round
+            state.apply_action(action)
+            mole_actions += action < 63
+            if state.round != round_before:
+                mole_actions = 0
+        assert len(state.round_scores) == 2
+        assert state.scores() == state.round_scores
+        assert state.round_scores[1] == _reference_score(
+            state.trail, state.red_flowers, state.white_flowers
+        )
+        text = state.to_json()
+        assert MoleHillState.from_json(text).to_json() == text
+
+
+def test_random_games_env_mask_matches_legal_actions() -> None:
+    env = mole_hill_v0.env(random_flowers=True)
+    rng = random.Random(5)
+    env.reset(seed=5)
+    for _ in range(5):
+        env.reset()
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            game = env.unwrapped.game
+            if term or trunc:
+                assert reward == game.returns()[int(agent[-1])]
+                env.step(None)
+                continue
+            assert list(np.flatnonzero(obs["action_mask"])) == game.legal_actions()
+            assert info["scores"] == game.scores()
+            assert env.observation_space(agent).contains(obs)
+            env.step(int(rng.choice(game.legal_actions())))
