@@ -20,9 +20,21 @@ def _mole_hill() -> Any:
     return MoleHillGame().new_initial_state()
 
 
-# name -> (state factory, seed). Arktia entries are added by the Arktia engine.
+def _arktia(num_players: int) -> Callable[[], Any]:
+    def factory() -> Any:
+        from tabletop_zoo.envs.arktia import ArktiaGame
+
+        return ArktiaGame(num_players).new_initial_state()
+
+    return factory
+
+
+# name -> (state factory, seed)
 SPECS: dict[str, tuple[Callable[[], Any], int]] = {
     "mole_hill_seed7": (_mole_hill, 7),
+    "arktia_2p_seed3": (_arktia(2), 3),
+    "arktia_3p_seed5": (_arktia(3), 5),
+    "arktia_4p_seed11": (_arktia(4), 11),
 }
 
 
