@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from tabletop_zoo.envs.results import win_returns as returns_from_scores
 
 __all__ = [
     "Agent",
@@ -47,17 +48,6 @@ class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
         """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
         ...
-
-
-def returns_from_scores(scores: Sequence[float]) -> list[float]:
-    """Win/draw/loss values of a score line: +1 sole top scorer, 0 tied top, -1 others.
-
-    This is the engines' ``returns()`` convention, applied to a position that has
-    not ended (MCTS rollout cut-off, truncated games).
-    """
-    best = max(scores)
-    n_best = sum(1 for s in scores if s == best)
-    return [(1.0 if n_best == 1 else 0.0) if s == best else -1.0 for s in scores]
 
 
 def _legal_from_mask(action_mask: np.ndarray) -> list[int]:

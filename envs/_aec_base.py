@@ -11,9 +11,11 @@ is over), ``rewards`` / ``_cumulative_rewards`` / ``terminations`` /
 ``render()`` dispatch and ``close()``.
 
 Rewards are 0 until the game ends; then every agent gets ``game.returns()``
-(``reward_mode="win_loss"``) or its score minus the best other score
+(``reward_mode="win"``) or its score minus the best other score
 (``reward_mode="score"``), and all agents terminate together. With
-``max_turns`` set, all agents are truncated (reward 0) after that many actions.
+``max_turns`` set, all agents are truncated after that many turns (hook
+``_turns_played()``, by default the number of actions) and rewarded from the
+scores as the position stands, with the same reward mode.
 The raw env raises :class:`IllegalActionError` (from the engine) on an illegal
 action and changes nothing; :func:`wrap_classic` gives the usual PettingZoo
 classic behaviour instead (illegal move ends the game with -1 for the offender).
@@ -26,7 +28,7 @@ Subclass hooks (``self.game`` is the live engine state):
   are in ``metadata["render_modes"]``);
 * ``_render_ansi()`` -> text (default ``str(self.game)``);
 * ``_state()`` -> array for :meth:`state` (required for ``state()``; set ``state_space``);
-* ``_info(seat)`` -> info dict of a seat after each step (default ``{"scores": ...}``).
+* ``_turns_played()`` -> the count ``max_turns`` limits (default: actions taken).
 
 The subclass ``__init__`` builds its spaces, then calls
 ``super().__init__(num_players, num_actions, observation_space, render_mode=...,
@@ -43,10 +45,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+
 from tabletop_zoo.envs._render import HumanWindow
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.results import score_margins, win_returns
 
-REWARD_MODES = ("win_loss", "score")
+REWARD_MODES = ("win", "score")
 
 
 def wrap_classic(raw: AECEnv) -> AECEnv:
@@ -76,7 +80,7 @@ class TurnBasedAECEnv(AECEnv):
         observation_space: spaces.Box,
         *,
         render_mode: str | None = None,
-        reward_mode: str = "win_loss",
+        reward_mode: str = "win",
         max_turns: int | None = None,
     ) -> None:
         super().__init__()
@@ -89,7 +93,10 @@ class TurnBasedAECEnv(AECEnv):
             raise InvalidOptionError(
                 f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}"
             )
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+        # bool is an int subclass: reject it explicitly
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
+        ):
             raise InvalidOptionError(f"max_turns must be None or a positive int, got {max_turns!r}")
         self.render_mode = render_mode
         self.reward_mode = reward_mode
@@ -128,8 +135,13 @@ class TurnBasedAECEnv(AECEnv):
     def _state(self) -> np.ndarray:
         raise NotImplementedError
 
-    def _info(self, seat: int) -> dict[str, Any]:
-        return {"scores": self.game.scores()}
+    def _turns_played(self) -> int:
+        return self.num_turns
+
+    def _update_infos(self) -> None:
+        scores = list(self.game.scores())
+        for a in self.agents:
+            self.infos[a] = {"scores": scores}
 
     # ------------------------------------------------------------ PettingZoo API
     def observation_space(self, agent: str) -> spaces.Space:
@@ -155,7 +167,8 @@ class TurnBasedAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: self._info(i) for i, a in enumerate(self.agents)}
+        self.infos = {a: {} for a in self.agents}
+        self._update_infos()
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._skip_agent_selection = None
         if self.render_mode == "human":
@@ -179,26 +192,29 @@ class TurnBasedAECEnv(AECEnv):
                 self.terminations[a] = True
             seat = self._seat_of[agent]
             self.agent_selection = agents[(seat + 1) % len(agents)]
+        elif self.max_turns is not None and self._turns_played() >= self.max_turns:
+            final = self._final_rewards()  # scored as the position stands
+            for a in agents:
+                self.rewards[a] = final[self._seat_of[a]]
+                self.truncations[a] = True
+            self.agent_selection = self.possible_agents[game.current_player]
         else:
             for a in agents:
                 self.rewards[a] = 0.0
-            if self.max_turns is not None and self.num_turns >= self.max_turns:
-                for a in agents:
-                    self.truncations[a] = True
             self.agent_selection = self.possible_agents[game.current_player]
-        for a in agents:
-            self.infos[a] = self._info(self._seat_of[a])
+        self._update_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _final_rewards(self) -> list[float]:
-        if self.reward_mode == "win_loss":
-            return [float(r) for r in self.game.returns()]
+        """Rewards of the position as it stands (end of game or truncation)."""
         scores = self.game.scores()
-        return [
-            float(s - max(scores[:i] + scores[i + 1 :], default=0)) for i, s in enumerate(scores)
-        ]
+        if self.reward_mode == "score":
+            return score_margins(scores)
+        if self.game.is_terminal():
+            return [float(r) for r in self.game.returns()]
+        return win_returns(scores)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""

@@ -7,7 +7,7 @@
 | Actions            | ``Discrete(173)``: 0..62 mole goes to space, 63..172 rod on edge |
 | Observation        | ``float32 (7, 9, 16)`` planes + ``int8 (173,)`` action mask     |
 | Rewards            | at the end: +1 / -1 / 0, or the score margin                    |
-| Options            | ``random_flowers`` (bool), ``reward_mode`` ("win_loss"/"score") |
+| Options            | ``random_flowers`` (bool), ``reward_mode`` ("win"/"score") |
 
 Each agent plays both roles (mole one round, gardener the other), so both use
 the same action space; the action encoding and notation are in
@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
+
 from tabletop_zoo.envs import _render as R
 from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, check_options, wrap_classic
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
@@ -57,7 +58,7 @@ _TRAIL_ORDER = (np.arange(1, MOLE_PIECES + 1) / MOLE_PIECES).astype(np.float32)
 
 OPTIONS = {
     "random_flowers": "bool, flowers on random spaces (default False)",
-    "reward_mode": "'win_loss' (+1/-1/0, default) or 'score' (score margin)",
+    "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
 }
 
 
@@ -86,7 +87,7 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
             A.NUM_ACTIONS,
             box,
             render_mode=render_mode,
-            reward_mode=options.get("reward_mode", "win_loss"),
+            reward_mode=options.get("reward_mode", "win"),
         )
         self.state_space = box
         self._static = np.zeros((A.NUM_SPACES, NUM_PLANES), dtype=np.float32)

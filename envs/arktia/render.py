@@ -1,0 +1,168 @@
+"""Drawing Arktia positions: ``ansi`` text and ``rgb_array`` images (numpy only).
+
+Images use the shared primitives of :mod:`tabletop_zoo.envs._render`, so they need no
+pygame (``human`` mode shows them in a pygame window through ``_render.HumanWindow``).
+
+Pictures: ice tiles are pale hexes with their name (``a1``...) near the bottom edge,
+melted tiles dark water-blue hexes; a Torus is a ring, a Diskus a disc, a Globus a small
+ball with a highlight, all in the owner's colour with a dark outline. Stacks are drawn
+bottom to top, each level shifted up a little so the pieces underneath stay visible.
+Below the board one panel line per seat: the seat's colour (a black bar on its left when
+it is to act, a black cross when its game has ended), its score, then one small piece per
+piece still in its reserve.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tabletop_zoo.envs._render import (
+    Color,
+    blank_image,
+    draw_segment,
+    draw_text,
+    fill_disc,
+    fill_rect,
+    fill_ring,
+    text_size,
+)
+from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaState, Layout
+
+#: RGB colour per owner: seats 0..3 (red, blue, yellow, green), neutral grey.
+OWNER_RGB: dict[int, Color] = {
+    0: (214, 48, 49),
+    1: (45, 105, 220),
+    2: (240, 200, 30),
+    3: (40, 160, 70),
+    NEUTRAL: (160, 160, 160),
+}
+#: Colour names (they match the engine's colour letters r, b, y, g, n).
+OWNER_NAMES: dict[int, str] = {0: "red", 1: "blue", 2: "yellow", 3: "green", NEUTRAL: "neutral"}
+
+BACKGROUND: Color = (245, 245, 240)
+ICE: Color = (222, 238, 250)
+ICE_EDGE: Color = (120, 150, 175)
+WATER: Color = (40, 80, 140)
+WATER_EDGE: Color = (90, 130, 190)
+OUTLINE: Color = (30, 30, 30)
+LABEL: Color = (95, 115, 135)
+
+SQRT3 = math.sqrt(3.0)
+# piece sizes as fractions of the hex circumradius, and the upward shift per stack level
+TORUS_OUTER, TORUS_INNER = 0.62, 0.36
+DISKUS_RADIUS = 0.46
+GLOBUS_RADIUS = 0.26
+LEVEL_SHIFT = 0.16
+
+
+def render_ansi(state: ArktiaState, header: str = "") -> str:
+    """Text picture: the engine's board (``str(state)``) preceded by an optional header."""
+    board = str(state)
+    return f"{header}\n{board}" if header else board
+
+
+class ArktiaImageRenderer:
+    """Draws positions of one layout as ``(height, width, 3)`` ``uint8`` arrays."""
+
+    def __init__(self, layout: Layout, num_players: int, hex_radius: int = 36) -> None:
+        """Precompute hex centres, label positions and the image size for ``layout``."""
+        self.layout = layout
+        self.num_players = num_players
+        s = self.s = float(hex_radius)
+        margin = 0.3 * s
+        half_w = SQRT3 / 2.0 * s  # half the width of a pointy-top hex
+        min_c = min(c for _, c in layout.coords)
+        min_r = min(r for r, _ in layout.coords)
+        # doubled columns: one text column is half a hex width, one text line 1.5 radii
+        self.centres = [
+            (margin + s + (r - min_r) * 1.5 * s, margin + half_w + (c - min_c) * half_w)
+            for r, c in layout.coords
+        ]  # (y, x) like the _render primitives
+        board_w = max(x for _, x in self.centres) + half_w + margin
+        board_h = max(y for y, _ in self.centres) + s + margin
+        self.board_h = int(math.ceil(board_h))
+        self.line_h = int(0.7 * s)
+        self.width = int(math.ceil(max(board_w, 12 * self.line_h)))
+        self.height = self.board_h + self.line_h * num_players + 4
+        self.label_scale = max(1, int(s) // 18)
+        self.labels = [self._label(name) for name in layout.names]
+
+    def _label(self, name: str) -> str | None:
+        """``name`` if the bitmap font can draw it (it knows rows a..i), else None."""
+        try:
+            draw_text(np.zeros((8, 8 * len(name), 3), np.uint8), name, 0, 0, 1, OUTLINE)
+        except ValueError:
+            return None
+        return name
+
+    def draw(self, state: ArktiaState) -> np.ndarray:
+        """The picture of ``state``."""
+        img = blank_image(self.height, self.width, BACKGROUND)
+        s = self.s
+        for t, (cy, cx) in enumerate(self.centres):
+            alive = state.alive(t)
+            _fill_hex(img, cy, cx, s - 1.0, ICE_EDGE if alive else WATER_EDGE)
+            _fill_hex(img, cy, cx, s - 3.0, ICE if alive else WATER)
+            label = self.labels[t]
+            if label is not None:
+                h, w = text_size(label, self.label_scale)
+                y0, x0 = int(cy + 0.66 * s), int(cx - w / 2)
+                draw_text(img, label, y0, x0, self.label_scale, LABEL if alive else WATER_EDGE)
+            if alive:
+                for lvl, (owner, kind) in enumerate(state.stack(t)):
+                    draw_piece(img, cy - lvl * LEVEL_SHIFT * s, cx, s, kind, OWNER_RGB[owner])
+        self._draw_panel(img, state)
+        return img
+
+    def _draw_panel(self, img: np.ndarray, state: ArktiaState) -> None:
+        """One line per seat: colour swatch, score digits, reserve pieces."""
+        lh = self.line_h
+        scores = state.scores()
+        scale = max(1, (lh - 6) // 5)
+        for seat in range(self.num_players):
+            y0 = self.board_h + seat * lh + 2
+            fill_rect(img, y0 + 2, 10, y0 + lh - 2, 10 + lh - 4, OWNER_RGB[seat])
+            if state.current_player == seat:
+                fill_rect(img, y0 + 2, 2, y0 + lh - 2, 6, OUTLINE)
+            if state.ended(seat):
+                a, b = (y0 + 3, 11), (y0 + lh - 3, 10 + lh - 5)
+                draw_segment(img, a, b, 2, OUTLINE)
+                draw_segment(img, (a[0], b[1]), (b[0], a[1]), 2, OUTLINE)
+            x = 16 + lh
+            draw_text(img, str(scores[seat]), y0 + (lh - 5 * scale) // 2, x, scale, OUTLINE)
+            x += 4 * scale * 3 + lh // 2
+            piece_s = lh / 1.6  # a hex radius whose Torus fits in the line
+            for kind, count in enumerate(state.reserve(seat)):
+                for _ in range(count):
+                    draw_piece(img, y0 + lh / 2, x + piece_s * 0.6, piece_s, kind, OWNER_RGB[seat])
+                    x += int(piece_s * 1.3)
+                x += lh // 3
+
+
+def _fill_hex(img: np.ndarray, cy: float, cx: float, r: float, color: Color) -> None:
+    """Fill a pointy-top hexagon of circumradius ``r`` centred at ``(cy, cx)``."""
+    h, w = img.shape[:2]
+    y0, y1 = max(0, int(cy - r)), min(h, int(cy + r) + 2)
+    x0, x1 = max(0, int(cx - r)), min(w, int(cx + r) + 2)
+    yy, xx = np.ogrid[y0:y1, x0:x1]
+    adx, ady = np.abs(xx + 0.5 - cx), np.abs(yy + 0.5 - cy)
+    inside = (adx <= SQRT3 / 2.0 * r) & (ady <= r - adx / SQRT3)
+    img[y0:y1, x0:x1][inside] = color
+
+
+def draw_piece(img: np.ndarray, cy: float, cx: float, s: float, kind: int, color: Color) -> None:
+    """One piece for hex radius ``s``: kind 0 Globus (ball), 1 Diskus (disc), 2 Torus (ring)."""
+    if kind == 2:
+        fill_ring(img, cy, cx, TORUS_OUTER * s + 1.5, TORUS_INNER * s - 1.5, OUTLINE)
+        fill_ring(img, cy, cx, TORUS_OUTER * s, TORUS_INNER * s, color)
+    elif kind == 1:
+        fill_disc(img, cy, cx, DISKUS_RADIUS * s + 1.5, OUTLINE)
+        fill_disc(img, cy, cx, DISKUS_RADIUS * s, color)
+    else:
+        r = GLOBUS_RADIUS * s
+        fill_disc(img, cy, cx, r + 1.5, OUTLINE)
+        fill_disc(img, cy, cx, r, color)
+        light = (min(255, color[0] + 90), min(255, color[1] + 90), min(255, color[2] + 90))
+        fill_disc(img, cy - 0.35 * r, cx - 0.35 * r, 0.3 * r, light)  # highlight
