@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
 from tabletop_zoo.baselines.agents import Agent, returns_from_scores
 from tabletop_zoo.envs.errors import InvalidOptionError
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError

@@ -19,6 +19,7 @@ import json
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+
 from tabletop_zoo.envs.errors import IllegalActionError
 
 

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from nim_toy import NimGame, NimState
+
 from tabletop_zoo.baselines import (
     GreedyAgent,
     MCTSAgent,

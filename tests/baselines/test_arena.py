@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from nim_toy import NimEnv
+
 from tabletop_zoo.baselines import GreedyAgent, MCTSAgent, RandomAgent, make_agent
 from tabletop_zoo.baselines.arena import GAMES, GameResult, make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError

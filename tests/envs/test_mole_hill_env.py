@@ -12,6 +12,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils.env_logger import EnvLogger
+
 from tabletop_zoo.envs import mole_hill_v0
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidStateError, NotationError
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
 from tabletop_zoo.envs.mole_hill import actions as A

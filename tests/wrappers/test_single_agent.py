@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
+
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
@@ -249,6 +250,7 @@ def test_sb3_vec_envs_dummy_and_subproc() -> None:
 def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
     need(GYM_IDS["tabletop_zoo/MoleHill-v0"])
     from sb3_contrib import MaskablePPO
+
     from tabletop_zoo.baselines import make_agent
     from tabletop_zoo.baselines.arena import make_env, play_game
     from tabletop_zoo.baselines.ppo import PPOAgent

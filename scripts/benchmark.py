@@ -1,0 +1,197 @@
+"""Speed of random legal play: our envs vs PettingZoo's connect_four_v3 and go_v5 (9x9).
+
+    python scripts/benchmark.py                       # 5 s per measurement
+    python scripts/benchmark.py --seconds 10 --out benchmark.json
+    python scripts/benchmark.py --quick               # a fraction of a second each (tests)
+
+Every env is the wrapped ``env()`` (``pettingzoo.make("aec", id)``), driven through the
+full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
+``rng.choice`` over the nonzero entries of the action mask, one seeded numpy generator.
+*steps* counts every ``step`` call (including the ``step(None)`` calls that retire
+finished agents), *games* finished games; timing runs from the first ``reset`` of a
+measurement to the end of the first game that finishes after ``--seconds`` (after one
+untimed warm-up game). The ``engine`` rows play the bare rules engine (``legal_actions``
++ ``apply_action``, uniform over the legal list). Ratios are steps/s divided by the
+steps/s of ``connect_four_v3`` and of ``go_v5`` in the same run. An env that cannot be
+imported is skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+REFERENCES = ("connect_four_v3", "go_v5 (9x9)")
+
+
+def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
+    """Factory of the wrapped ``env()`` registered under ``env_id`` in PettingZoo."""
+
+    def factory() -> Any:
+        import pettingzoo
+
+        import tabletop_zoo.envs  # noqa: F401  (registers our ids)
+
+        return pettingzoo.make("aec", env_id, **kwargs)
+
+    return factory
+
+
+ENVS: dict[str, Callable[[], Any]] = {
+    "mole_hill_v0": _make("tabletop_zoo/mole_hill-v0"),
+    "arktia_v0 (2p)": _make("tabletop_zoo/arktia-v0", num_players=2),
+    "arktia_v0 (3p)": _make("tabletop_zoo/arktia-v0", num_players=3),
+    "arktia_v0 (4p)": _make("tabletop_zoo/arktia-v0", num_players=4),
+    "connect_four_v3": _make("classic/connect_four-v3"),
+    "go_v5 (9x9)": _make("classic/go-v5", board_size=9),
+}
+ENGINES = ("mole_hill_v0", "arktia_v0 (2p)", "arktia_v0 (3p)", "arktia_v0 (4p)")
+
+
+def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
+    """One random game through the AEC loop; returns the number of ``step`` calls."""
+    steps = 0
+    env.reset(seed=seed)
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        steps += 1
+    return steps
+
+
+def play_engine_game(engine: Any, rng: np.random.Generator, seed: int) -> int:
+    """One random game on the bare rules engine; returns the number of actions applied."""
+    state = engine.new_initial_state(seed=seed)
+    steps = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+        steps += 1
+    return steps
+
+
+def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float, seed: int) -> dict:
+    """Play games until ``seconds`` have passed; steps/s and games/s."""
+    rng = np.random.default_rng(seed)
+    play_one(rng, seed)  # warm-up, untimed
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        steps += play_one(rng, seed + 1 + games)
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "steps": steps,
+        "games": games,
+        "seconds": round(elapsed, 4),
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+        "steps_per_game": steps / games,
+    }
+
+
+def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
+    """Measure every env (and our engines); returns the JSON-ready report."""
+    rows: list[dict] = []
+    notes: list[str] = []
+    for name, factory in ENVS.items():
+        if only and not any(o in name for o in only):
+            continue
+        try:
+            env = factory()
+        except Exception as exc:  # noqa: BLE001 - any import/constructor failure: skip it
+            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}")
+            continue
+        rows.append(
+            {
+                "name": name,
+                "kind": "env",
+                **measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed),
+            }
+        )
+        if name in ENGINES:
+            env.reset(seed=seed)
+            engine = env.unwrapped.game.game  # the XGame behind the live state
+            rows.append(
+                {
+                    "name": name.replace("_v0", "") + " engine",
+                    "kind": "engine",
+                    **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
+                }
+            )
+        env.close()
+    by_name = {r["name"]: r for r in rows}
+    for row in rows:
+        for ref in REFERENCES:
+            key = "ratio_" + ref.split()[0]
+            row[key] = row["steps_per_s"] / by_name[ref]["steps_per_s"] if ref in by_name else None
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+        },
+        "seconds_per_measurement": seconds,
+        "seed": seed,
+        "results": rows,
+        "notes": notes,
+    }
+
+
+def format_table(report: dict) -> str:
+    """The report as a plain-text table."""
+    lines = [
+        f"{'name':<24}{'steps/s':>11}{'games/s':>10}{'steps/game':>11}"
+        f"{'vs connect4':>13}{'vs go9x9':>10}"
+    ]
+    for r in report["results"]:
+        c4, go = r["ratio_connect_four_v3"], r["ratio_go_v5"]
+        lines.append(
+            f"{r['name']:<24}{r['steps_per_s']:>11,.0f}{r['games_per_s']:>10,.1f}"
+            f"{r['steps_per_game']:>11.1f}"
+            f"{'' if c4 is None else f'{c4:.2f}x':>13}{'' if go is None else f'{go:.2f}x':>10}"
+        )
+    lines += report["notes"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    p = argparse.ArgumentParser(description="Random-play speed of the AEC envs and engines.")
+    p.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="write the report as JSON here")
+    p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
+    p.add_argument(
+        "--only", default=None, help="comma separated substrings of env names to measure"
+    )
+    args = p.parse_args(argv)
+    if args.seconds <= 0:
+        p.error(f"--seconds must be > 0, got {args.seconds}")
+    seconds = 0.2 if args.quick else args.seconds
+    only = [s.strip() for s in args.only.split(",")] if args.only else None
+    report = run(seconds, args.seed, only)
+    print(format_table(report))
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

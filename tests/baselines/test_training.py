@@ -1,0 +1,138 @@
+"""Self-play training library: config, opponent pool, evaluation, a tiny training run."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+
+import numpy as np
+import pytest
+
+from tabletop_zoo.baselines import RandomAgent
+from tabletop_zoo.baselines.training import (
+    EvalRow,
+    OpponentPool,
+    TrainConfig,
+    append_eval_csv,
+    evaluate_agent,
+    format_eval_table,
+    plot_learning_curve,
+)
+
+needs_mole_hill = pytest.mark.skipif(
+    __import__("importlib").util.find_spec("tabletop_zoo.envs.mole_hill_v0") is None,
+    reason="mole_hill_v0 not available",
+)
+
+
+def test_config_defaults_per_game_and_bad_values() -> None:
+    cfg = TrainConfig(game="mole_hill", timesteps=123).resolved()
+    assert cfg.timesteps == 123  # explicit flag wins
+    assert cfg.n_steps == 512 and cfg.name == "mole_hill_2p_seed0"
+    with pytest.raises(ValueError, match="allowed: mole_hill, arktia"):
+        TrainConfig(game="chess").resolved()
+    with pytest.raises(ValueError, match="vec must be"):
+        TrainConfig(vec="threads").resolved()
+    with pytest.raises(ValueError, match="self_play_prob"):
+        TrainConfig(self_play_prob=1.5).resolved()
+    with pytest.raises(ValueError, match="allowed"):
+        TrainConfig(baselines=("random", "bogus")).resolved()
+
+
+def test_pool_without_snapshots_uses_baselines(tmp_path) -> None:
+    pool = OpponentPool(2, baselines=("random", "greedy"), snapshot_dir=tmp_path, seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        agents = pool(rng)
+        assert len(agents) == 2
+        assert {a.name for a in agents} <= {"random", "greedy"}
+    assert sum(pool.counts.values()) == 40
+    assert set(pool.counts) == {"random", "greedy"}
+
+
+def test_eval_rows_csv_table_and_curve(tmp_path) -> None:
+    rows = [
+        EvalRow(100, "random", 10, 6, 1, 3, 5.0, 4.0),
+        EvalRow(100, "greedy", 10, 2, 0, 8, 3, 6),
+    ]
+    append_eval_csv(tmp_path / "eval.csv", rows)
+    append_eval_csv(tmp_path / "eval.csv", [EvalRow(200, "random", 10, 8, 0, 2, 6.0, 3.0)])
+    read = list(csv.DictReader((tmp_path / "eval.csv").open()))
+    assert [(r["timesteps"], r["opponent"], r["win_rate"]) for r in read] == [
+        ("100", "random", "0.6"),
+        ("100", "greedy", "0.2"),
+        ("200", "random", "0.8"),
+    ]
+    for r in read:
+        rates = float(r["win_rate"]) + float(r["draw_rate"]) + float(r["loss_rate"])
+        assert rates == pytest.approx(1.0)
+    table = format_eval_table(rows)
+    assert "random" in table and "0.60" in table and "0.10" in table
+    png = plot_learning_curve(tmp_path / "eval.csv", tmp_path / "curve.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@needs_mole_hill
+def test_evaluate_agent_plays_every_seat() -> None:
+    rows = evaluate_agent(RandomAgent(seed=0), "mole_hill", 2, ("random",), games_per_seat=2)
+    (row,) = rows
+    assert row.games == 4
+    assert row.wins + row.draws + row.losses == 4
+
+
+@needs_mole_hill
+def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
+    from tabletop_zoo.baselines.training import _POOLS, train
+
+    cfg = TrainConfig(
+        game="mole_hill",
+        name="tiny",
+        runs_dir=str(tmp_path),
+        timesteps=256,
+        n_envs=2,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=1,
+        net_arch=(16,),
+        self_play_prob=1.0,
+        snapshot_every=64,
+        eval_every=128,
+        eval_games=1,
+        final_eval_games=1,
+        progress_bar=False,
+    )
+    result = train(cfg, log=lambda *_: None)
+    run = tmp_path / "tiny"
+    for name in ("config.json", "progress.csv", "eval.csv", "learning_curve.png"):
+        assert (run / name).stat().st_size > 0, name
+    assert result.model_path == run / "final_model.zip" and result.model_path.exists()
+    snapshots = sorted(run.glob("snapshots/step_*.zip"))
+    assert len(snapshots) >= 2
+    assert not list(run.glob("snapshots/tmp_*"))  # written atomically
+    # once snapshots existed, self_play_prob=1 made the pool pick them
+    pool = _POOLS["tiny"]
+    assert any(name.startswith("snapshot_") for name in pool.counts)
+    rows = list(csv.DictReader((run / "eval.csv").open()))
+    assert {r["opponent"] for r in rows} == {"random", "greedy"}
+    assert rows[-1]["games"] == "2"  # 1 game per seat, 2 seats
+    assert [r.opponent for r in result.final_eval] == ["random", "greedy"]
+    with pytest.raises(ValueError, match="already has a run"):
+        train(cfg, log=lambda *_: None)
+
+    # the saved model plays in a tournament as "ppo:PATH"
+    from tabletop_zoo.baselines.tournament import round_robin
+
+    spec = f"ppo:{result.model_path}"
+    tour = round_robin("mole_hill", [spec, "random"], games=2, seed=0)
+    assert [g.seats for g in tour.games] == [[spec, "random"], ["random", spec]]
+
+    # the pool keeps only the newest max_snapshots
+    other = tmp_path / "other"
+    other.mkdir()
+    for step in (10, 20, 30):
+        shutil.copy(snapshots[0], other / f"step_{step}.zip")
+    (other / "tmp_40.zip").write_bytes(b"half written")  # ignored
+    pool = OpponentPool(1, snapshot_dir=other, max_snapshots=2, self_play_prob=1.0, seed=0)
+    picked = {pool(np.random.default_rng(i))[0].name for i in range(10)}
+    assert sorted(pool.snapshots) == [20, 30]
+    assert picked <= {"snapshot_20", "snapshot_30"}

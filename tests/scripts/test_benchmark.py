@@ -1,0 +1,50 @@
+"""scripts/benchmark.py --quick: table, JSON report, ratios to connect_four_v3."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def test_quick_benchmark_writes_json(script, tmp_path, capsys) -> None:
+    benchmark = script("benchmark")
+    out = tmp_path / "bench.json"
+    assert benchmark.main(["--quick", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    rows = {r["name"]: r for r in report["results"]}
+    c4 = rows["connect_four_v3"]
+    assert c4["ratio_connect_four_v3"] == pytest.approx(1.0)
+    assert rows["go_v5 (9x9)"]["ratio_go_v5"] == pytest.approx(1.0)
+    for row in rows.values():
+        assert row["games"] >= 1 and row["steps"] >= row["games"]
+        assert row["steps_per_s"] == pytest.approx(row["steps"] / row["seconds"], rel=1e-3)
+    measured = set(rows)
+    for name in ("mole_hill_v0", "arktia_v0 (2p)", "arktia_v0 (3p)", "arktia_v0 (4p)"):
+        # every env of ours is either measured (env and engine rows) or skipped with a note
+        engine = name.replace("_v0", "") + " engine"
+        assert ({name, engine} <= measured) or any(name in n for n in report["notes"])
+    printed = capsys.readouterr().out
+    assert "vs connect4" in printed and "connect_four_v3" in printed
+
+
+def test_aec_loop_counts_every_step_call(script) -> None:
+    import numpy as np
+    import pettingzoo
+
+    benchmark = script("benchmark")
+    env = pettingzoo.make("aec", "classic/tictactoe-v3")
+    calls = {"step": 0, "moves": 0}
+    real_step = env.step
+
+    def counting_step(action):
+        calls["step"] += 1
+        calls["moves"] += action is not None
+        return real_step(action)
+
+    env.step = counting_step
+    steps = benchmark.play_aec_game(env, np.random.default_rng(0), seed=0)
+    assert steps == calls["step"]
+    # a finished game retires both agents with step(None): two calls beyond the moves
+    assert steps == calls["moves"] + 2
+    assert 5 <= calls["moves"] <= 9

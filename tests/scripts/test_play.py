@@ -1,0 +1,101 @@
+"""scripts/play.py driven through stdin, as a person would type."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
+
+PLAY = [sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "play.py")]
+ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "PYTHONUNBUFFERED": "1"}
+
+
+def test_bad_move_help_and_quit_from_stdin() -> None:
+    proc = subprocess.run(
+        [*PLAY, "--seed", "1", "--opponent", "random"],
+        input="zz9\n?\nhelp\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "not a legal move: bad space 'zz9'" in out
+    assert "legal moves (63): a1 b1" in out  # first mole turn: any of the 63 spaces
+    assert "'quit' ends the game" in out
+    assert "quit: game abandoned" in out
+    assert "game over" not in out
+
+
+def test_full_game_typed_move_by_move() -> None:
+    """Ask '?' every turn and type the first legal move until the game ends."""
+    proc = subprocess.Popen(
+        [*PLAY, "--seed", "3", "--opponent", "greedy", "--seat", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
+    watchdog = threading.Timer(90, proc.kill)
+    watchdog.start()
+    assert proc.stdin is not None and proc.stdout is not None
+    typed = 0
+    try:
+        proc.stdin.write("e4-e5-e6\n")  # malformed first: the game must carry on
+        proc.stdin.write("?\n")
+        proc.stdin.flush()
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "legal moves (" in line:
+                move = line.split("): ", 2)[-1].split()[0]
+                proc.stdin.write(f"{move}\n?\n")
+                proc.stdin.flush()
+                typed += 1
+            if line.startswith("game over"):
+                proc.stdin.close()
+                break
+        rest = proc.stdout.read()
+        assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+    finally:
+        watchdog.cancel()
+        proc.kill()
+    out = "".join(lines) + rest
+    assert "not a legal move" in out
+    assert typed >= 10  # a Mole Hill game has two rounds of at least a few moves each
+    assert out.count("player_1 (you) plays") == typed
+    assert "player_0 (greedy) plays" in out
+    assert "wins" in rest or "draw" in rest
+
+
+def test_watch_two_agents(script, capsys) -> None:
+    play = script("play")
+    assert play.main(["--watch", "--agents", "greedy,random", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "player_0 (greedy) plays" in out and "player_1 (random) plays" in out
+    assert "game over; scores:" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--opponent", "wizard"], "allowed"),
+        (["--seat", "2"], "--seat must be in 0..1"),
+        (["--watch", "--agents", "human,greedy"], "--watch is for agents only"),
+        (["--agents", "human"], "one a seat"),
+    ],
+)
+def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
+    play = script("play")
+    with pytest.raises(SystemExit) as exc:
+        play.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
