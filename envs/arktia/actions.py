@@ -85,10 +85,12 @@ class ActionCodec:
     def decode(self, a: int) -> tuple:
         """``("place", kind, tile)``, ``("move", frm, to, k)``, ``("melt", tile)``,
         ``("keep", tile)`` or ``("stop",)``."""
-        if isinstance(a, bool) or not isinstance(a, int):
+        if isinstance(a, bool):  # an int subclass, but never an action index
+            raise IllegalActionError(f"action {a!r} is a bool, not an action index")
+        if not isinstance(a, int):
             try:
                 a = int(a.__index__())  # numpy integers
-            except AttributeError:
+            except (AttributeError, TypeError):
                 raise IllegalActionError(f"action {a!r} is not an integer") from None
         n = self.num_tiles
         if a < 0 or a >= self.num_actions:

@@ -3,7 +3,7 @@
 Images use the shared primitives of :mod:`tabletop_zoo.envs._render`, so they need no
 pygame (``human`` mode shows them in a pygame window through ``_render.HumanWindow``).
 
-Pictures: ice tiles are pale hexes with their name (``a1``...) near the bottom edge,
+Pictures: ice tiles are pale hexes with their name (``a1``...) inside the bottom corner,
 melted tiles dark water-blue hexes; a Torus is a ring, a Diskus a disc, a Globus a small
 ball with a highlight, all in the owner's colour with a dark outline. Stacks are drawn
 bottom to top, each level shifted up a little so the pieces underneath stay visible.
@@ -50,11 +50,13 @@ OUTLINE: Color = (30, 30, 30)
 LABEL: Color = (95, 115, 135)
 
 SQRT3 = math.sqrt(3.0)
-# piece sizes as fractions of the hex circumradius, and the upward shift per stack level
-TORUS_OUTER, TORUS_INNER = 0.62, 0.36
-DISKUS_RADIUS = 0.46
-GLOBUS_RADIUS = 0.26
-LEVEL_SHIFT = 0.16
+# piece sizes as fractions of the hex circumradius, the lift of the bottom piece above the
+# hex centre (room for the tile name below it) and the upward shift per stack level
+TORUS_OUTER, TORUS_INNER = 0.52, 0.30
+DISKUS_RADIUS = 0.39
+GLOBUS_RADIUS = 0.22
+PIECE_LIFT = 0.1
+LEVEL_SHIFT = 0.15
 
 
 def render_ansi(state: ArktiaState, header: str = "") -> str:
@@ -89,13 +91,19 @@ class ArktiaImageRenderer:
         self.label_scale = max(1, int(s) // 18)
         self.labels = [self._label(name) for name in layout.names]
 
-    def _label(self, name: str) -> str | None:
-        """``name`` if the bitmap font can draw it (it knows rows a..i), else None."""
+    def _label(self, name: str) -> tuple[str, int, int] | None:
+        """``(name, dy, dx)``: the name and its top-left corner relative to the hex centre,
+        placed inside the bottom corner of the hex; None if the bitmap font cannot draw
+        it (it knows rows a..i)."""
         try:
             draw_text(np.zeros((8, 8 * len(name), 3), np.uint8), name, 0, 0, 1, OUTLINE)
         except ValueError:
             return None
-        return name
+        h, w = text_size(name, self.label_scale)
+        inner = self.s - 3.0  # radius of the ice fill
+        # the lower hex edges at |dx| = w / 2 lie at dy = inner - (w / 2) / sqrt(3)
+        bottom = inner - w / 2.0 / SQRT3
+        return name, int(bottom - h - 1.0), -int(w / 2)
 
     def draw(self, state: ArktiaState) -> np.ndarray:
         """The picture of ``state``."""
@@ -107,12 +115,13 @@ class ArktiaImageRenderer:
             _fill_hex(img, cy, cx, s - 3.0, ICE if alive else WATER)
             label = self.labels[t]
             if label is not None:
-                h, w = text_size(label, self.label_scale)
-                y0, x0 = int(cy + 0.66 * s), int(cx - w / 2)
-                draw_text(img, label, y0, x0, self.label_scale, LABEL if alive else WATER_EDGE)
+                name, dy, dx = label
+                colour = LABEL if alive else WATER_EDGE
+                draw_text(img, name, int(cy) + dy, int(cx) + dx, self.label_scale, colour)
             if alive:
                 for lvl, (owner, kind) in enumerate(state.stack(t)):
-                    draw_piece(img, cy - lvl * LEVEL_SHIFT * s, cx, s, kind, OWNER_RGB[owner])
+                    y = cy - (PIECE_LIFT + lvl * LEVEL_SHIFT) * s
+                    draw_piece(img, y, cx, s, kind, OWNER_RGB[owner])
         self._draw_panel(img, state)
         return img
 

@@ -98,3 +98,20 @@ def test_state_string_to_action_checks_legality() -> None:
     with pytest.raises(IllegalActionError, match="setup"):
         st.string_to_action("melt a1")
     assert st.string_to_action(" T@c2 ") == st.game.codec.encode_place(2, 8)
+
+
+def test_action_types_numpy_ints_pass_bools_and_floats_fail() -> None:
+    import numpy as np
+
+    st = ArktiaGame(2).new_initial_state()
+    codec = st.game.codec
+    assert codec.decode(np.int64(3)) == ("place", 0, 3)
+    for bad in (True, np.True_, 3.0, np.float64(3.0), "3", None):
+        with pytest.raises(IllegalActionError, match="bool|not an integer"):
+            codec.decode(bad)
+        with pytest.raises(IllegalActionError, match="bool|not an integer"):
+            st.apply_action(bad)
+        with pytest.raises(IllegalActionError, match="bool|not an integer"):
+            st.action_to_string(bad)
+    st.apply_action(np.int64(st.legal_actions()[0]))  # numpy ints are fine
+    assert st.turn == 1

@@ -697,3 +697,99 @@ def test_str_shows_map_and_status() -> None:
     text = str(st)
     assert "rTbD" in text and "~~" in text and "a1" in text and "e3" in text
     assert "player 0 (r): score" in text and "phase normal" in text
+
+
+# ---------------------------------------------------------------------- audit additions
+# Each expected answer below was worked out by hand from the texts and rulings.
+
+# R16a, every case: blue's piece inside the b1 stack is cut off when red carries the
+# A [blue D, red G] from c2 to c3 (E): blue becomes {b1: 1 piece} and {c3, d2: 2 pieces},
+# so blue's piece on b1 is removed and the stack closes up. Red stays connected through
+# b2 (b1 - b2 - c3).
+R16A_CASES = [
+    ("rTrDbG", "rTrD"),  # D tower less G -> B
+    ("rTbDrG", "rGrT"),  # D tower less D -> the G drops into the Torus: C
+    ("bTrDrG", "rDrG"),  # D tower less T -> A
+    ("rDbG", "rD"),  # A less G
+    ("bDrG", "rG"),  # A less D
+    ("rTbD", "rT"),  # B less D
+    ("bTrD", "rD"),  # B less T
+    ("rGbT", "rG"),  # C less T uncovers the G
+    ("bGrT", "rT"),  # C less G leaves the Torus
+]
+
+
+@pytest.mark.parametrize("before,after", R16A_CASES)
+def test_ruling_R16a_removal_closes_up_every_stack(before: str, after: str) -> None:
+    st = position({"b1": before, "b2": "rT", "c2": "bDrG", "d2": "bT"})
+    play(st, "c2-c3")
+    assert cell(st, "b1") == after
+    assert cell(st, "c3") == "bDrG" and cell(st, "d2") == "bT"
+    assert st.removed(0) == 1 and st.current_player == 1
+
+
+def test_ruling_R16_player_colour_chosen_before_neutral_then_R16a_drop() -> None:
+    # 2 players with neutral pieces (4 of the 6 already removed by red). Red carries the
+    # tower [blue T, neutral D, red G] from c2 over its own D on c3 to c4: blue splits
+    # {c1} | {c4} and neutral {b1} | {c4}, both 1-1 ties. Blue (seat 1) is offered first.
+    st = position({"c2": "bTnDrG", "c1": "bG", "b1": "nG", "c3": "rD"}, neutral=True,
+                  removed=[4, 0])
+    play(st, "c2-c4")
+    assert st.phase == "choose" and st.current_player == 0 and st.choosing_colour == 1
+    assert legal_strings(st) == {"keep c1", "keep c4"}
+    play(st, "keep c4")
+    assert cell(st, "c1") == "." and st.removed(0) == 5
+    assert st.choosing_colour == NEUTRAL and st.current_player == 0
+    assert legal_strings(st) == {"keep b1", "keep c4"}
+    play(st, "keep b1")
+    # the neutral D leaves [T, D, G]: the red G drops into the blue Torus (C), blue controls
+    assert cell(st, "c4") == "rGbT" and st.controller(st.game.layout.index_of("c4")) == 1
+    assert st.removed(0) == 6
+    # blue has one piece left (R19c): its game ends, red plays on
+    assert st.ended(1) and st.current_player == 0 and st.phase == "normal"
+
+
+def test_ruling_R14a_gaps_in_a_custom_layout_are_holes() -> None:
+    # a1 (0,0) and a2 (0,4) share a row but (0,2) is no tile: the E ray of a1 is empty.
+    # The G on a1 may only go SE onto b1 (lone D -> A); b1 - b2 - b3 on the row below.
+    layout = "o   o\n o o o"
+    st = position({"a1": "rG", "b1": "rD", "b3": "bT", "a2": "bD"}, layout=layout)
+    assert moves_from(st, "a1") == {"a1-b1"}
+    with pytest.raises(IllegalActionError, match="R14"):
+        st.apply_action(st.game.codec.encode_move(0, 1, 1))  # a1-a2
+
+
+def test_ruling_R6_three_player_neutral_setup_rotates_seats() -> None:
+    # option 1: 9 neutral pieces, one G, D and T per player, placed 0, 1, 2, 0, 1, 2, ...
+    st = ArktiaGame(3, neutral_pieces=True).new_initial_state()
+    order = []
+    for t in ("a1", "a2", "a3", "b1", "b2", "b3", "b4", "c1", "c2"):
+        order.append(st.current_player)
+        kind = next(k for k, left in zip("GDT", st.neutral_reserve(st.current_player),
+                                          strict=True) if left)
+        play(st, f"{kind}@{t}")
+    assert order == [0, 1, 2] * 3
+    assert st.phase == "opening" and st.round == 1 and st.current_player == 0
+    # R8: seat 0 goes next to a neutral piece: empty tiles touching a1..c2
+    # (3-player map: c3 touches b2/b3/c2, c4 b3/b4, c5 b4, d1 c1, d2 c1/c2, d3 c2)
+    assert {s.split("@")[1] for s in legal_strings(st)} == {"c3", "c4", "c5", "d1", "d2",
+                                                            "d3"}
+
+
+def test_ruling_R8_later_seats_may_start_next_to_an_opponent_only() -> None:
+    # 4 players, no neutral pieces: red a1; blue next to a1; yellow next to a1 or blue
+    st = ArktiaGame(4).new_initial_state()
+    play(st, "G@a1", "G@b1")  # b1 touches a1
+    assert {s.split("@")[1] for s in legal_strings(st)} == {"a2", "b2", "c1", "c2"}
+
+
+def test_ruling_R17_reserve_emptied_by_a_placement_melts_only_from_the_next_turn() -> None:
+    # red places its last piece (no melt), blue moves, then red must melt after moving
+    st = position({"c2": "rGrT", "c3": "rDrG", "b2": "rT", "b3": "rD", "c1": "rT",
+                   "d2": "rD", "e2": "bT", "e3": "bD"}, reserves=[[1, 0, 0], [3, 2, 2]])
+    play(st, "G@d1")
+    assert st.current_player == 1 and st.phase == "normal"
+    play(st, "e3-d3")  # (e3-d4 would split blue, R14b)
+    assert st.current_player == 0 and st.must_melt
+    play(st, "d1-e1")
+    assert st.phase == "melt" and st.current_player == 0
