@@ -58,10 +58,10 @@ def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
     return legal
 
 
-class RandomAgent:
-    """Uniformly random over the legal actions of the mask (seeded)."""
+class _SeededAgent:
+    """Shared by the baselines: a name and a seeded generator that ``reset`` re-seeds."""
 
-    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+    def __init__(self, seed: int | None, name: str) -> None:
         self.name = name
         self._rng = random.Random(seed)
 
@@ -70,12 +70,19 @@ class RandomAgent:
         if seed is not None:
             self._rng.seed(seed)
 
+
+class RandomAgent(_SeededAgent):
+    """Uniformly random over the legal actions of the mask (seeded)."""
+
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
+        super().__init__(seed, name)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """Pick a legal action uniformly at random."""
         return self._rng.choice(_legal_from_mask(action_mask))
 
 
-class GreedyAgent:
+class GreedyAgent(_SeededAgent):
     """One-ply lookahead: the action with the best immediate score margin.
 
     The margin of an action is the mover's score minus the best score of any other
@@ -85,13 +92,7 @@ class GreedyAgent:
     """
 
     def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
-        self.name = name
-        self._rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed the tie-break generator (``None`` keeps the current stream)."""
-        if seed is not None:
-            self._rng.seed(seed)
+        super().__init__(seed, name)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
         """Evaluate every legal action one ply deep and return a best one."""
@@ -129,7 +130,7 @@ class _Node:
         self.value = [0.0] * num_players  # summed returns, one entry per seat
 
 
-class MCTSAgent:
+class MCTSAgent(_SeededAgent):
     """UCT Monte Carlo tree search on the rules engine, with uniform random rollouts.
 
     Works for 2-4 players: every node stores the summed returns of every seat and a
@@ -162,16 +163,10 @@ class MCTSAgent:
             raise ValueError(f"exploration must be >= 0, got {exploration!r}")
         if max_rollout_depth is not None and int(max_rollout_depth) < 0:
             raise ValueError(f"max_rollout_depth must be None or >= 0, got {max_rollout_depth!r}")
+        super().__init__(seed, name or f"mcts{int(n_simulations)}")
         self.n_simulations = int(n_simulations)
         self.exploration = float(exploration)
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
-        self.name = name or f"mcts{self.n_simulations}"
-        self._rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator (``None`` keeps the current stream)."""
-        if seed is not None:
-            self._rng.seed(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
         """Search from ``state`` and return the most visited root action."""
