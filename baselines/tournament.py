@@ -410,15 +410,65 @@ _ENV_CACHE: dict[tuple[str, int, str], Any] = {}
 _MODEL_AGENT_CACHE: dict[str, Any] = {}
 
 
-def _agent(spec: str, seed: int) -> Any:
-    """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
+def build_agent(spec: str, seed: int | None = None) -> Any:
+    """``make_agent(spec, seed)``, with any failure to load a model file as a ``ValueError``.
+
+    (SB3 raises assorted errors for a file that is a zip but not a saved model.)
+    """
     from tabletop_zoo.baselines import make_agent
 
+    try:
+        return make_agent(spec, seed=seed)
+    except ValueError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the model loader raised
+        raise ValueError(
+            f"cannot load the model of agent {spec!r} ({type(exc).__name__}: {exc}); "
+            "expected a .zip saved by MaskablePPO.save (e.g. runs/<name>/final_model.zip)"
+        ) from None
+
+
+def _agent(spec: str, seed: int) -> Any:
+    """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
     if spec.startswith("ppo"):
         if spec not in _MODEL_AGENT_CACHE:
-            _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
+            _MODEL_AGENT_CACHE[spec] = build_agent(spec, seed=seed)
         return _MODEL_AGENT_CACHE[spec]
-    return make_agent(spec, seed=seed)
+    return build_agent(spec, seed=seed)
+
+
+def check_agent_fits(agent: Any, env: Any, spec: str) -> None:
+    """Raise ``ValueError`` if ``agent`` holds a model made for another game or player count.
+
+    Only agents with a ``model`` (PPO) are checked: their observation shape and number
+    of actions must be the env's (a model trained on Arktia cannot play Mole Hill).
+    """
+    model = getattr(agent, "model", None)
+    if model is None:
+        return
+    first = env.possible_agents[0]
+    want_shape = env.observation_space(first)["observation"].shape
+    want_actions = env.action_space(first).n
+    got_shape = getattr(getattr(model, "observation_space", None), "shape", None)
+    got_actions = getattr(getattr(model, "action_space", None), "n", None)
+    if (got_shape, got_actions) != (want_shape, want_actions):
+        raise ValueError(
+            f"agent {spec!r} was trained on observations of shape {got_shape} with "
+            f"{got_actions} actions, but this game ({env.metadata['name']}, "
+            f"{len(env.possible_agents)} players) has shape {want_shape} with {want_actions} "
+            "actions: use a model trained on the same game and number of players"
+        )
+
+
+def check_seed(seed: Any, flag: str = "seed") -> None:
+    """Raise ``ValueError`` unless ``seed`` is ``None`` or an int in ``0..2**32 - 1``.
+
+    (The upper bound is NumPy's legacy global seed, which stable-baselines3 uses.)
+    """
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise ValueError(f"{flag} must be an integer in 0..{2**32 - 1}, got {seed!r}")
 
 
 def _play_task(task: tuple) -> tuple[list[float], list[int], int]:
@@ -475,11 +525,14 @@ def round_robin(
         raise ValueError(f"games per pairing must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
-    for spec in [*agent_specs, filler]:
-        _agent(spec, 0)  # fail fast on a bad spec or model path (ValueError lists the forms)
+    check_seed(seed)
     env_kwargs = dict(env_kwargs or {})
-    make_env(game, num_players=num_players, **env_kwargs).close()  # bad player count/options
+    env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
+    _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
+    # fail fast on a bad spec (ValueError lists the forms), model path or model for another game
+    for spec in [*agent_specs, filler]:
+        check_agent_fits(_agent(spec, 0), env, spec)
+    env.close()
     result = TournamentResult(game, num_players, unique_names(agent_specs), filler=filler)
 
     pairs = list(itertools.combinations(range(len(agent_specs)), 2))

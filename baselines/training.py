@@ -43,7 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.tournament import wilson_interval
+from tabletop_zoo.baselines.tournament import (
+    build_agent,
+    check_agent_fits,
+    check_seed,
+    wilson_interval,
+)
 
 EVAL_OPPONENTS = ("random", "greedy")
 SNAPSHOT_PATTERN = re.compile(r"^step_(\d+)\.zip$")
@@ -119,12 +124,28 @@ class TrainConfig:
             raise ValueError(f"n_envs must be >= 1, got {self.n_envs}")
         if not self.baselines:
             raise ValueError("the opponent pool needs at least one baseline agent")
-        from tabletop_zoo.baselines import make_agent
+        check_seed(self.seed)
+        checks = [
+            ("net_arch", all(isinstance(n, int) and n >= 1 for n in self.net_arch), ">= 1 each"),
+            ("learning_rate", self.learning_rate > 0, "> 0"),
+            ("gamma", 0 < self.gamma <= 1, "in (0, 1]"),
+            ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
+            ("ent_coef", self.ent_coef >= 0, ">= 0"),
+            ("n_epochs", self.n_epochs >= 1, ">= 1"),
+            ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
+            ("torch_threads", self.torch_threads >= 1, ">= 1"),
+            ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
+            ("name", self.name is None or self.name.strip() not in ("", ".", ".."), "a folder"),
+        ]  # fmt: skip
+        for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
+            if not ok:
+                raise ValueError(f"{key} must be {allowed}, got {getattr(self, key)!r}")
         from tabletop_zoo.baselines.arena import make_env
 
-        for spec in self.baselines:
-            make_agent(spec)  # ValueError listing the allowed specs
-        make_env(self.game, num_players=self.num_players, **self.env_kwargs).close()
+        env = make_env(self.game, num_players=self.num_players, **self.env_kwargs)
+        for spec in self.baselines:  # ValueError listing the allowed specs, or a bad model
+            check_agent_fits(build_agent(spec), env, spec)
+        env.close()
         values = {
             k: (GAME_DEFAULTS[self.game][k] if getattr(self, k) is None else getattr(self, k))
             for k in GAME_DEFAULTS[self.game]
@@ -132,10 +153,23 @@ class TrainConfig:
         cfg = dataclasses.replace(self, **values)
         if cfg.name is None:
             cfg.name = f"{cfg.game}_{cfg.num_players}p_seed{cfg.seed}"
-        for key in ("timesteps", "n_steps", "batch_size", "final_eval_games"):
+        for key in ("timesteps", "n_steps", "batch_size", "eval_games", "final_eval_games"):
             if getattr(cfg, key) < 1:
                 raise ValueError(f"{key} must be >= 1, got {getattr(cfg, key)}")
+        for key in ("snapshot_every", "eval_every"):
+            if getattr(cfg, key) < 0:
+                raise ValueError(f"{key} must be >= 0 (0 = never), got {getattr(cfg, key)}")
         return cfg
+
+    def check_new_run_dir(self) -> None:
+        """``ValueError`` if ``run_dir`` already holds a run or cannot be created."""
+        run_dir = self.run_dir
+        if (run_dir / "eval.csv").exists() or (run_dir / "snapshots").exists():
+            raise ValueError(f"run folder {run_dir} already has a run in it; pick another --name")
+        path = run_dir.absolute()
+        existing = next(p for p in (path, *path.parents) if p.exists())  # "/" always exists
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot create run folder {run_dir}: {existing} is not writable")
 
     @property
     def run_dir(self) -> Path:
@@ -529,8 +563,7 @@ def train(config: TrainConfig, log: Any = print) -> TrainResult:
     torch.set_num_threads(cfg.torch_threads)
     set_random_seed(cfg.seed)
     run_dir = cfg.run_dir
-    if (run_dir / "eval.csv").exists() or (run_dir / "snapshots").exists():
-        raise ValueError(f"run folder {run_dir} already has a run in it; pick another --name")
+    cfg.check_new_run_dir()
     run_dir.mkdir(parents=True, exist_ok=True)
     conf = dataclasses.asdict(cfg)
     (run_dir / "config.json").write_text(json.dumps(conf, indent=2, default=str) + "\n")

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import platform
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -172,18 +175,34 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     p = argparse.ArgumentParser(description="Random-play speed of the AEC envs and engines.")
     p.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="write the report as JSON here")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
+    p.add_argument("--out", default=None, help="also write the report as JSON to this file")
     p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
     p.add_argument(
-        "--only", default=None, help="comma separated substrings of env names to measure"
+        "--only",
+        default=None,
+        help="comma separated substrings of env names to measure, e.g. mole,connect (default all)",
     )
     args = p.parse_args(argv)
-    if args.seconds <= 0:
-        p.error(f"--seconds must be > 0, got {args.seconds}")
+    if not (0 < args.seconds < math.inf):  # also rejects nan, which would never stop
+        p.error(f"--seconds must be a number > 0, got {args.seconds}")
+    if not 0 <= args.seed < 2**32:
+        p.error(f"--seed must be an integer in 0..{2**32 - 1}, got {args.seed}")
     seconds = 0.2 if args.quick else args.seconds
-    only = [s.strip() for s in args.only.split(",")] if args.only else None
-    report = run(seconds, args.seed, only)
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    if only and not any(o in name for o in only for name in ENVS):
+        p.error(f"--only {args.only!r} matches no env; names: {', '.join(ENVS)}")
+    if args.out:
+        folder = Path(args.out).absolute().parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            p.error(
+                f"--out {args.out!r}: the folder {str(folder)!r} does not exist or is read-only"
+            )
+    try:
+        report = run(seconds, args.seed, only)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     print(format_table(report))
     if args.out:
         with open(args.out, "w") as f:

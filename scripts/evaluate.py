@@ -12,8 +12,10 @@ and ``tournament.png`` to ``--out``. Library code: :mod:`tabletop_zoo.baselines.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 
 from tabletop_zoo.baselines.tournament import round_robin
 
@@ -26,15 +28,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         default="random,greedy",
-        help="comma separated agent specs: random, greedy, mcts, mcts:N, ppo:PATH",
+        help="comma separated agent specs, at least 2: random, greedy, mcts, mcts:N, ppo:PATH "
+        "(default random,greedy)",
     )
     p.add_argument("--games", type=int, default=20, help="games per pairing (default 20)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--filler", default="random", help="agent for the other seats (3-4 players)")
-    p.add_argument("--out", default="results/tournament", help="output folder")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed, 0..2**32-1 (default 0)")
+    p.add_argument(
+        "--filler",
+        default="random",
+        help="agent spec for the seats beyond the pair, 3-4 players only (default random)",
+    )
+    p.add_argument(
+        "--out", default="results/tournament", help="output folder (default results/tournament)"
+    )
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def out_dir_problem(out: str) -> str | None:
+    """Why the folder ``out`` cannot be created or written to (``None`` if it can)."""
+    path = Path(out).absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())  # "/" always exists
+    if not existing.is_dir():
+        return f"{str(existing)!r} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"no permission to write in {str(existing)!r}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    problem = out_dir_problem(args.out)  # fail before playing, not after
+    if problem:
+        parser.error(f"--out {args.out!r}: {problem}")
     start = time.perf_counter()
     try:
         result = round_robin(
@@ -54,12 +77,19 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             progress=not args.no_progress,
         )
-    except ValueError as exc:  # bad spec, game, player count or model path
+    except ValueError as exc:  # bad spec, game, player count, seed or model path
         parser.error(str(exc))
+    except KeyboardInterrupt:
+        print("\ninterrupted: no results written", file=sys.stderr)
+        return 130
     seconds = time.perf_counter() - start
     print(result.table())
-    paths = result.write_csv(args.out)
-    png = result.plot(f"{args.out}/tournament.png")
+    try:
+        paths = result.write_csv(args.out)
+        png = result.plot(f"{args.out}/tournament.png")
+    except OSError as exc:
+        print(f"evaluate.py: error: cannot write to {args.out!r}: {exc}", file=sys.stderr)
+        return 1
     print()
     print(f"wrote {', '.join(str(p) for p in paths)}, {png}  ({seconds:.1f} s)")
     return 0

@@ -15,10 +15,13 @@ End of input counts as ``quit``.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from tabletop_zoo.baselines.tournament import build_agent, check_agent_fits, check_seed
 
 HUMAN = "human"
 QUIT_WORDS = ("quit", "exit", "q")
@@ -33,9 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Play against an agent, or watch agents play.")
     p.add_argument("--game", choices=["mole_hill", "arktia"], default="mole_hill")
-    p.add_argument("--num-players", type=int, default=2)
-    p.add_argument("--opponent", default="greedy", help="agent spec for the other seats")
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    p.add_argument(
+        "--num-players", type=int, default=2, help="2 (Mole Hill), 2-4 (Arktia); default 2"
+    )
+    p.add_argument(
+        "--opponent",
+        default="greedy",
+        help="agent spec for the other seats: random, greedy, mcts, mcts:N, ppo:PATH "
+        "(default greedy)",
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first; default 0)")
     p.add_argument(
         "--agents",
         default=None,
@@ -43,14 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(overrides --opponent/--seat; with --watch default greedy,random,...)",
     )
     p.add_argument("--watch", action="store_true", help="agents only: watch them play")
-    p.add_argument("--seed", type=int, default=None, help="game and agent seed")
+    p.add_argument(
+        "--seed", type=int, default=None, help="game and agent seed, 0..2**32-1 (default random)"
+    )
     p.add_argument(
         "--render",
         choices=["ansi", "human"],
         default="ansi",
         help="ansi: board printed as text each turn; human: also a pygame window",
     )
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to pause after agent moves")
+    p.add_argument(
+        "--delay", type=float, default=0.0, help="seconds to pause after agent moves (default 0)"
+    )
     return p
 
 
@@ -60,7 +74,9 @@ def seat_specs(args: argparse.Namespace) -> list[str]:
     if args.agents is not None:
         specs = [s.strip() for s in args.agents.split(",") if s.strip()]
         if len(specs) != n:
-            raise ValueError(f"--agents needs {n} comma separated specs (one a seat), got {specs}")
+            raise ValueError(
+                f"--agents needs {n} comma separated specs (one per seat), got {specs}"
+            )
     elif args.watch:
         specs = (["greedy", "random"] + ["random"] * n)[:n]
     else:
@@ -126,14 +142,13 @@ def play(
     read: Callable[[], str | None] | None = None,
 ) -> bool:
     """Run one game with the given seat specs; True when it finished, False when quit."""
-    from tabletop_zoo.baselines import make_agent
     from tabletop_zoo.baselines.arena import agent_seeds, make_env
 
     read = read or _read_stdin
     env = make_env(game, num_players=len(specs), render_mode=render)
     seeds = agent_seeds(seed, len(specs))
     pairs = list(zip(specs, seeds, strict=True))
-    agents = [None if s == HUMAN else make_agent(s, seed=x) for s, x in pairs]
+    agents = [None if s == HUMAN else build_agent(s, seed=x) for s, x in pairs]
     names = list(env.possible_agents)
     print(
         ", ".join(f"{n}: {'you' if s == HUMAN else s}" for n, s in zip(names, specs, strict=True))
@@ -182,17 +197,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if not (args.delay >= 0 and math.isfinite(args.delay)):  # also rejects nan
+            raise ValueError(f"--delay must be a number of seconds >= 0, got {args.delay}")
+        check_seed(args.seed, "--seed")
         specs = seat_specs(args)
-        from tabletop_zoo.baselines import make_agent
         from tabletop_zoo.baselines.arena import make_env
 
+        env = make_env(args.game, num_players=args.num_players)  # bad player count
         for spec in specs:
             if spec != HUMAN:
-                make_agent(spec)  # bad spec: ValueError listing the allowed forms
-        make_env(args.game, num_players=args.num_players).close()  # bad player count
+                # bad spec: ValueError listing the allowed forms; a model for another game
+                check_agent_fits(build_agent(spec), env, spec)
+        env.close()
     except ValueError as exc:
         parser.error(str(exc))
-    play(args.game, specs, seed=args.seed, render=args.render, delay=args.delay)
+    try:
+        play(args.game, specs, seed=args.seed, render=args.render, delay=args.delay)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned")
+        return 130
     return 0
 
 

@@ -137,10 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         config = config_from_args(args)
-        config.resolved()  # checks flag values, pool agent specs and env options
+        # checks flag values, pool agent specs (and models), env options and the run folder
+        config.resolved().check_new_run_dir()
     except ValueError as exc:
         parser.error(str(exc))
-    result = train(config)
+    try:
+        result = train(config)
+    except KeyboardInterrupt:
+        run_dir = config.resolved().run_dir
+        print(f"\ninterrupted: no final model; snapshots so far are in {run_dir / 'snapshots'}")
+        return 130
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")
     print(format_eval_table(result.final_eval))

@@ -300,7 +300,7 @@ class MoleHillState:
             allowed = "a free interior edge (actions 63..172)"
         legal = ", ".join(A.ACTION_NAMES[x] for x in self.legal_actions()[:12])
         return (
-            f"illegal action {a} ({what}) for the {role} (player {self.current_player}): "
+            f"illegal action {a} ({what}) for the {role} (player_{self.current_player}): "
             f"it must choose {allowed}; legal now: {legal}"
             + (", ..." if len(self.legal_actions()) > 12 else "")
         )

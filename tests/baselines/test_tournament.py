@@ -209,3 +209,43 @@ def test_round_robin_three_players_fills_the_third_seat() -> None:
     assert [(g.seat_a, g.seat_b) for g in result.games] == [(0, 1), (1, 0)]
     assert all(len(g.scores) == 3 for g in result.games)
     assert "other seats: random" in result.table()
+
+
+class _FakeModelAgent:
+    """An agent holding a 'model' made for a (7, 9, 16) / 173-action game (Mole Hill)."""
+
+    def __init__(self) -> None:
+        from gymnasium import spaces
+
+        self.model = type("Model", (), {})()
+        self.model.observation_space = spaces.Box(0, 1, (7, 9, 16))
+        self.model.action_space = spaces.Discrete(173)
+
+
+def test_check_agent_fits_rejects_a_model_of_another_game() -> None:
+    from tabletop_zoo.baselines import RandomAgent
+    from tabletop_zoo.baselines.arena import make_env
+    from tabletop_zoo.baselines.tournament import check_agent_fits
+
+    check_agent_fits(_FakeModelAgent(), make_env("mole_hill"), "ppo:mh.zip")  # fits
+    check_agent_fits(RandomAgent(), make_env("arktia"), "random")  # no model: nothing to check
+    with pytest.raises(ValueError, match="trained on observations of shape .7, 9, 16."):
+        check_agent_fits(_FakeModelAgent(), make_env("arktia"), "ppo:mh.zip")
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 1.5, True])
+def test_round_robin_rejects_bad_seeds(seed) -> None:
+    with pytest.raises(ValueError, match="seed must be an integer in 0.."):
+        round_robin("mole_hill", ["random", "greedy"], games=1, seed=seed)
+
+
+def test_build_agent_turns_a_broken_model_file_into_a_value_error(tmp_path) -> None:
+    import zipfile
+
+    from tabletop_zoo.baselines.tournament import build_agent
+
+    path = tmp_path / "not_a_model.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("a.txt", "x")
+    with pytest.raises(ValueError, match="cannot load the model of agent"):
+        build_agent(f"ppo:{path}")

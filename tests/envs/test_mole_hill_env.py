@@ -350,3 +350,79 @@ def test_random_games_env_mask_matches_legal_actions() -> None:
             assert info["scores"] == game.scores()
             assert env.observation_space(agent).contains(obs)
             env.step(int(rng.choice(game.legal_actions())))
+
+
+def test_observation_planes_in_round_2_for_both_agents() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    # round 2: player_1 is the mole (b2 white, then c3); player_0 scored 5 as mole in round 1
+    env.unwrapped.game = MoleHillState.from_position(
+        ["b2", "c3"], ["c3-d3"], round_number=2, round_scores=[5]
+    )
+    env.agent_selection = "player_1"
+    p0 = env.observe("player_0")["observation"]
+    p1 = env.observe("player_1")["observation"]
+    assert p1[0, 0, P_I_AM_MOLE] == 1 and p0[0, 0, P_I_AM_MOLE] == 0
+    assert p0[0, 0, P_ROUND] == p1[0, 0, P_ROUND] == 1
+    assert p0[0, 0, P_MOLE_TO_MOVE] == p1[0, 0, P_MOLE_TO_MOVE] == 1
+    # "my" / "opponent" scores are relative to the observer
+    assert p1[0, 0, P_MY_SCORE] == pytest.approx(1 / 24)
+    assert p1[0, 0, P_OPP_SCORE] == pytest.approx(5 / 24)
+    assert p0[0, 0, P_MY_SCORE] == pytest.approx(5 / 24)
+    assert p0[0, 0, P_OPP_SCORE] == pytest.approx(1 / 24)
+    assert p0[0, 0, P_PIECES_LEFT] == pytest.approx(20 / 22) and p0[0, 0, P_JUMP] == 0
+    # board planes are the same for both; c3 neighbours minus b2 (visited) and d3 (rod)
+    np.testing.assert_array_equal(p0[:, :, :P_I_AM_MOLE], p1[:, :, :P_I_AM_MOLE])
+    dest = {A.SPACE_NAMES[r * 9 + c] for r, c in zip(*np.nonzero(p0[:, :, P_DEST]), strict=True)}
+    assert dest == {"b3", "b4", "c2", "c4", "d2", "d4"}
+    np.testing.assert_array_equal(env.state(), p0)  # state(): player_0's side
+    assert env.observe("player_1")["action_mask"].sum() == 6
+    assert env.observe("player_0")["action_mask"].sum() == 0
+
+
+def test_observation_on_the_gardener_turn_and_after_the_end() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    env.unwrapped.game = MoleHillState.from_position(
+        ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[3]
+    )
+    env.agent_selection = "player_0"  # the gardener of round 2
+    p0 = env.observe("player_0")["observation"]
+    assert p0[0, 0, P_MOLE_TO_MOVE] == 0 and p0[0, 0, P_I_AM_MOLE] == 0
+    assert p0[:, :, P_DEST].sum() == 1 and p0[1, 0, P_DEST] == 1  # only a2 is still open
+    env.step(A.string_to_action("a1-a2"))  # the mole is shut in: the game ends (M8)
+    for agent, mine, theirs in (("player_0", 3, 1), ("player_1", 1, 3)):
+        obs = env.observe(agent)
+        assert obs["action_mask"].sum() == 0
+        assert obs["observation"][0, 0, P_MOLE_TO_MOVE] == 0
+        assert obs["observation"][0, 0, P_DEST] == 0
+        assert obs["observation"][0, 0, P_MY_SCORE] == pytest.approx(mine / 24)
+        assert obs["observation"][0, 0, P_OPP_SCORE] == pytest.approx(theirs / 24)
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert env.infos["player_1"] == {"scores": [3, 1]}
+
+
+@pytest.mark.parametrize("mode", ["win", "score"])
+def test_equal_totals_reward_zero_in_both_modes(mode: str) -> None:
+    env = mole_hill_v0.raw_env(reward_mode=mode)
+    env.reset(seed=0)
+    env.unwrapped.game = MoleHillState.from_position(
+        ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[1]
+    )
+    env.agent_selection = "player_0"
+    env.step(A.string_to_action("a1-a2"))
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+
+
+def test_raw_env_out_of_range_and_wrong_role_actions_change_nothing() -> None:
+    env = mole_hill_v0.raw_env()
+    env.reset(seed=0)
+    env.step(A.string_to_action("c3"))  # mole placed; the gardener (player_1) is to move
+    before = env.unwrapped.game.to_json()
+    for bad in (A.string_to_action("d4"), 173, -1):
+        with pytest.raises(IllegalActionError, match="gardener"):
+            env.step(bad)
+        assert env.unwrapped.game.to_json() == before
+        assert env.agent_selection == "player_1"
+        assert env.rewards == {"player_0": 0.0, "player_1": 0.0}

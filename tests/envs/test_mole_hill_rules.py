@@ -229,6 +229,39 @@ def test_ruling_M8_blocked_mole_position_is_not_a_position() -> None:
         MoleHillState.from_position(["b1", "b2", "a1"], ["a1-a2"])
 
 
+def test_ruling_M8_last_piece_ends_the_round_at_once_without_a_rod() -> None:
+    # 21 spaces: row 3 (a3..i3), i4 (red), row 5 (i5..a5), a6, a7; the 22nd piece goes on b7
+    trail = [f"{c}3" for c in "abcdefghi"] + ["i4"] + [f"{c}5" for c in "ihgfedcba"]
+    state = MoleHillState.from_position([*trail, "a6", "a7"])
+    assert state.pieces_left == 1
+    state.apply_action(sq("b7"))
+    # no piece left: round 1 is over before the gardener's turn, so no rod is placed
+    assert state.round_scores == [(22 - 10) + 2]  # 12 dark pieces + red i4
+    assert state.round == 1 and state.current_player == 1 and state.mole_to_move
+    assert state.rods == [] and state.trail == []
+    assert state.legal_actions() == list(range(63))  # player_1 places its stack
+
+
+def test_ruling_M8_mole_on_centre_is_never_blocked() -> None:
+    # the mole walked round the centre and into it; all 8 neighbours are visited and the
+    # centre is fenced in, but M7 lets it jump, so the gardener's rod does not end the round
+    trail = ["d3", "e3", "f3", "f4", "f5", "e5", "d5", "d4", "e4"]
+    rods = ["e3-e4", "d4-e4", "e4-f4", "e4-e5"]
+    state = MoleHillState.from_position(trail, rods, mole_to_move=False)
+    state.apply_action(A.string_to_action("h7-i7"))
+    assert state.round == 0 and state.current_player == 0 and state.mole_to_move
+    assert state.legal_actions() == [s for s in range(63) if A.SPACE_NAMES[s] not in trail]
+
+
+def test_ruling_M7_jump_cannot_land_on_a_visited_space() -> None:
+    state = MoleHillState.from_position(["a1", "b2", "c3", "d4", "e4"])
+    for visited in ("a1", "d4", "e4"):
+        with pytest.raises(IllegalActionError, match="unvisited"):
+            state.apply_action(sq(visited))
+    state.apply_action(sq("i1"))  # far away, unvisited: fine
+    assert state.mole_position == sq("i1")
+
+
 # ---------------------------------------------------------------- M9 scoring
 def test_ruling_M9_only_pieces_beyond_ten_score() -> None:
     ten = [f"{c}3" for c in "abcdefghi"] + ["h4"]  # row 3 has no flower
@@ -249,6 +282,12 @@ def test_ruling_M9_round_score_formula() -> None:
     trail = [f"{c}1" for c in "abcdefghi"] + [f"{c}2" for c in "ihgfedcba"]  # 18 spaces
     state = MoleHillState.from_position(trail)
     assert state.round_score() == (18 - 10) + 2 + 1 + 1  # e1 red, h2 and b2 white
+
+
+def test_ruling_M9_start_and_end_spaces_both_count() -> None:
+    # start on a4 (red, 2), end on b6 (white, 1); a5 between is plain; 3 pieces, none dark
+    state = MoleHillState.from_position(["a4", "a5", "b6"])
+    assert state.scores() == [3, 0]
 
 
 # ---------------------------------------------------------------- M10 two rounds

@@ -48,3 +48,21 @@ def test_aec_loop_counts_every_step_call(script) -> None:
     # a finished game retires both agents with step(None): two calls beyond the moves
     assert steps == calls["moves"] + 2
     assert 5 <= calls["moves"] <= 9
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seconds", "nan"], "--seconds must be a number > 0"),  # would never stop
+        (["--seconds", "0"], "--seconds must be a number > 0"),
+        (["--seed", "-1"], "--seed must be an integer"),
+        (["--only", "chess"], "matches no env; names: mole_hill_v0"),
+        (["--out", "no/such/folder/b.json"], "does not exist or is read-only"),
+    ],
+)
+def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
+    benchmark = script("benchmark")
+    with pytest.raises(SystemExit) as exc:
+        benchmark.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

@@ -32,11 +32,26 @@ def test_tiny_tournament_random_vs_greedy(script, tmp_path, capsys) -> None:
         (["--agents", "random,wizard"], "allowed"),
         (["--agents", "random"], "at least 2 agents"),
         (["--num-players", "3"], "2-player"),
+        (["--seed", "-1"], "seed must be an integer in 0.."),
+        (["--games", "0"], "games per pairing must be >= 1"),
+        (["--agents", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
 )
-def test_bad_input_is_a_usage_error(script, capsys, argv, message) -> None:
+def test_bad_input_is_a_usage_error(script, tmp_path, capsys, argv, message) -> None:
     evaluate = script("evaluate")
     with pytest.raises(SystemExit) as exc:
-        evaluate.main([*argv, "--games", "2", "--no-progress"])
+        evaluate.main(["--games", "2", "--no-progress", "--out", str(tmp_path / "o"), *argv])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # nothing written
+
+
+def test_out_under_a_file_fails_before_playing(script, tmp_path, capsys) -> None:
+    evaluate = script("evaluate")
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        evaluate.main(["--games", "2", "--no-progress", "--out", str(blocker / "results")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "is a file, not a folder" in err

@@ -90,7 +90,12 @@ def test_watch_two_agents(script, capsys) -> None:
         (["--opponent", "wizard"], "allowed"),
         (["--seat", "2"], "--seat must be in 0..1"),
         (["--watch", "--agents", "human,greedy"], "--watch is for agents only"),
-        (["--agents", "human"], "one a seat"),
+        (["--agents", "human"], "one per seat"),
+        (["--seed", "-3"], "--seed must be an integer in 0.."),
+        (["--delay", "-1"], "--delay must be a number of seconds >= 0"),
+        (["--delay", "nan"], "--delay must be"),
+        (["--game", "arktia", "--num-players", "7"], "2 to 4 players"),
+        (["--opponent", "ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
 )
 def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
@@ -99,3 +104,18 @@ def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
         play.main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_ctrl_c_at_the_prompt_is_a_clean_exit(script, capsys) -> None:
+    play = script("play")
+
+    def interrupt() -> str:
+        raise KeyboardInterrupt
+
+    original = play._read_stdin
+    play._read_stdin = interrupt
+    try:
+        assert play.main(["--seed", "1"]) == 130
+    finally:
+        play._read_stdin = original
+    assert "interrupted: game abandoned" in capsys.readouterr().out

@@ -36,6 +36,18 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
         (["--net-arch", "64,x"], "--net-arch"),
         (["--env-option", "no_such_option=1"], "no_such_option"),
         (["--num-players", "3"], "2-player"),
+        (["--net-arch", "0"], "net_arch must be >= 1 each"),
+        (["--seed", "-1"], "seed must be an integer in 0.."),
+        (["--learning-rate", "nan"], "learning_rate must be > 0"),
+        (["--gamma", "5"], "gamma must be in (0, 1]"),
+        (["--n-epochs", "0"], "n_epochs must be >= 1"),
+        (["--max-snapshots", "0"], "max_snapshots must be >= 1"),
+        (["--eval-games", "0"], "eval_games must be >= 1"),
+        (["--eval-every", "-1"], "eval_every must be >= 0"),
+        (["--snapshot-every", "-1"], "snapshot_every must be >= 0"),
+        (["--torch-threads", "0"], "torch_threads must be >= 1"),
+        (["--verbose", "7"], "verbose must be 0, 1 or 2"),
+        (["--pool", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
 )
 def test_bad_flags_are_usage_errors(script, tmp_path, capsys, argv, message) -> None:
@@ -45,3 +57,22 @@ def test_bad_flags_are_usage_errors(script, tmp_path, capsys, argv, message) -> 
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_existing_run_folder_is_a_usage_error(script, tmp_path, capsys) -> None:
+    train = script("train")
+    (tmp_path / "old" / "snapshots").mkdir(parents=True)
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--runs-dir", str(tmp_path), "--name", "old"])
+    assert exc.value.code == 2
+    assert "already has a run in it; pick another --name" in capsys.readouterr().err
+
+
+def test_runs_dir_under_a_file_is_a_usage_error(script, tmp_path, capsys) -> None:
+    train = script("train")
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--runs-dir", str(blocker / "runs")])
+    assert exc.value.code == 2
+    assert "cannot create run folder" in capsys.readouterr().err
