@@ -35,7 +35,14 @@ class PPOAgent:
                 raise ValueError(f"no saved MaskablePPO model at {str(path)!r}")
             from sb3_contrib import MaskablePPO
 
-            self.model = MaskablePPO.load(str(path), device="cpu")
+            try:
+                self.model = MaskablePPO.load(str(path), device="cpu")
+            except Exception as exc:  # noqa: BLE001 - SB3 raises assorted errors for bad files
+                raise ValueError(
+                    f"cannot load a MaskablePPO model from {str(path)!r} "
+                    f"({type(exc).__name__}: {exc}); expected a .zip saved by "
+                    "MaskablePPO.save (e.g. runs/<name>/final_model.zip)"
+                ) from None
             default_name = f"ppo:{path.stem}"
         else:
             self.model = model_or_path

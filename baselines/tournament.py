@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines import make_agent
+
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 ELO_INITIAL = 1500.0
 ELO_K = 16.0
@@ -410,31 +412,13 @@ _ENV_CACHE: dict[tuple[str, int, str], Any] = {}
 _MODEL_AGENT_CACHE: dict[str, Any] = {}
 
 
-def build_agent(spec: str, seed: int | None = None) -> Any:
-    """``make_agent(spec, seed)``, with any failure to load a model file as a ``ValueError``.
-
-    (SB3 raises assorted errors for a file that is a zip but not a saved model.)
-    """
-    from tabletop_zoo.baselines import make_agent
-
-    try:
-        return make_agent(spec, seed=seed)
-    except ValueError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever the model loader raised
-        raise ValueError(
-            f"cannot load the model of agent {spec!r} ({type(exc).__name__}: {exc}); "
-            "expected a .zip saved by MaskablePPO.save (e.g. runs/<name>/final_model.zip)"
-        ) from None
-
-
 def _agent(spec: str, seed: int) -> Any:
     """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
     if spec.startswith("ppo"):
         if spec not in _MODEL_AGENT_CACHE:
-            _MODEL_AGENT_CACHE[spec] = build_agent(spec, seed=seed)
+            _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
         return _MODEL_AGENT_CACHE[spec]
-    return build_agent(spec, seed=seed)
+    return make_agent(spec, seed=seed)
 
 
 def check_agent_fits(agent: Any, env: Any, spec: str) -> None:

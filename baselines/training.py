@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.tournament import (
-    build_agent,
     check_agent_fits,
     check_seed,
     wilson_interval,
@@ -144,7 +144,7 @@ class TrainConfig:
 
         env = make_env(self.game, num_players=self.num_players, **self.env_kwargs)
         for spec in self.baselines:  # ValueError listing the allowed specs, or a bad model
-            check_agent_fits(build_agent(spec), env, spec)
+            check_agent_fits(make_agent(spec), env, spec)
         env.close()
         values = {
             k: (GAME_DEFAULTS[self.game][k] if getattr(self, k) is None else getattr(self, k))
@@ -195,7 +195,6 @@ class OpponentPool:
         max_snapshots: int = 5,
         seed: int | None = None,
     ) -> None:
-        from tabletop_zoo.baselines import make_agent
 
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
@@ -304,7 +303,6 @@ def evaluate_agent(
     A game counts as a win when the agent's return is +1 (sole top scorer), a draw at 0
     and a loss at -1. ``opponent_mean_score`` is the mean score of the other seats.
     """
-    from tabletop_zoo.baselines import make_agent
     from tabletop_zoo.baselines.arena import make_env, play_game
 
     env = make_env(game, num_players=num_players, **(env_kwargs or {}))

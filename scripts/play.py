@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tabletop_zoo.baselines.tournament import build_agent, check_agent_fits, check_seed
+from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.tournament import check_agent_fits, check_seed
 
 HUMAN = "human"
 QUIT_WORDS = ("quit", "exit", "q")
@@ -148,7 +149,7 @@ def play(
     env = make_env(game, num_players=len(specs), render_mode=render)
     seeds = agent_seeds(seed, len(specs))
     pairs = list(zip(specs, seeds, strict=True))
-    agents = [None if s == HUMAN else build_agent(s, seed=x) for s, x in pairs]
+    agents = [None if s == HUMAN else make_agent(s, seed=x) for s, x in pairs]
     names = list(env.possible_agents)
     print(
         ", ".join(f"{n}: {'you' if s == HUMAN else s}" for n, s in zip(names, specs, strict=True))
@@ -207,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in specs:
             if spec != HUMAN:
                 # bad spec: ValueError listing the allowed forms; a model for another game
-                check_agent_fits(build_agent(spec), env, spec)
+                check_agent_fits(make_agent(spec), env, spec)
         env.close()
     except ValueError as exc:
         parser.error(str(exc))

@@ -239,13 +239,13 @@ def test_round_robin_rejects_bad_seeds(seed) -> None:
         round_robin("mole_hill", ["random", "greedy"], games=1, seed=seed)
 
 
-def test_build_agent_turns_a_broken_model_file_into_a_value_error(tmp_path) -> None:
+def test_make_agent_turns_a_broken_model_file_into_a_value_error(tmp_path) -> None:
     import zipfile
 
-    from tabletop_zoo.baselines.tournament import build_agent
+    from tabletop_zoo.baselines import make_agent
 
     path = tmp_path / "not_a_model.zip"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("a.txt", "x")
-    with pytest.raises(ValueError, match="cannot load the model of agent"):
-        build_agent(f"ppo:{path}")
+    with pytest.raises(ValueError, match="cannot load a MaskablePPO model from"):
+        make_agent(f"ppo:{path}")
