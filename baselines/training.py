@@ -45,6 +45,7 @@ import numpy as np
 
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.tournament import (
+    PairingStats,
     check_agent_fits,
     check_seed,
     wilson_interval,
@@ -248,26 +249,19 @@ class OpponentPool:
 
 # --------------------------------------------------------------------------- evaluation
 @dataclass
-class EvalRow:
-    """Results of the learner against one opponent, all seats together."""
+class EvalRow(PairingStats):
+    """The learner's :class:`PairingStats` against one opponent (all seats), at ``timesteps``."""
 
-    timesteps: int
-    opponent: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    mean_score: float
-    opponent_mean_score: float
+    timesteps: int = 0
 
     @property
     def win_rate(self) -> float:
         """Fraction of games won (sole top scorer)."""
-        return self.wins / self.games if self.games else 0.0
+        return self.rate("wins")
 
     def as_dict(self) -> dict[str, Any]:
         """CSV row with rates and Wilson 95% CI of the win rate."""
-        lo, hi = wilson_interval(self.wins, self.games)
+        lo, hi = self.interval("wins")
         return {
             "timesteps": self.timesteps,
             "opponent": self.opponent,
@@ -278,14 +272,14 @@ class EvalRow:
             "win_rate": round(self.win_rate, 6),
             "win_ci_low": round(lo, 6),
             "win_ci_high": round(hi, 6),
-            "draw_rate": round(self.draws / self.games, 6) if self.games else 0.0,
-            "loss_rate": round(self.losses / self.games, 6) if self.games else 0.0,
+            "draw_rate": round(self.rate("draws"), 6),
+            "loss_rate": round(self.rate("losses"), 6),
             "mean_score": round(self.mean_score, 4),
             "opponent_mean_score": round(self.opponent_mean_score, 4),
         }
 
 
-EVAL_FIELDS = list(EvalRow(0, "", 1, 0, 0, 0, 0.0, 0.0).as_dict())
+EVAL_FIELDS = list(EvalRow("learner", "", 1, 0, 0, 0, 0.0, 0.0).as_dict())
 
 
 def evaluate_agent(
@@ -326,7 +320,7 @@ def evaluate_agent(
                 theirs.append(np.mean([x for s, x in enumerate(result.scores) if s != seat]))
         rows.append(
             EvalRow(
-                timesteps,
+                "learner",
                 spec,
                 len(mine),
                 wins,
@@ -334,6 +328,7 @@ def evaluate_agent(
                 losses,
                 float(np.mean(mine)),
                 float(np.mean(theirs)),
+                timesteps=timesteps,
             )
         )
     env.close()

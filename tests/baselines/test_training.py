@@ -52,11 +52,12 @@ def test_pool_without_snapshots_uses_baselines(tmp_path) -> None:
 
 def test_eval_rows_csv_table_and_curve(tmp_path) -> None:
     rows = [
-        EvalRow(100, "random", 10, 6, 1, 3, 5.0, 4.0),
-        EvalRow(100, "greedy", 10, 2, 0, 8, 3, 6),
+        EvalRow("learner", "random", 10, 6, 1, 3, 5.0, 4.0, timesteps=100),
+        EvalRow("learner", "greedy", 10, 2, 0, 8, 3, 6, timesteps=100),
     ]
     append_eval_csv(tmp_path / "eval.csv", rows)
-    append_eval_csv(tmp_path / "eval.csv", [EvalRow(200, "random", 10, 8, 0, 2, 6.0, 3.0)])
+    later = EvalRow("learner", "random", 10, 8, 0, 2, 6.0, 3.0, timesteps=200)
+    append_eval_csv(tmp_path / "eval.csv", [later])
     read = list(csv.DictReader((tmp_path / "eval.csv").open()))
     assert [(r["timesteps"], r["opponent"], r["win_rate"]) for r in read] == [
         ("100", "random", "0.6"),
