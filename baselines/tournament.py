@@ -379,8 +379,10 @@ class TournamentResult:
         ax1.invert_yaxis()
         ax1.set_xlim(0, 1)
         ax1.set_xlabel("rate (first agent's view)")
-        ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4, fontsize="small")
-        ax1.set_title(f"{self.game}, {self.num_players} players")
+        ax1.legend(
+            loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize="small", frameon=False
+        )
+        fig.suptitle(f"{self.game}, {self.num_players} players")
         ys = np.arange(len(standings))
         ax2.barh(ys, [s.elo for s in standings], color="tab:blue")
         ax2.set_yticks(ys, [s.agent for s in standings])
