@@ -29,15 +29,8 @@ def fill_rect(img: np.ndarray, y0: int, x0: int, y1: int, x1: int, color: Color)
 
 
 def fill_disc(img: np.ndarray, cy: float, cx: float, radius: float, color: Color) -> None:
-    """Fill a disc centred at ``(cy, cx)`` (pixel units)."""
-    h, w = img.shape[:2]
-    y0, y1 = max(0, int(cy - radius)), min(h, int(cy + radius) + 2)
-    x0, x1 = max(0, int(cx - radius)), min(w, int(cx + radius) + 2)
-    if y0 >= y1 or x0 >= x1:
-        return
-    yy, xx = np.ogrid[y0:y1, x0:x1]
-    inside = (yy + 0.5 - cy) ** 2 + (xx + 0.5 - cx) ** 2 <= radius**2
-    img[y0:y1, x0:x1][inside] = color
+    """Fill a disc centred at ``(cy, cx)`` (pixel units): a ring with no hole."""
+    fill_ring(img, cy, cx, radius, 0.0, color)
 
 
 def fill_ring(
