@@ -21,6 +21,7 @@ from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
 )
+from tabletop_zoo.envs.results import win_returns
 
 NEUTRAL = 4  # owner id of neutral pieces; seats are 0..3
 NUM_COLOURS = 5  # colour index = owner id (seats 0..3, NEUTRAL)
@@ -302,13 +303,9 @@ class ArktiaState:
 
     def returns(self) -> list[float]:
         """+1 sole top scorer, 0 for players tied on top, -1 others; zeros mid-game (R22)."""
-        n = self.num_players
         if self._cur >= 0:
-            return [0.0] * n
-        sc = self.scores()
-        best = max(sc)
-        winners = sc.count(best)
-        return [(1.0 if winners == 1 else 0.0) if s == best else -1.0 for s in sc]
+            return [0.0] * self.num_players
+        return win_returns(self.scores())
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[int]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, InvalidStateError
 from tabletop_zoo.envs.mole_hill import actions as A
+from tabletop_zoo.envs.results import win_returns
 
 NUM_PLAYERS = 2
 NUM_ROUNDS = 2
@@ -252,10 +253,7 @@ class MoleHillState:
         """+1 higher total, -1 lower, 0 each on a tie (M10); zeros while not terminal."""
         if self.current_player >= 0:
             return [0.0] * NUM_PLAYERS
-        s0, s1 = self.round_scores
-        if s0 == s1:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if s0 > s1 else [-1.0, 1.0]
+        return win_returns(self.round_scores)
 
     # ----------------------------------------------------------------- moves
     def apply_action(self, action: int) -> None:
