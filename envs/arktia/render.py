@@ -91,14 +91,9 @@ class ArktiaImageRenderer:
         self.label_scale = max(1, int(s) // 18)
         self.labels = [self._label(name) for name in layout.names]
 
-    def _label(self, name: str) -> tuple[str, int, int] | None:
+    def _label(self, name: str) -> tuple[str, int, int]:
         """``(name, dy, dx)``: the name and its top-left corner relative to the hex centre,
-        placed inside the bottom corner of the hex; None if the bitmap font cannot draw
-        it (it knows rows a..i)."""
-        try:
-            draw_text(np.zeros((8, 8 * len(name), 3), np.uint8), name, 0, 0, 1, OUTLINE)
-        except ValueError:
-            return None
+        placed inside the bottom corner of the hex."""
         h, w = text_size(name, self.label_scale)
         inner = self.s - 3.0  # radius of the ice fill
         # the lower hex edges at |dx| = w / 2 lie at dy = inner - (w / 2) / sqrt(3)
@@ -113,11 +108,9 @@ class ArktiaImageRenderer:
             alive = state.alive(t)
             _fill_hex(img, cy, cx, s - 1.0, ICE_EDGE if alive else WATER_EDGE)
             _fill_hex(img, cy, cx, s - 3.0, ICE if alive else WATER)
-            label = self.labels[t]
-            if label is not None:
-                name, dy, dx = label
-                colour = LABEL if alive else WATER_EDGE
-                draw_text(img, name, int(cy) + dy, int(cx) + dx, self.label_scale, colour)
+            name, dy, dx = self.labels[t]
+            colour = LABEL if alive else WATER_EDGE
+            draw_text(img, name, int(cy) + dy, int(cx) + dx, self.label_scale, colour)
             if alive:
                 for lvl, (owner, kind) in enumerate(state.stack(t)):
                     y = cy - (PIECE_LIFT + lvl * LEVEL_SHIFT) * s
