@@ -37,6 +37,7 @@ reward_mode=..., max_turns=...)``.
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
@@ -58,6 +59,19 @@ def wrap_classic(raw: AECEnv) -> AECEnv:
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)
+
+
+def positive_int_option(name: str, value: Any) -> int:
+    """``value`` as a Python int >= 1 (NumPy integers too), else :class:`InvalidOptionError`."""
+    try:
+        if isinstance(value, bool):  # bool is an int subclass, but no count
+            raise TypeError
+        number = operator.index(value)
+    except TypeError:
+        number = 0
+    if number < 1:
+        raise InvalidOptionError(f"{name} must be a positive int, got {value!r}")
+    return number
 
 
 def check_options(options: dict[str, Any], allowed: dict[str, str]) -> None:
@@ -93,11 +107,8 @@ class TurnBasedAECEnv(AECEnv):
             raise InvalidOptionError(
                 f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}"
             )
-        # bool is an int subclass: reject it explicitly
-        if max_turns is not None and (
-            isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
-        ):
-            raise InvalidOptionError(f"max_turns must be None or a positive int, got {max_turns!r}")
+        if max_turns is not None:
+            max_turns = positive_int_option("max_turns", max_turns)
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.max_turns = max_turns

@@ -38,11 +38,15 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, check_options, wrap_classic
+from tabletop_zoo.envs._aec_base import (
+    TurnBasedAECEnv,
+    check_options,
+    positive_int_option,
+    wrap_classic,
+)
 from tabletop_zoo.envs.arktia import COLOUR_LETTERS, ArktiaGame, ArktiaState
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
 from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer, render_ansi
-from tabletop_zoo.envs.errors import InvalidOptionError
 
 #: Default truncation limit in completed turns (R23). A 2-player game where both
 #: players place all 9 pieces and then melt lasts well under 100 turns; 300 leaves
@@ -90,11 +94,7 @@ class raw_env(TurnBasedAECEnv, EzPickle):
         EzPickle.__init__(
             self, num_players, layout, neutral_pieces, reward_mode, max_turns, render_mode
         )
-        # bool is an int subclass: reject it explicitly
-        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-            raise InvalidOptionError(
-                f"max_turns must be a positive int (default {DEFAULT_MAX_TURNS}), got {max_turns!r}"
-            )
+        max_turns = positive_int_option("max_turns", max_turns)  # needed by the encoder
         self.arktia = ArktiaGame(
             num_players=num_players, layout=layout, neutral_pieces=neutral_pieces
         )

@@ -83,8 +83,14 @@ class ArktiaGame:
         layout: str | Layout | None = None,
         neutral_pieces: bool | None = None,
     ) -> None:
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise InvalidOptionError(f"num_players must be an int 2..4, got {num_players!r}")
+        try:
+            if isinstance(num_players, bool):
+                raise TypeError
+            num_players = operator.index(num_players)  # Python or NumPy integer
+        except TypeError:
+            raise InvalidOptionError(
+                f"num_players must be an int 2..4, got {num_players!r}"
+            ) from None
         if not 2 <= num_players <= 4:
             raise InvalidOptionError(f"num_players={num_players}: Arktia is for 2 to 4 players")
         if neutral_pieces is None:

@@ -408,6 +408,7 @@ def test_illegal_action_raw_env_raises_and_changes_nothing() -> None:
     [
         ({"num_players": 5}, "2 to 4"),
         ({"num_players": "2"}, "num_players"),
+        ({"num_players": True}, "num_players"),
         ({"reward_mode": "winner"}, r"reward_mode must be one of \('win', 'score'\)"),
         ({"max_turns": 0}, "positive int"),
         ({"max_turns": 2.5}, "positive int"),
@@ -421,6 +422,12 @@ def test_illegal_action_raw_env_raises_and_changes_nothing() -> None:
 def test_bad_options_raise_invalid_option_error(options: dict, match: str) -> None:
     with pytest.raises(InvalidOptionError, match=match):
         arktia_v0.env(**options)
+
+
+def test_numpy_integer_options_are_accepted() -> None:
+    env = arktia_v0.env(num_players=np.int64(3), max_turns=np.int64(50))
+    env.reset(seed=0)
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
 
 
 def test_bad_layout_raises_invalid_layout_error() -> None:
