@@ -19,6 +19,7 @@ __all__ = [
     "Agent",
     "GreedyAgent",
     "MCTSAgent",
+    "PPOAgent",
     "RandomAgent",
     "make_agent",
     "returns_from_scores",
@@ -56,3 +57,12 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
         return PPOAgent(arg)
     raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed}")
+
+
+def __getattr__(name: str):
+    """``PPOAgent`` is imported on first use, so importing this package skips torch."""
+    if name == "PPOAgent":
+        from tabletop_zoo.baselines.ppo import PPOAgent
+
+        return PPOAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

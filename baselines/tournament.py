@@ -133,7 +133,7 @@ class GameRecord:
 
     agent_a: int
     agent_b: int
-    seats: list[str]  # agent spec per seat (filler included)
+    seats: list[str]  # agent name per seat (repeated specs as ``random#2``; filler included)
     seat_a: int
     seat_b: int
     returns: list[float]
@@ -530,7 +530,11 @@ def round_robin(
             seat_specs = [
                 agent_specs[a] if s == 0 else agent_specs[b] if s == 1 else filler for s in seats
             ]
-            meta.append((a, b, seat_specs, seats.index(0), seats.index(1)))
+            seat_names = [
+                result.agents[a] if s == 0 else result.agents[b] if s == 1 else filler
+                for s in seats
+            ]
+            meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
             tasks.append((game, num_players, env_kwargs, seat_specs, int(seeds[p * games + g])))
 
     if workers == 1:
@@ -549,10 +553,10 @@ def round_robin(
 
         outcomes = tqdm(outcomes, total=len(tasks), desc="games")
     try:
-        for (a, b, seat_specs, seat_a, seat_b), (returns, scores, steps) in zip(
+        for (a, b, seat_names, seat_a, seat_b), (returns, scores, steps) in zip(
             meta, outcomes, strict=True
         ):
-            record = GameRecord(a, b, seat_specs, seat_a, seat_b, returns, scores, steps)
+            record = GameRecord(a, b, seat_names, seat_a, seat_b, returns, scores, steps)
             result.games.append(record)
             if on_game is not None:
                 on_game(record)

@@ -120,7 +120,13 @@ class HumanWindow:
 
     def show(self, img: np.ndarray) -> None:
         """Display ``img`` (``(h, w, 3)`` uint8), opening the window if needed."""
-        import pygame  # lazy: only human rendering needs pygame
+        try:
+            import pygame  # lazy: only human rendering needs pygame
+        except ImportError:
+            raise ImportError(
+                'render_mode="human" needs pygame: pip install "tabletop-zoo[render]" '
+                '(or use render_mode="rgb_array", which needs no pygame)'
+            ) from None
 
         h, w = img.shape[:2]
         if self._screen is None:

@@ -88,6 +88,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner = self.possible_agents[self.learner_seat]
         self._opponents: dict[int, Agent] = {}
         self._done = True
+        self._started = False  # set by the first reset()
 
     # ----------------------------------------------------------------- opponents
     def set_opponent(self, opponent: OpponentSpec) -> None:
@@ -157,6 +158,7 @@ class SingleAgentEnv(gymnasium.Env):
                 agent_reset(seed=int(rng.integers(_SEED_RANGE)))
         self.aec_env.reset(seed=int(rng.integers(_SEED_RANGE)))
         self._done = False
+        self._started = True
         _reward, terminated, truncated, info = self._play_opponents()
         if terminated or truncated:
             raise RuntimeError("the game ended before the learner's first turn")
@@ -184,6 +186,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
         return np.asarray(self.aec_env.observe(self.learner)["action_mask"], dtype=bool)
 
     def render(self) -> Any:

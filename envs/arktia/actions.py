@@ -30,7 +30,7 @@ G, D, T = 0, 1, 2
 KIND_LETTERS = "GDT"
 
 _TILE = r"([a-z]\d+)"
-_PLACE_RE = re.compile(rf"^([GDT])@{_TILE}$")
+_PLACE_RE = re.compile(rf"^([gdt])@{_TILE}$")  # parse() lower-cases its input
 _MOVE_RE = re.compile(rf"^{_TILE}-{_TILE}(?:/(\d+))?$")
 _MELT_RE = re.compile(rf"^melt\s+{_TILE}$")
 _KEEP_RE = re.compile(rf"^keep\s+{_TILE}$")
@@ -139,12 +139,12 @@ class ActionCodec:
         """
         if not isinstance(text, str):
             raise NotationError(f"notation must be a string, got {type(text).__name__}")
-        s = text.strip()
-        if s.lower() == "stop":
+        s = text.strip().lower()  # notation is case-insensitive ("T@C3" = "t@c3")
+        if s == "stop":
             return self.STOP
         m = _PLACE_RE.match(s)
         if m:
-            return KIND_LETTERS.index(m[1]) * self.num_tiles + self._name(m[2], text)
+            return KIND_LETTERS.index(m[1].upper()) * self.num_tiles + self._name(m[2], text)
         m = _MOVE_RE.match(s)
         if m:
             frm, to = self._name(m[1], text), self._name(m[2], text)

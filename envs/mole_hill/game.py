@@ -259,6 +259,8 @@ class MoleHillState:
     def apply_action(self, action: int) -> None:
         """Play ``action`` for the player to move; :class:`IllegalActionError` if not legal."""
         try:
+            if isinstance(action, bool):  # an int subclass, but never an action index
+                raise TypeError
             a = operator.index(action)  # Python or NumPy integer
         except TypeError:
             raise IllegalActionError(

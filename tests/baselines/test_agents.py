@@ -193,3 +193,12 @@ def test_mcts_does_not_mutate_the_state_and_is_seeded() -> None:
 def test_mcts_bad_options_raise(kwargs) -> None:
     with pytest.raises(ValueError):
         MCTSAgent(**kwargs)
+
+
+def test_ppo_agent_is_exported_lazily() -> None:
+    import tabletop_zoo.baselines as baselines
+    from tabletop_zoo.baselines.ppo import PPOAgent
+
+    assert baselines.PPOAgent is PPOAgent
+    with pytest.raises(AttributeError):
+        _ = baselines.NoSuchAgent

@@ -115,3 +115,13 @@ def test_action_types_numpy_ints_pass_bools_and_floats_fail() -> None:
             st.action_to_string(bad)
     st.apply_action(np.int64(st.legal_actions()[0]))  # numpy ints are fine
     assert st.turn == 1
+
+
+def test_notation_is_case_insensitive() -> None:
+    state = ArktiaGame(2).new_initial_state()
+    lower = state.string_to_action("t@c2")
+    assert state.string_to_action("T@C2") == lower == state.string_to_action(" T@c2 ")
+    assert state.action_to_string(lower) == "T@c2"
+    codec = state.game.codec
+    assert codec.parse("STOP") == codec.parse("stop") == codec.STOP
+    assert codec.parse("Melt A2") == codec.parse("melt a2")

@@ -402,3 +402,9 @@ def test_from_json_rejects_moves_past_the_end_of_the_round() -> None:
     text = _json(moves=["b1", "a1-a2", "b2", "h6-i6", "a1", "h7-i7", "c3"])
     with pytest.raises(InvalidStateError, match="after the round ended"):
         MoleHillState.from_json(text)
+
+
+def test_bools_are_not_actions() -> None:
+    state = MoleHillGame().new_initial_state()
+    with pytest.raises(IllegalActionError, match="integer"):
+        state.apply_action(True)

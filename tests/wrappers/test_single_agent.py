@@ -284,3 +284,10 @@ def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
         assert truncated and not terminated
         expected = returns_from_scores(env.game.scores())[env.learner_seat]
         assert total == expected == returns_from_scores(info["scores"])[env.learner_seat]
+
+
+def test_action_masks_before_reset_is_a_clear_error() -> None:
+    from tabletop_zoo.wrappers.single_agent import make_mole_hill_env
+
+    with pytest.raises(RuntimeError, match="reset"):
+        make_mole_hill_env().action_masks()
