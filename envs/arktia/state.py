@@ -1,6 +1,6 @@
 """Arktia rules engine: ``ArktiaGame`` (options and tables) and ``ArktiaState``.
 
-Rule references (R1-R23) are to ``/work/shared/rules/ARKTIA.md``. Tile sets are int
+Rule references (R1-R23) are to ``docs/rules/ARKTIA.md``. Tile sets are int
 bitmasks over the layout's tiles (see :mod:`tabletop_zoo.envs.arktia.layout`).
 
 A turn with several decisions (move, then group choice(s), then melt) is a sequence of

@@ -1,7 +1,7 @@
 """Mole Hill rules engine: :class:`MoleHillGame` and :class:`MoleHillState`.
 
 Pure Python (no gymnasium / pettingzoo / numpy). Rules: Reiner Knizia's text
-plus rulings M1-M10 (``/work/shared/rules/MOLE_HILL.md``).
+plus rulings M1-M10 (``docs/rules/MOLE_HILL.md``).
 
 Seats: seat 0 is the mole in round 1 and the gardener in round 2; seat 1 the
 reverse (M10). Within a round the mole acts first (placement, M4), then
@@ -528,7 +528,7 @@ def _parse_flowers(
 
 LEGEND = (
     "@ mole, n = trail order (1-10 light, 11-22 dark), R/W red/white flower, C centre, "
-    "| and --- rods"
+    "| and ---- rods"
 )
 
 

@@ -2,7 +2,7 @@
 rewards, truncation (R23), errors and observation planes.
 
 Hand-built positions use ``ArktiaState.from_json``; their expected answers were worked
-out from the rules (``/work/shared/rules/ARKTIA.md``) and the plane table documented in
+out from the rules (``docs/rules/ARKTIA.md``) and the plane table documented in
 ``tabletop_zoo.envs.arktia.observation``, not copied from the code's output.
 
 Default 2-player layout (R2), tile (text line, text column) -> grid cell (line, column // 2):

@@ -1,7 +1,7 @@
 """Mole Hill rules engine: one or more tests per ruling M1-M10, plus notation and JSON.
 
 Positions are built by hand with ``MoleHillState.from_position``; expected answers
-were worked out from the rules text and ``/work/shared/rules/MOLE_HILL.md``.
+were worked out from the rules text and ``docs/rules/MOLE_HILL.md``.
 Space index = row * 9 + col (a1 = 0, i1 = 8, a2 = 9, ...).
 """
 
