@@ -37,7 +37,6 @@ reward_mode=..., max_turns=...)``.
 
 from __future__ import annotations
 
-import operator
 import random
 from typing import Any
 
@@ -48,7 +47,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from tabletop_zoo.envs._render import HumanWindow
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.results import score_margins, win_returns
 
 REWARD_MODES = ("win", "score")
@@ -63,13 +62,8 @@ def wrap_classic(raw: AECEnv) -> AECEnv:
 
 def positive_int_option(name: str, value: Any) -> int:
     """``value`` as a Python int >= 1 (NumPy integers too), else :class:`InvalidOptionError`."""
-    try:
-        if isinstance(value, bool):  # bool is an int subclass, but no count
-            raise TypeError
-        number = operator.index(value)
-    except TypeError:
-        number = 0
-    if number < 1:
+    number = as_integer(value)
+    if number is None or number < 1:
         raise InvalidOptionError(f"{name} must be a positive int, got {value!r}")
     return number
 

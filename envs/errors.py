@@ -6,6 +6,9 @@ library can still catch them.
 
 from __future__ import annotations
 
+import operator
+from typing import Any
+
 
 class TabletopZooError(ValueError):
     """Base class of every error this package raises on bad input."""
@@ -29,3 +32,16 @@ class InvalidOptionError(TabletopZooError):
 
 class NotationError(TabletopZooError):
     """A move string that cannot be parsed."""
+
+
+def as_integer(value: Any) -> int | None:
+    """``value`` as a Python int if it is a Python or NumPy integer, else None.
+
+    Bools are int subclasses but never a count or an action index, so they give None.
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from tabletop_zoo.envs.arktia.layout import Layout
-from tabletop_zoo.envs.errors import IllegalActionError, NotationError
+from tabletop_zoo.envs.errors import IllegalActionError, NotationError, as_integer
 
 G, D, T = 0, 1, 2
 KIND_LETTERS = "GDT"
@@ -85,13 +85,10 @@ class ActionCodec:
     def decode(self, a: int) -> tuple:
         """``("place", kind, tile)``, ``("move", frm, to, k)``, ``("melt", tile)``,
         ``("keep", tile)`` or ``("stop",)``."""
-        if isinstance(a, bool):  # an int subclass, but never an action index
-            raise IllegalActionError(f"action {a!r} is a bool, not an action index")
-        if not isinstance(a, int):
-            try:
-                a = int(a.__index__())  # numpy integers
-            except (AttributeError, TypeError):
-                raise IllegalActionError(f"action {a!r} is not an integer") from None
+        index = as_integer(a)  # Python or NumPy integer; bools are not actions
+        if index is None:
+            raise IllegalActionError(f"action {a!r} is not an integer action index")
+        a = index
         n = self.num_tiles
         if a < 0 or a >= self.num_actions:
             raise IllegalActionError(f"action {a} out of range 0..{self.num_actions - 1}")

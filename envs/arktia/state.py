@@ -10,7 +10,6 @@ consecutive decisions of the same player; ``phase`` says which one is pending.
 from __future__ import annotations
 
 import json
-import operator
 from typing import Any
 
 from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
@@ -20,6 +19,7 @@ from tabletop_zoo.envs.errors import (
     InvalidLayoutError,
     InvalidOptionError,
     InvalidStateError,
+    as_integer,
 )
 from tabletop_zoo.envs.results import win_returns
 
@@ -83,14 +83,10 @@ class ArktiaGame:
         layout: str | Layout | None = None,
         neutral_pieces: bool | None = None,
     ) -> None:
-        try:
-            if isinstance(num_players, bool):
-                raise TypeError
-            num_players = operator.index(num_players)  # Python or NumPy integer
-        except TypeError:
-            raise InvalidOptionError(
-                f"num_players must be an int 2..4, got {num_players!r}"
-            ) from None
+        count = as_integer(num_players)
+        if count is None:
+            raise InvalidOptionError(f"num_players must be an int 2..4, got {num_players!r}")
+        num_players = count
         if not 2 <= num_players <= 4:
             raise InvalidOptionError(f"num_players={num_players}: Arktia is for 2 to 4 players")
         if neutral_pieces is None:
@@ -442,12 +438,9 @@ class ArktiaState:
             self._end_turn()
 
     def _check(self, action: Any) -> int:
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise IllegalActionError(f"action {action!r} is not an integer") from None
-        if isinstance(action, bool):
-            raise IllegalActionError(f"action {action!r} is a bool, not an action index")
+        a = as_integer(action)
+        if a is None:
+            raise IllegalActionError(f"action {action!r} is not an integer action index")
         if a in self._legal:
             return a
         if self._cur < 0:

@@ -18,12 +18,16 @@ Sets of spaces / edges are kept as Python int bitmasks (bit ``s`` for space
 from __future__ import annotations
 
 import json
-import operator
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, InvalidStateError
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    as_integer,
+)
 from tabletop_zoo.envs.mole_hill import actions as A
 from tabletop_zoo.envs.results import win_returns
 
@@ -258,14 +262,11 @@ class MoleHillState:
     # ----------------------------------------------------------------- moves
     def apply_action(self, action: int) -> None:
         """Play ``action`` for the player to move; :class:`IllegalActionError` if not legal."""
-        try:
-            if isinstance(action, bool):  # an int subclass, but never an action index
-                raise TypeError
-            a = operator.index(action)  # Python or NumPy integer
-        except TypeError:
+        a = as_integer(action)
+        if a is None:
             raise IllegalActionError(
                 f"action must be an integer in 0..{A.NUM_ACTIONS - 1}, got {action!r}"
-            ) from None
+            )
         if self.current_player < 0:
             raise IllegalActionError("the game is over: no action is legal")
         if self.mole_to_move:
