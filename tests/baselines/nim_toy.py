@@ -176,3 +176,15 @@ class NimEnv(AECEnv):
 
     def close(self):
         pass
+
+
+class Scripted:
+    """A test agent that plays a fixed list of actions."""
+
+    name = "scripted"
+
+    def __init__(self, actions: list[int]) -> None:
+        self.actions = list(actions)
+
+    def act(self, observation, action_mask, state) -> int:
+        return self.actions.pop(0)

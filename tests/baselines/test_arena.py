@@ -3,34 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from nim_toy import NimEnv
+from nim_toy import NimEnv, Scripted
 
 from tabletop_zoo.baselines import GreedyAgent, MCTSAgent, RandomAgent, make_agent
 from tabletop_zoo.baselines.arena import GAMES, GameResult, make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
-
-ENV_MODULES = {
-    "mole_hill": "tabletop_zoo.envs.mole_hill_v0",
-    "arktia": "tabletop_zoo.envs.arktia_v0",
-}
-
-
-def real_env(game: str, **kwargs):
-    """Our env for ``game``; the test is skipped only if that env module does not exist yet."""
-    pytest.importorskip(ENV_MODULES[game])
-    return make_env(game, **kwargs)
-
-
-class Scripted:
-    """Plays a fixed list of actions."""
-
-    name = "scripted"
-
-    def __init__(self, actions: list[int]) -> None:
-        self.actions = list(actions)
-
-    def act(self, observation, action_mask, state) -> int:
-        return self.actions.pop(0)
 
 
 def test_games_constant() -> None:
@@ -83,7 +60,7 @@ def test_play_game_is_reproducible_by_seed() -> None:
 # ----------------------------------------------------------------------- real envs
 @pytest.mark.parametrize("game, num_players", [("mole_hill", 2), ("arktia", 2), ("arktia", 3)])
 def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> None:
-    env = real_env(game, num_players=num_players)
+    env = make_env(game, num_players=num_players)
     agents = [make_agent("greedy", seed=1)] + [
         make_agent("random", seed=s) for s in range(num_players - 1)
     ]
@@ -99,14 +76,14 @@ def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> N
 
 @pytest.mark.parametrize("game", GAMES)
 def test_play_game_real_envs_mcts(game: str) -> None:
-    env = real_env(game)
+    env = make_env(game)
     agents = [MCTSAgent(n_simulations=8, max_rollout_depth=20), RandomAgent()]
     result = play_game(env, agents, seed=3)
     assert len(result.returns) == 2 and result.num_steps > 0
 
 
 def test_play_game_truncated_arktia_is_scored_as_it_stands() -> None:
-    env = real_env("arktia", num_players=2, max_turns=3)
+    env = make_env("arktia", num_players=2, max_turns=3)
     result = play_game(env, [RandomAgent(), RandomAgent()], seed=5)
     assert not env.unwrapped.game.is_terminal()
     expected = [1.0, -1.0] if result.scores[0] > result.scores[1] else [-1.0, 1.0]

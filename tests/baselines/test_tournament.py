@@ -164,7 +164,6 @@ def test_standings_and_files(tmp_path) -> None:
 
 # ------------------------------------------------------------------ real tournament
 def test_round_robin_random_vs_greedy_two_games_each_way(tmp_path) -> None:
-    pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
     result = round_robin("mole_hill", ["random", "greedy"], games=4, seed=3)
     assert len(result.games) == 4
     assert [g.seat_a for g in result.games] == [0, 1, 1, 0]  # 2 games each way
@@ -190,7 +189,6 @@ def test_round_robin_bad_input() -> None:
 
 
 def test_round_robin_workers_give_the_same_games() -> None:
-    pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
     serial = round_robin("mole_hill", ["random", "greedy", "random"], games=2, seed=9)
     parallel = round_robin("mole_hill", ["random", "greedy", "random"], games=2, seed=9, workers=2)
     assert serial.agents == ["random", "greedy", "random#2"]
@@ -200,7 +198,6 @@ def test_round_robin_workers_give_the_same_games() -> None:
 
 
 def test_round_robin_three_players_fills_the_third_seat() -> None:
-    pytest.importorskip("tabletop_zoo.envs.arktia_v0")
     result = round_robin("arktia", ["greedy", "random"], games=2, num_players=3, seed=0)
     assert [g.seats for g in result.games] == [
         ["greedy", "random", "random"],  # A, B, filler

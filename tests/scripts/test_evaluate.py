@@ -6,8 +6,6 @@ import csv
 
 import pytest
 
-pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
-
 
 def test_tiny_tournament_random_vs_greedy(script, tmp_path, capsys) -> None:
     evaluate = script("evaluate")

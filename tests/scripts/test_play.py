@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
-
 PLAY = [sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "play.py")]
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "PYTHONUNBUFFERED": "1"}
 

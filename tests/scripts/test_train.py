@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-pytest.importorskip("tabletop_zoo.envs.mole_hill_v0")
-
 
 def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
     train = script("train")

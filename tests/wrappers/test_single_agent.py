@@ -24,27 +24,8 @@ nim_toy = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(nim_toy)
 NimEnv = nim_toy.NimEnv
 
-GYM_IDS = {
-    "tabletop_zoo/MoleHill-v0": "tabletop_zoo.envs.mole_hill_v0",
-    "tabletop_zoo/Arktia-v0": "tabletop_zoo.envs.arktia_v0",
-}
-
-
-def need(module: str) -> None:
-    """Skip only while one of our env modules does not exist yet."""
-    pytest.importorskip(module)
-
-
-class Scripted:
-    """Plays a fixed list of actions."""
-
-    name = "scripted"
-
-    def __init__(self, actions: list[int]) -> None:
-        self.actions = list(actions)
-
-    def act(self, observation, action_mask, state) -> int:
-        return self.actions.pop(0)
+GYM_IDS = ("tabletop_zoo/Arktia-v0", "tabletop_zoo/MoleHill-v0")
+Scripted = nim_toy.Scripted
 
 
 # -------------------------------------------------------------- known outcomes (Nim)
@@ -186,16 +167,14 @@ def test_bad_options_raise_clear_errors(kwargs, message) -> None:
 
 
 # ------------------------------------------------------------- our envs, registered
-@pytest.mark.parametrize("env_id", sorted(GYM_IDS))
+@pytest.mark.parametrize("env_id", GYM_IDS)
 def test_check_env_on_registered_ids(env_id: str) -> None:
-    need(GYM_IDS[env_id])
     env = gymnasium.make(env_id)
     check_env(env.unwrapped)
     env.close()
 
 
 def test_gymnasium_make_without_prior_import() -> None:
-    need(GYM_IDS["tabletop_zoo/Arktia-v0"])
     code = (
         "import gymnasium, sys\n"
         "assert 'tabletop_zoo.envs' not in sys.modules\n"
@@ -206,9 +185,8 @@ def test_gymnasium_make_without_prior_import() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("env_id", sorted(GYM_IDS))
+@pytest.mark.parametrize("env_id", GYM_IDS)
 def test_real_games_rewards_match_engine_returns(env_id: str) -> None:
-    need(GYM_IDS[env_id])
     env = gymnasium.make(env_id, opponent="greedy").unwrapped
     learner = RandomAgent(seed=0)
     for episode in range(4):
@@ -227,7 +205,6 @@ def test_real_games_rewards_match_engine_returns(env_id: str) -> None:
 
 
 def test_sb3_vec_envs_dummy_and_subproc() -> None:
-    need(GYM_IDS["tabletop_zoo/MoleHill-v0"])
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -248,7 +225,6 @@ def test_sb3_vec_envs_dummy_and_subproc() -> None:
 
 
 def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
-    need(GYM_IDS["tabletop_zoo/MoleHill-v0"])
     from sb3_contrib import MaskablePPO
 
     from tabletop_zoo.baselines import make_agent
@@ -268,7 +244,6 @@ def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
 
 def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
     # R23: after max_turns the game is truncated and scored by the position as it stands.
-    need(GYM_IDS["tabletop_zoo/Arktia-v0"])
     from tabletop_zoo.baselines import returns_from_scores
 
     env = gymnasium.make("tabletop_zoo/Arktia-v0", num_players=3, max_turns=4).unwrapped
