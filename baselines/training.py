@@ -48,7 +48,6 @@ from tabletop_zoo.baselines.tournament import (
     PairingStats,
     check_agent_fits,
     check_seed,
-    wilson_interval,
 )
 
 EVAL_OPPONENTS = ("random", "greedy")
@@ -342,10 +341,10 @@ def format_eval_table(rows: Sequence[EvalRow]) -> str:
         f"{'score':>7}{'opp':>7}"
     ]
     for r in rows:
-        lo, hi = wilson_interval(r.wins, r.games)
+        lo, hi = r.interval("wins")
         lines.append(
-            f"{r.opponent:<12}{r.games:>6}{r.wins / r.games:>7.2f}{r.draws / r.games:>7.2f}"
-            f"{r.losses / r.games:>7.2f}  [{lo:.2f}, {hi:.2f}]  {r.mean_score:>7.2f}"
+            f"{r.opponent:<12}{r.games:>6}{r.rate('wins'):>7.2f}{r.rate('draws'):>7.2f}"
+            f"{r.rate('losses'):>7.2f}  [{lo:.2f}, {hi:.2f}]  {r.mean_score:>7.2f}"
             f"{r.opponent_mean_score:>7.2f}"
         )
     return "\n".join(lines)
