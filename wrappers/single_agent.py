@@ -188,6 +188,9 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
         if not self._started:
             raise RuntimeError("call reset() before action_masks()")
+        unwrapped = self.aec_env.unwrapped
+        if hasattr(unwrapped, "action_mask"):  # our envs: the mask without the planes
+            return unwrapped.action_mask(self.learner).astype(bool)
         return np.asarray(self.aec_env.observe(self.learner)["action_mask"], dtype=bool)
 
     def render(self) -> Any:
