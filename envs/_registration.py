@@ -1,4 +1,5 @@
-"""Registration of our environments in PettingZoo's and Gymnasium's registries.
+"""Registration of every game of :data:`~tabletop_zoo.envs.registry.GAMES` in PettingZoo's
+and Gymnasium's registries.
 
 Entry points are strings, so registering imports nothing heavy.
 """
@@ -7,15 +8,10 @@ from __future__ import annotations
 
 import warnings
 
-PETTINGZOO_IDS = {
-    "tabletop_zoo/mole_hill-v0": "tabletop_zoo.envs.mole_hill_v0:env",
-    "tabletop_zoo/arktia-v0": "tabletop_zoo.envs.arktia_v0:env",
-}
+from tabletop_zoo.envs.registry import GAMES
 
-GYMNASIUM_IDS = {
-    "tabletop_zoo/MoleHill-v0": "tabletop_zoo.wrappers.single_agent:make_mole_hill_env",
-    "tabletop_zoo/Arktia-v0": "tabletop_zoo.wrappers.single_agent:make_arktia_env",
-}
+#: One Gymnasium entry point for every game; the game is bound per id through ``kwargs``.
+GYMNASIUM_ENTRY_POINT = "tabletop_zoo.wrappers.single_agent:make_env"
 
 
 def register_all() -> None:
@@ -23,11 +19,15 @@ def register_all() -> None:
     import gymnasium
     import pettingzoo
 
-    for env_id, entry_point in PETTINGZOO_IDS.items():
-        if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point)
-    for env_id, entry_point in GYMNASIUM_IDS.items():
-        if env_id not in gymnasium.registry:
+    for spec in GAMES.values():
+        if spec.pettingzoo_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.env_module}:env")
+        if spec.gymnasium_id not in gymnasium.registry:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
+                gymnasium.register(
+                    id=spec.gymnasium_id,
+                    entry_point=GYMNASIUM_ENTRY_POINT,
+                    kwargs={"game": spec.name},
+                    disable_env_checker=True,
+                )

@@ -77,10 +77,14 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
         "render_fps": 2,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+    def __init__(
+        self, num_players: int = 2, render_mode: str | None = None, **options: Any
+    ) -> None:
         check_options(options, OPTIONS)
-        EzPickle.__init__(self, render_mode=render_mode, **options)
-        self._engine = MoleHillGame(random_flowers=options.get("random_flowers", False))
+        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, **options)
+        self._engine = MoleHillGame(
+            num_players=num_players, random_flowers=options.get("random_flowers", False)
+        )
         box = spaces.Box(0.0, 1.0, OBS_SHAPE, dtype=np.float32)
         super().__init__(
             2,

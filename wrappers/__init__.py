@@ -1,5 +1,5 @@
 """tabletop_zoo.wrappers: single-agent Gymnasium views of our AEC envs."""
 
-from tabletop_zoo.wrappers.single_agent import SingleAgentEnv, make_arktia_env, make_mole_hill_env
+from tabletop_zoo.wrappers.single_agent import SingleAgentEnv, make_env
 
-__all__ = ["SingleAgentEnv", "make_arktia_env", "make_mole_hill_env"]
+__all__ = ["SingleAgentEnv", "make_env"]

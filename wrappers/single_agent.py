@@ -7,8 +7,8 @@ accumulated over everything that happened since its previous action (its own mov
 and the opponents' replies), so a lost game reaches the learner as a -1 just like a
 won game reaches it as +1. ``action_masks()`` serves sb3-contrib's ``MaskablePPO``.
 
-Factories :func:`make_mole_hill_env` and :func:`make_arktia_env` are the entry points
-of the Gymnasium ids ``tabletop_zoo/MoleHill-v0`` and ``tabletop_zoo/Arktia-v0``.
+The factory :func:`make_env` (``game`` bound per id) is the entry point of every Gymnasium
+id of ours (``GameSpec.gymnasium_id`` in :mod:`tabletop_zoo.envs.registry`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
 
-__all__ = ["SingleAgentEnv", "make_arktia_env", "make_mole_hill_env"]
+__all__ = ["SingleAgentEnv", "make_env"]
 
 OpponentSpec = Any  # Agent | str | Sequence[Agent | str] | Callable[[np.random.Generator], ...]
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -236,7 +236,9 @@ class SingleAgentEnv(gymnasium.Env):
         return info
 
 
-def make_mole_hill_env(
+def make_env(
+    game: str,
+    num_players: int | None = None,
     opponent: OpponentSpec = "random",
     learner_seat: int | None = None,
     render_mode: str | None = None,
@@ -245,32 +247,12 @@ def make_mole_hill_env(
     illegal_action: str = "lose",
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
-    """Mole Hill as a single-agent Gymnasium env (id ``tabletop_zoo/MoleHill-v0``).
+    """``game`` as a single-agent Gymnasium env (behind every Gymnasium id of ours).
 
-    ``env_kwargs`` are Mole Hill options (``random_flowers``, ``reward_mode``).
+    ``game`` is a name of :data:`~tabletop_zoo.envs.registry.GAMES`; ``env_kwargs`` are
+    that game's env options (see its env card).
     """
-    from tabletop_zoo.envs import mole_hill_v0
+    from tabletop_zoo.envs.registry import make_raw_env
 
-    aec = mole_hill_v0.raw_env(render_mode=render_mode, **env_kwargs)
-    return SingleAgentEnv(aec, opponent, learner_seat, seed=seed, illegal_action=illegal_action)
-
-
-def make_arktia_env(
-    num_players: int = 2,
-    opponent: OpponentSpec = "random",
-    learner_seat: int | None = None,
-    render_mode: str | None = None,
-    *,
-    seed: int | None = None,
-    illegal_action: str = "lose",
-    **env_kwargs: Any,
-) -> SingleAgentEnv:
-    """Arktia as a single-agent Gymnasium env (id ``tabletop_zoo/Arktia-v0``).
-
-    ``env_kwargs`` are Arktia options (``layout``, ``neutral_pieces``, ``reward_mode``,
-    ``max_turns``).
-    """
-    from tabletop_zoo.envs import arktia_v0
-
-    aec = arktia_v0.raw_env(num_players=num_players, render_mode=render_mode, **env_kwargs)
+    aec = make_raw_env(game, num_players, render_mode=render_mode, **env_kwargs)
     return SingleAgentEnv(aec, opponent, learner_seat, seed=seed, illegal_action=illegal_action)

@@ -103,7 +103,11 @@ class MoleHillGame:
     num_players = NUM_PLAYERS
     num_actions = A.NUM_ACTIONS
 
-    def __init__(self, random_flowers: bool = False) -> None:
+    def __init__(self, num_players: int = NUM_PLAYERS, random_flowers: bool = False) -> None:
+        if as_integer(num_players) != NUM_PLAYERS:
+            raise InvalidOptionError(
+                f"Mole Hill is a 2-player game; num_players must be 2, got {num_players!r}"
+            )
         if not isinstance(random_flowers, bool):
             raise InvalidOptionError(
                 f"random_flowers must be True or False, got {random_flowers!r}"

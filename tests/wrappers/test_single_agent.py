@@ -262,7 +262,7 @@ def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
 
 
 def test_action_masks_before_reset_is_a_clear_error() -> None:
-    from tabletop_zoo.wrappers.single_agent import make_mole_hill_env
+    from tabletop_zoo.wrappers.single_agent import make_env
 
     with pytest.raises(RuntimeError, match="reset"):
-        make_mole_hill_env().action_masks()
+        make_env("mole_hill").action_masks()

@@ -1,0 +1,140 @@
+"""The one list of games: every script, test, benchmark and registration iterates :data:`GAMES`.
+
+Adding a game means one :class:`GameSpec` here (plus its folder ``envs/<game>/`` and its
+versioned face ``envs/<game>_v0.py``); nothing else in the package names a game.
+
+Entries are plain strings (module paths), so importing the registry imports no engine,
+no env and nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+__all__ = ["GAMES", "GameSpec", "get_spec", "make_env", "make_raw_env", "new_game"]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the rest of the package needs to know about one game."""
+
+    name: str
+    """Short name used on command lines and in file names, e.g. ``"mole_hill"``."""
+    title: str
+    """Human name, e.g. ``"Mole Hill"``."""
+    env_module: str
+    """The versioned face PettingZoo users import (has ``env`` and ``raw_env``)."""
+    engine: str
+    """``"module:GameClass"``: the rules engine's Game (``new_initial_state``)."""
+    players: tuple[int, ...]
+    """The player counts the game supports."""
+    pettingzoo_id: str
+    gymnasium_id: str
+    golden_seeds: tuple[tuple[int, int], ...] = ()
+    """``(num_players, seed)`` of each golden playthrough in ``tests/envs/golden``."""
+    benchmark_players: tuple[int, ...] = (2,)
+    """Player counts that ``scripts/benchmark.py`` measures."""
+    benchmark_anchor: str | None = None
+    """A PettingZoo classic env module of similar size to compare speed with."""
+    train_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Training defaults that differ from the generic ones (``baselines.training``)."""
+
+    @property
+    def default_players(self) -> int:
+        """The smallest supported player count."""
+        return self.players[0]
+
+    def env_module_object(self) -> ModuleType:
+        """Import and return :attr:`env_module`."""
+        return importlib.import_module(self.env_module)
+
+    def game_class(self) -> type:
+        """Import and return the engine's Game class."""
+        module, _, name = self.engine.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def golden_name(self, num_players: int, seed: int) -> str:
+        """File stem of a golden playthrough, e.g. ``arktia_3p_seed5``."""
+        players = "" if len(self.players) == 1 else f"_{num_players}p"
+        return f"{self.name}{players}_seed{seed}"
+
+    def label(self, num_players: int) -> str:
+        """Row label for tables, e.g. ``arktia (3p)`` (no count for one-count games)."""
+        return self.name if len(self.players) == 1 else f"{self.name} ({num_players}p)"
+
+
+GAMES: Mapping[str, GameSpec] = MappingProxyType(
+    {
+        spec.name: spec
+        for spec in (
+            GameSpec(
+                name="mole_hill",
+                title="Mole Hill",
+                env_module="tabletop_zoo.envs.mole_hill_v0",
+                engine="tabletop_zoo.envs.mole_hill:MoleHillGame",
+                players=(2,),
+                pettingzoo_id="tabletop_zoo/mole_hill-v0",
+                gymnasium_id="tabletop_zoo/MoleHill-v0",
+                golden_seeds=((2, 7),),
+                benchmark_players=(2,),
+                benchmark_anchor="pettingzoo.classic.connect_four_v3",
+                train_overrides=MappingProxyType(
+                    {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
+                ),
+            ),
+            GameSpec(
+                name="arktia",
+                title="Arktia",
+                env_module="tabletop_zoo.envs.arktia_v0",
+                engine="tabletop_zoo.envs.arktia:ArktiaGame",
+                players=(2, 3, 4),
+                pettingzoo_id="tabletop_zoo/arktia-v0",
+                gymnasium_id="tabletop_zoo/Arktia-v0",
+                golden_seeds=((2, 3), (3, 5), (4, 11)),
+                benchmark_players=(2, 3, 4),
+                benchmark_anchor="pettingzoo.classic.go_v5",
+                train_overrides=MappingProxyType(
+                    {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
+                ),
+            ),
+        )
+    }
+)
+
+
+def get_spec(game: str) -> GameSpec:
+    """The spec of ``game``, or :class:`InvalidOptionError` listing the known games."""
+    spec = GAMES.get(game) if isinstance(game, str) else None
+    if spec is None:
+        raise InvalidOptionError(f"unknown game {game!r}; allowed: {', '.join(sorted(GAMES))}")
+    return spec
+
+
+def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
+    spec = get_spec(game)
+    if num_players is None:
+        num_players = spec.default_players
+    return spec.env_module_object().raw_env(num_players=num_players, **options)
+
+
+def make_env(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The AEC env of ``game`` with PettingZoo's classic wrappers (``<game>_v0.env``)."""
+    spec = get_spec(game)
+    if num_players is None:
+        num_players = spec.default_players
+    return spec.env_module_object().env(num_players=num_players, **options)
+
+
+def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The rules engine's Game object of ``game`` (call ``new_initial_state()`` on it)."""
+    spec = get_spec(game)
+    if num_players is None:
+        num_players = spec.default_players
+    return spec.game_class()(num_players=num_players, **options)
