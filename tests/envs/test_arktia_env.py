@@ -124,7 +124,7 @@ def test_metadata_agents_and_spaces() -> None:
     env.reset()
     raw = env.unwrapped
     assert raw.metadata["name"] == "arktia_v0"
-    assert raw.metadata["render_modes"] == ["ansi", "rgb_array", "human"]
+    assert raw.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     assert raw.metadata["is_parallelizable"] is False
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     n = 27  # default 3-player layout
@@ -198,12 +198,12 @@ def test_ruling_R17_melt_is_a_second_decision_of_the_same_agent() -> None:
     assert env.agent_selection == "player_0"
     assert env.unwrapped.game.phase == "melt"
     mask = env.observe("player_0")["action_mask"]
-    codec = env.unwrapped.arktia.codec
+    codec = env.unwrapped.engine.codec
     melt_tiles = {env.unwrapped.game.action_to_string(a) for a in np.flatnonzero(mask)}
     expected = {"a3", "b1", "b4", "c1", "c4", "d1", "d4", "e1", "e2", "e3"}
     assert melt_tiles == {f"melt {t}" for t in expected}
     assert not env.observe("player_1")["action_mask"].any()
-    env.step(codec.encode_melt(env.unwrapped.arktia.layout.index_of("e3")))
+    env.step(codec.encode_melt(env.unwrapped.engine.layout.index_of("e3")))
     assert env.agent_selection == "player_1"
     assert env.last()[4]["scores"] == [0 + 1 + 2, 7 + 2]  # melted + controlled; removed + ctrl
 
@@ -380,7 +380,7 @@ def test_ruling_R23_truncation_counts_completed_turns_from_the_start() -> None:
 def test_illegal_action_wrapped_env_gives_minus_one_to_the_offender() -> None:
     env = arktia_v0.env(num_players=3)
     env.reset()
-    codec = env.unwrapped.arktia.codec
+    codec = env.unwrapped.engine.codec
     illegal = codec.encode_move(0, 1, 1)  # nothing on the board to move
     assert env.observe("player_0")["action_mask"][illegal] == 0
     env.step(illegal)
@@ -397,7 +397,7 @@ def test_illegal_action_raw_env_raises_and_changes_nothing() -> None:
     env.reset()
     before = env.game.to_json()
     with pytest.raises(IllegalActionError, match="illegal|not legal|cannot"):
-        env.step(env.arktia.codec.encode_move(0, 1, 1))
+        env.step(env.engine.codec.encode_move(0, 1, 1))
     with pytest.raises(IllegalActionError):
         env.step(env.num_actions)  # not an action at all
     assert env.game.to_json() == before

@@ -16,8 +16,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 from tabletop_zoo.envs import mole_hill_v0
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
-from tabletop_zoo.envs.mole_hill import actions as A
-from tabletop_zoo.envs.mole_hill_v0 import (
+from tabletop_zoo.envs.mole_hill import board as A
+from tabletop_zoo.envs.mole_hill.observation import (
     P_CENTRE,
     P_DEST,
     P_I_AM_MOLE,

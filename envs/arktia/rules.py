@@ -27,6 +27,10 @@ NEUTRAL = 4  # owner id of neutral pieces; seats are 0..3
 NUM_COLOURS = 5  # colour index = owner id (seats 0..3, NEUTRAL)
 COLOUR_LETTERS = "rbygn"  # seat 0..3 = red, blue, yellow, green; index 4 = neutral
 PIECES_PER_KIND = 3  # each player owns 3 G, 3 D, 3 T
+#: Default truncation limit of the env in completed turns (R23). A 2-player game where
+#: both players place all 9 pieces and then melt lasts well under 100 turns; 300 leaves
+#: room for long manoeuvring without letting a stalled game run forever.
+DEFAULT_MAX_TURNS = 300
 
 # Round of play (stored as ``round`` in JSON): setup of the neutral pieces (R5-R6),
 # the two placement rounds of the opening (R8-R9), then normal play (R10).
