@@ -14,7 +14,7 @@ from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidStateError
 
-#: Longest saved state accepted, in characters (a full 64-tile Arktia state is ~10 kB).
+#: Longest saved state accepted, in characters (the largest saved states are ~10 kB).
 MAX_CHARS = 200_000
 #: Deepest nesting of lists/objects accepted (the schemas use at most 5 levels).
 MAX_DEPTH = 10

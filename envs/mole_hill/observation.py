@@ -72,6 +72,8 @@ class MoleHillObservationEncoder:
         self.max_turns = max_turns
         self.shape = OBS_SHAPE
         self._static_planes: dict[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] = {}
+        self._last_flowers: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        self._last_static = np.zeros((board.NUM_SPACES, NUM_PLANES), dtype=np.float32)
 
     def plane_names(self) -> list[str]:
         """Name of every plane, in order."""
@@ -79,14 +81,21 @@ class MoleHillObservationEncoder:
 
     def _static(self, state: MoleHillState) -> np.ndarray:
         """The fixed planes of ``state``'s flower placement, as a ``(63, 16)`` array."""
-        key = (state.red_flowers, state.white_flowers)
+        red, white = state.red_flowers, state.white_flowers
+        last_red, last_white = self._last_flowers
+        if red is last_red and white is last_white:  # the same game (or a clone of it)
+            return self._last_static
+        key = (red, white)
         static = self._static_planes.get(key)
         if static is None:
             static = np.zeros((board.NUM_SPACES, NUM_PLANES), dtype=np.float32)
             static[list(state.red_flowers), P_RED] = 1.0
             static[list(state.white_flowers), P_WHITE] = 1.0
             static[board.CENTRE, P_CENTRE] = 1.0
+            if len(self._static_planes) >= 64:  # random flowers: keep memory flat
+                self._static_planes.clear()
             self._static_planes[key] = static
+        self._last_flowers, self._last_static = key, static
         return static
 
     def encode(self, state: MoleHillState, seat: int) -> np.ndarray:
