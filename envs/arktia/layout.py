@@ -22,6 +22,7 @@ DIRECTION_NAMES: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 
 MAX_TILES = 64
 MAX_ROWS = 26  # row letters a..z
+MAX_LAYOUT_CHARS = 10_000  # far more than 26 rows of 64 tiles need
 
 DEFAULT_LAYOUTS: dict[int, str] = {
     2: "\n".join(
@@ -197,7 +198,12 @@ def parse_layout(text: str) -> Layout:
     """Parse the ASCII layout format of R2 (InvalidLayoutError naming the problem)."""
     if not isinstance(text, str):
         raise InvalidLayoutError(f"a layout must be a string, got {type(text).__name__}")
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    if len(text) > MAX_LAYOUT_CHARS:
+        raise InvalidLayoutError(
+            f"layout is {len(text)} characters long; at most {MAX_LAYOUT_CHARS} are accepted"
+        )
+    # only trailing spaces are dropped: a tab anywhere is refused below
+    lines = [line.rstrip(" ") for line in text.replace("\r\n", "\n").split("\n")]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:
