@@ -12,6 +12,7 @@ rays per direction) let the rules engine work on whole sets at once.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from tabletop_zoo.envs.errors import InvalidLayoutError
@@ -195,9 +196,18 @@ class Layout:
 
 
 def parse_layout(text: str) -> Layout:
-    """Parse the ASCII layout format of R2 (InvalidLayoutError naming the problem)."""
+    """Parse the ASCII layout format of R2 (InvalidLayoutError naming the problem).
+
+    Layouts are immutable, so the last few parsed are kept and shared (loading saved
+    states parses the same text again and again).
+    """
     if not isinstance(text, str):
         raise InvalidLayoutError(f"a layout must be a string, got {type(text).__name__}")
+    return _parse_layout(text)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_layout(text: str) -> Layout:
     if len(text) > MAX_LAYOUT_CHARS:
         raise InvalidLayoutError(
             f"layout is {len(text)} characters long; at most {MAX_LAYOUT_CHARS} are accepted"

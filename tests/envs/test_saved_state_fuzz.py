@@ -73,6 +73,25 @@ def _mutate(data: dict, choice: int, value, drop: bool) -> dict:
     return data
 
 
+def _nudge_numbers(data: dict, choices: list[int], deltas: list[int]) -> dict:
+    """Add small deltas to a few integer entries (seats, counts, round, turn, reserves)."""
+    data = json.loads(json.dumps(data))
+    paths = []
+    for path in _paths(data):
+        value = data
+        for key in path:
+            value = value[key]
+        if path and type(value) is int:
+            paths.append(path)
+    for choice, delta in zip(choices, deltas, strict=False):
+        path = paths[choice % len(paths)]
+        parent = data
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] += delta
+    return data
+
+
 def _check_accepted_state_stays_accepted(cls, state, rng: random.Random) -> None:
     again = cls.from_json(state.to_json())
     assert again == state
@@ -102,6 +121,27 @@ def test_mutated_saved_states_are_refused_or_playable(
     data = _mutate(json.loads(state.to_json()), choice, value, drop)
     if extra_key:
         data["unexpected"] = value
+    try:
+        loaded = cls.from_json(json.dumps(data))
+    except InvalidStateError:
+        return
+    _check_accepted_state_stays_accepted(cls, loaded, random.Random(seed))
+
+
+@pytest.mark.parametrize(("game", "n"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+@SETTINGS
+@given(
+    seed=st.integers(0, 10**6),
+    plies=st.integers(0, 120),
+    choices=st.lists(st.integers(0, 10**6), min_size=1, max_size=2),
+    deltas=st.lists(st.sampled_from([-2, -1, 1, 2]), min_size=1, max_size=2),
+)
+def test_states_with_nudged_numbers_are_refused_or_playable(
+    game: str, n: int, seed: int, plies: int, choices: list[int], deltas: list[int]
+) -> None:
+    state = _reachable(game, n, seed, plies)
+    cls = type(state)
+    data = _nudge_numbers(json.loads(state.to_json()), choices, deltas)
     try:
         loaded = cls.from_json(json.dumps(data))
     except InvalidStateError:
