@@ -88,6 +88,8 @@ def test_raw_env_calls_before_reset_say_to_reset(game_case) -> None:
         "state()": lambda: raw.state(),
         "action_mask()": lambda: raw.action_mask("player_0"),
     }
+    drawing = make_raw_env(spec.name, n, render_mode="ansi")
+    calls["render()"] = drawing.render
     for name, call in calls.items():
         with pytest.raises(UsageError, match=re.escape(f"{name} before reset(): call env.reset()")):
             call()
