@@ -19,8 +19,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tabletop_zoo.baselines import make_agent
-from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
 
 __all__ = ["SingleAgentEnv", "make_env"]
@@ -34,7 +33,7 @@ class SingleAgentEnv(gymnasium.Env):
     """One seat of an AEC env as a ``gymnasium.Env``; opponents play the other seats.
 
     Args:
-        aec_env: one of our AEC envs (raw or wrapped), e.g. ``mole_hill_v0.raw_env()``.
+        aec_env: one of our AEC envs (raw or wrapped), e.g. ``registry.make_raw_env(game)``.
         opponent: who plays the other seats: an agent, an agent spec string
             (``"random"``, ``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``; one agent per
             seat is built from it), a sequence with one agent/spec per other seat (in

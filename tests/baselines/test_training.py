@@ -9,27 +9,23 @@ import numpy as np
 import pytest
 
 from tabletop_zoo.baselines import RandomAgent
+from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.training import (
     EvalRow,
     OpponentPool,
     TrainConfig,
     append_eval_csv,
-    evaluate_agent,
     format_eval_table,
     plot_learning_curve,
 )
-
-needs_mole_hill = pytest.mark.skipif(
-    __import__("importlib").util.find_spec("tabletop_zoo.envs.mole_hill_v0") is None,
-    reason="mole_hill_v0 not available",
-)
+from tabletop_zoo.envs.registry import GAMES
 
 
 def test_config_defaults_per_game_and_bad_values() -> None:
     cfg = TrainConfig(game="mole_hill", timesteps=123).resolved()
     assert cfg.timesteps == 123  # explicit flag wins
     assert cfg.n_steps == 512 and cfg.name == "mole_hill_2p_seed0"
-    with pytest.raises(ValueError, match="allowed: mole_hill, arktia"):
+    with pytest.raises(ValueError, match=f"allowed: {', '.join(sorted(GAMES))}"):
         TrainConfig(game="chess").resolved()
     with pytest.raises(ValueError, match="vec must be"):
         TrainConfig(vec="threads").resolved()
@@ -73,7 +69,6 @@ def test_eval_rows_csv_table_and_curve(tmp_path) -> None:
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-@needs_mole_hill
 def test_evaluate_agent_plays_every_seat() -> None:
     rows = evaluate_agent(RandomAgent(seed=0), "mole_hill", 2, ("random",), games_per_seat=2)
     (row,) = rows
@@ -81,9 +76,9 @@ def test_evaluate_agent_plays_every_seat() -> None:
     assert row.wins + row.draws + row.losses == 4
 
 
-@needs_mole_hill
 def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
-    from tabletop_zoo.baselines.training import _POOLS, train
+    from tabletop_zoo.baselines.training import train
+    from tabletop_zoo.baselines.training.opponents import _POOLS
 
     cfg = TrainConfig(
         game="mole_hill",
@@ -121,11 +116,13 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
         train(cfg, log=lambda *_: None)
 
     # the saved model plays in a tournament as "ppo:PATH"
-    from tabletop_zoo.baselines.tournament import round_robin
+    from tabletop_zoo.baselines.evaluation import round_robin
 
     spec = f"ppo:{result.model_path}"
     tour = round_robin("mole_hill", [spec, "random"], games=2, seed=0)
-    assert [g.seats for g in tour.games] == [[spec, "random"], ["random", spec]]
+    # shown by its run folder's name
+    assert [g.seats for g in tour.games] == [["ppo(tiny)", "random"], ["random", "ppo(tiny)"]]
+    assert tour.specs == [spec, "random"]
 
     # the pool keeps only the newest max_snapshots
     other = tmp_path / "other"

@@ -228,8 +228,8 @@ def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
     from tabletop_zoo.baselines import make_agent
-    from tabletop_zoo.baselines.arena import make_env, play_game
-    from tabletop_zoo.baselines.ppo import PPOAgent
+    from tabletop_zoo.baselines.agents.ppo import PPOAgent
+    from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 
     env = gymnasium.make("tabletop_zoo/MoleHill-v0", opponent="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
