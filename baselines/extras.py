@@ -1,7 +1,8 @@
 """Optional extras: check up front that an extra is installed, and say how to install it.
 
 The core package needs only numpy, gymnasium and pettingzoo. Training, PPO agents, plots and
-progress bars need the ``train`` extra; the pygame window needs ``render``. Every script and
+progress bars need the ``train`` extra; the pygame window needs ``render``; PettingZoo's
+games that ``scripts/benchmark.py`` compares with need ``bench``. Every script and
 library entry point that needs one calls :func:`require_extra` before doing any work, so a
 missing extra is one line naming the install command instead of a traceback from deep inside::
 
@@ -24,6 +25,7 @@ __all__ = ["EXTRAS", "MissingExtraError", "install_command", "missing_modules", 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm"),
     "render": ("pygame",),
+    "bench": ("pygame",),
 }
 
 

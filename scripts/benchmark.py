@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
 
 # How an anchor module is built and shown; anchors not listed use env() and their module name.
@@ -140,7 +141,9 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
         try:
             env = factory()
         except Exception as exc:  # noqa: BLE001 - any import/constructor failure: skip it
-            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}")
+            hint = f" (install the 'bench' extra: {install_command('bench')})"
+            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}" + (
+                hint if isinstance(exc, ImportError) else ""))  # fmt: skip
             continue
         rows.append(
             {
