@@ -152,5 +152,6 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     model.save(model_path)
     log(f"saved {model_path}; final evaluation ({cfg.final_eval_games} games per seat)...")
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
+    model.logger.close()  # flushes and closes progress.csv
     seconds = time.perf_counter() - start
     return TrainResult(cfg, run_dir, model_path, rows, seconds)

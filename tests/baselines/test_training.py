@@ -76,7 +76,7 @@ def test_evaluate_agent_plays_every_seat() -> None:
     assert row.wins + row.draws + row.losses == 4
 
 
-def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
+def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     from tabletop_zoo.baselines.training import train
     from tabletop_zoo.baselines.training.opponents import _POOLS
 
@@ -98,6 +98,8 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
         progress_bar=False,
     )
     result = train(cfg, log=lambda *_: None)
+    # every folder is made before SB3 writes to it ("Path '...' does not exist" noise)
+    assert not [w for w in recwarn if "does not exist" in str(w.message)]
     run = tmp_path / "tiny"
     for name in ("config.json", "progress.csv", "eval.csv", "learning_curve.png"):
         assert (run / name).stat().st_size > 0, name
@@ -134,3 +136,49 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
     picked = {pool(np.random.default_rng(i))[0].name for i in range(10)}
     assert sorted(pool.snapshots) == [20, 30]
     assert picked <= {"snapshot_20", "snapshot_30"}
+
+
+def test_default_run_folder_is_fresh_so_a_rerun_never_collides(tmp_path) -> None:
+    game = next(iter(GAMES))
+    cfg = TrainConfig(runs_dir=str(tmp_path)).resolved()
+    assert cfg.game == game and cfg.name == f"{game}_2p_seed0"
+    (tmp_path / cfg.name).mkdir()
+    (tmp_path / cfg.name / "config.json").write_text("{}")
+    again = TrainConfig(runs_dir=str(tmp_path)).resolved()
+    assert again.name == f"{game}_2p_seed0_2"
+    again.check_new_run_dir()  # free
+    named = TrainConfig(runs_dir=str(tmp_path), name=cfg.name).resolved()
+    with pytest.raises(ValueError, match="already has a run in it; pick another --name"):
+        named.check_new_run_dir()
+
+
+def test_defaults_are_generic_plus_the_games_overrides() -> None:
+    from tabletop_zoo.baselines.training import GENERIC_DEFAULTS, defaults_for
+
+    for name, spec in GAMES.items():
+        cfg = TrainConfig(game=name).resolved()
+        for key, generic in GENERIC_DEFAULTS.items():
+            assert getattr(cfg, key) == spec.train_overrides.get(key, generic)
+        assert defaults_for(name) == {**GENERIC_DEFAULTS, **spec.train_overrides}
+        assert cfg.num_players == spec.default_players
+
+
+@pytest.mark.parametrize("key", ["num_players", "render_mode"])
+def test_env_kwargs_that_are_not_env_options_are_refused(key) -> None:
+    from tabletop_zoo.envs.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match=f"{key!r} is not an env option here"):
+        TrainConfig(env_kwargs={key: 3}).resolved()
+
+
+def test_training_plays_no_matches_of_its_own() -> None:
+    """Evaluations go through the evaluation layer (seat-rotated matches), not a loop here."""
+    from pathlib import Path
+
+    import tabletop_zoo.baselines.training as training
+
+    folder = Path(training.__file__).parent
+    for module in folder.glob("*.py"):
+        text = module.read_text()
+        assert "play_game" not in text and "agent_iter" not in text, module.name
+    assert "evaluate_agent" in (folder / "eval_log.py").read_text()
