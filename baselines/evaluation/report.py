@@ -2,7 +2,8 @@
 
 Display names keep tables narrow: ``ppo:runs/x/final_model.zip`` is shown as ``ppo(x)``
 (the run folder), ``ppo:models/best.zip`` as ``ppo(best)``; repeated names get ``#2``,
-``#3``. The full specs stay in ``standings.csv``. The text table fits 100 columns.
+``#3``. The full specs stay in ``standings.csv``. The text table fits 100 columns (a name
+longer than its column keeps its start and its end).
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ __all__ = [
     "display_name",
     "display_names",
     "plot_tournament",
+    "short_label",
+    "tournament_figure",
     "tournament_table",
     "write_tournament_csv",
 ]
 
 TABLE_WIDTH = 100
-NAME_WIDTH = 22  # widest name column of the pairing table (two of them fit in 100 columns)
+NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
 GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")
 
 
@@ -55,10 +58,11 @@ def display_names(specs: Sequence[str]) -> list[str]:
 
     Two different specs that would get the same short name keep their full specs.
     """
-    short = [display_name(s) for s in specs]
-    for i, name in enumerate(short):
-        if any(short[j] == name and specs[j] != specs[i] for j in range(len(specs))):
-            short[i] = specs[i]
+    first = [display_name(s) for s in specs]
+    short = [
+        spec if any(other == name and specs[j] != spec for j, other in enumerate(first)) else name
+        for spec, name in zip(specs, first, strict=True)
+    ]
     seen: dict[str, int] = {}
     names = []
     for name in short:
@@ -67,11 +71,17 @@ def display_names(specs: Sequence[str]) -> list[str]:
     return names
 
 
+def short_label(name: str, limit: int = NAME_WIDTH - 1) -> str:
+    """``name`` if it has at most ``limit`` characters, else its first four characters and
+    its end joined by ``~`` (``ppo(~ment_42/step_100000)``)."""
+    if len(name) <= limit:
+        return name
+    return name[:4] + "~" + name[len(name) - (limit - 5) :]
+
+
 def _fit(name: str, width: int) -> str:
-    """``name`` cut to ``width - 1`` characters (``~`` marks a cut), left-aligned in ``width``."""
-    if len(name) > width - 1:
-        name = name[: width - 2] + "~"
-    return f"{name:<{width}}"
+    """``name`` shortened to ``width - 1`` characters, left-aligned in ``width`` columns."""
+    return f"{short_label(name, width - 1):<{width}}"
 
 
 def tournament_table(result: TournamentResult) -> str:
@@ -106,10 +116,6 @@ def tournament_table(result: TournamentResult) -> str:
             f"{_fit(s.agent, w)}{s.games:>6}{s.wins:>6}{s.draws:>6}{s.losses:>7}"
             f"{rate:>7.1%}{s.mean_score:>7.2f}{s.elo:>7.0f}"
         )
-    if any(name != spec for name, spec in zip(result.agents, result.specs, strict=False)):
-        lines += ["", "names: " + "; ".join(
-            f"{n} = {s}" for n, s in zip(result.agents, result.specs, strict=False) if n != s
-        )]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -169,8 +175,20 @@ def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tup
 
 
 def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
-    """Save a PNG: stacked win/draw/loss bars per pairing (win CI whiskers) and an Elo panel
-    whose bars start at the average rating (1500) and carry their values."""
+    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
+    import matplotlib.pyplot as plt
+
+    fig = tournament_figure(result)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def tournament_figure(result: TournamentResult) -> Any:
+    """A matplotlib figure: stacked win/draw/loss bars per pairing (win CI whiskers) and an
+    Elo panel whose bars start at the average rating (1500) and carry their values."""
     from tabletop_zoo.baselines.extras import require_extra
 
     require_extra("train", "the tournament chart", ("matplotlib",))
@@ -178,13 +196,14 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     pairings = result.pairings()
     standings = result.standings()
     fig, (ax1, ax2) = plt.subplots(
         1,
         2,
-        figsize=(12, 2.0 + 0.5 * max(len(pairings), len(standings))),
+        figsize=(13, 2.0 + 0.5 * max(len(pairings), len(standings))),
         gridspec_kw={"width_ratios": [2, 1]},
     )
     y = np.arange(len(pairings))
@@ -204,7 +223,7 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
         capsize=3,
         label="win 95% CI",
     )
-    ax1.set_yticks(y, [f"{p.agent} vs {p.opponent}" for p in pairings])
+    ax1.set_yticks(y, [f"{short_label(p.agent)} vs {short_label(p.opponent)}" for p in pairings])
     ax1.invert_yaxis()
     ax1.set_xlim(0, 1)
     ax1.set_xlabel("rate (first agent's view)")
@@ -218,13 +237,10 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     bars = ax2.barh(ys, [e - ELO_INITIAL for e in elos], left=ELO_INITIAL, color=colours)
     ax2.bar_label(bars, labels=[f"{e:.0f}" for e in elos], padding=3, fontsize="small")
     ax2.axvline(ELO_INITIAL, color="black", linewidth=0.8)
-    ax2.set_yticks(ys, [s.agent for s in standings])
+    ax2.set_yticks(ys, [short_label(s.agent) for s in standings])
     ax2.invert_yaxis()
     ax2.set_xlim(*elo_axis_limits(elos))
     ax2.set_xlabel(f"Elo (average {ELO_INITIAL:.0f})")
+    ax2.xaxis.set_major_locator(MaxNLocator(4))
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return fig
