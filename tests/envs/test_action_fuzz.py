@@ -30,7 +30,7 @@ ACTIONS = st.one_of(
     st.integers(0, 400).map(lambda a: np.array([a])),
     st.integers(0, 400).map(np.float32),
 )
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _integer(value) -> int | None:

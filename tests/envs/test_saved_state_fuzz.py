@@ -27,7 +27,7 @@ ODD_VALUES = st.one_of(
     st.lists(st.integers(-1, 4), max_size=4),
     st.dictionaries(st.sampled_from(["a1", "b2", "c3"]), st.just([[0, "G"]]), max_size=2),
 )
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _reachable(game: str, n: int, seed: int, plies: int):
