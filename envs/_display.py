@@ -24,7 +24,7 @@ import numpy as np
 from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
 from tabletop_zoo.envs.registry import GAMES, GameSpec
 
-__all__ = ["LastMove", "game_gui", "game_spec_of", "status_lines", "with_status"]
+__all__ = ["Choice", "LastMove", "game_gui", "game_spec_of", "status_lines", "with_status"]
 
 BAND: Color = (250, 250, 245)
 INK: Color = (20, 20, 20)
@@ -38,6 +38,43 @@ class LastMove:
 
     seat: int
     notation: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One thing a person can click in the play window: a spot on the board picture or a
+    button under it.
+
+    Clicking plays ``play`` when it is set, otherwise makes ``selection`` the new partial
+    choice (e.g. the stack to move). ``actions`` are the legal actions the choice leads to
+    (one of them is played in the end), so every legal action is reachable by clicks.
+    """
+
+    label: str
+    actions: frozenset[int]
+    play: int | None = None
+    selection: tuple = ()
+    spot: tuple[float, float, float] | None = None
+    """``(y, x, radius)`` of a round spot on the picture (pixels)."""
+    box: tuple[int, int, int, int] | None = None
+    """``(y0, x0, y1, x1)`` of a rectangular spot on the picture (e.g. a rod's edge)."""
+    selected: bool = False
+    """Part of the current selection (drawn highlighted)."""
+
+    @property
+    def is_button(self) -> bool:
+        """A button in the panel (no spot on the picture)."""
+        return self.spot is None and self.box is None
+
+    def hit(self, y: float, x: float) -> bool:
+        """Whether picture pixel ``(y, x)`` lies on this spot."""
+        if self.spot is not None:
+            cy, cx, r = self.spot
+            return (y - cy) ** 2 + (x - cx) ** 2 <= r * r
+        if self.box is not None:
+            y0, x0, y1, x1 = self.box
+            return y0 <= y < y1 and x0 <= x < x1
+        return False
 
 
 def game_spec_of(state: Any) -> GameSpec:

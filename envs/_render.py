@@ -87,13 +87,14 @@ _GLYPHS = {
     ",": "000000000010100", ".": "000000000000010", "(": "010100100100010",
     ")": "010001001001010", "=": "000111000111000", "+": "000010111010000",
     "|": "010010010010010", "!": "010010010000010", "_": "000000000000111",
+    "?": "111001011000010",
 }  # fmt: skip
 
 
 def draw_text(img: np.ndarray, text: str, y: int, x: int, scale: int, color: Color) -> None:
     """Draw ``text`` with its top-left corner at ``(y, x)``.
 
-    Characters: digits, letters (drawn lower case), space and ``-:/@,.()=+|!_``.
+    Characters: digits, letters (drawn lower case), space and ``-:/@,.()=+|!_?``.
 
     Each glyph is 3x5 cells of ``scale`` pixels (``@``: 5x5), with one empty cell between
     glyphs.

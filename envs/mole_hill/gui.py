@@ -6,7 +6,17 @@ the play window (:mod:`tabletop_zoo.baselines.agents.gui`).
 
 from __future__ import annotations
 
-from tabletop_zoo.envs.mole_hill.game import MOLE_PIECES, NUM_ROUNDS, MoleHillState
+import numpy as np
+
+from tabletop_zoo.envs._display import Choice
+from tabletop_zoo.envs.mole_hill import actions as A
+from tabletop_zoo.envs.mole_hill.game import MOLE_PIECES, NUM_ROUNDS, MoleHillGame, MoleHillState
+from tabletop_zoo.envs.mole_hill_v0 import CELL, _centre, draw_board
+
+#: Half the width (pixels) of the clickable strip along an edge, and the part of each end
+#: of an edge that is not clickable (so that no strip overlaps another).
+EDGE_REACH = 10
+EDGE_CORNER = 9
 
 
 def seat_label(state: MoleHillState, seat: int) -> str:
@@ -22,9 +32,64 @@ def status(state: MoleHillState) -> str:
     round 2 has begun."""
     if state.is_terminal():
         return f"game over after {NUM_ROUNDS} rounds"
-    text = f"round {state.round + 1} of {NUM_ROUNDS}, {state.pieces_left} of {MOLE_PIECES} left"
+    text = (
+        f"round {state.round + 1} of {NUM_ROUNDS}, {state.pieces_left} of {MOLE_PIECES} pieces left"
+    )
     if state.jump_available:
         text += ", mole may jump"
     if state.round_scores and not state.trail:
         text += f", round 1 over: player_0 scored {state.round_scores[0]}"
     return text
+
+
+class Picker:
+    """Clicks on the Mole Hill picture: a space for the mole, an edge for a rod.
+
+    Built from the engine's Game object; :meth:`draw` is the env's ``rgb_array`` picture
+    and :meth:`choices` says what may be clicked in it.
+    """
+
+    def __init__(self, game: MoleHillGame) -> None:
+        self.game = game
+
+    def draw(self, state: MoleHillState) -> np.ndarray:
+        """The picture the spots of :meth:`choices` refer to."""
+        return draw_board(state)
+
+    def choices(self, state: MoleHillState, selection: tuple = ()) -> tuple[str, list[Choice]]:
+        """The prompt and the clickable choices for the player to act (none when over).
+
+        Mole Hill needs one click per action, so ``selection`` is never used.
+        """
+        if state.is_terminal():
+            return "the game is over", []
+        legal = state.legal_actions()
+        if state.mole_to_move:
+            spots = [
+                Choice(A.SPACE_NAMES[s], frozenset((s,)), play=s, spot=(*_centre(s), 0.45 * CELL))
+                for s in legal
+            ]
+            where = "any space" if not state.trail else "a marked space"
+            return f"mole: click {where} to move there", spots
+        return "gardener: click an edge between two spaces to put a rod on it", [
+            Choice(A.ACTION_NAMES[a], frozenset((a,)), play=a, box=edge_box(a - A.ROD_OFFSET))
+            for a in legal
+        ]
+
+
+def edge_box(edge: int) -> tuple[int, int, int, int]:
+    """``(y0, x0, y1, x1)``: the clickable strip along ``edge`` (its corners left out, so
+    strips never overlap)."""
+    a, b = A.EDGE_SPACES[edge]
+    ay, ax = _centre(a)
+    half, inset = CELL / 2, EDGE_CORNER
+    if b == a + 1:  # vertical line between a and the space to its right
+        x = ax + half
+        return (
+            int(ay - half + inset),
+            int(x - EDGE_REACH),
+            int(ay + half - inset),
+            int(x + EDGE_REACH),
+        )
+    y = ay + half  # horizontal line between a and the space below it
+    return int(y - EDGE_REACH), int(ax - half + inset), int(y + EDGE_REACH), int(ax + half - inset)

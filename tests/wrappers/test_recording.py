@@ -33,7 +33,7 @@ def test_status_lines_of_a_mole_hill_position_worked_out_by_hand() -> None:
     lines = status_lines(state, 6, LastMove(1, "a1-b1"))
     assert lines == [
         "move 6: player_1 (gardener) played a1-b1",
-        "round 1 of 2, 19 of 22 left, mole may jump, to act: player_0 (mole)",
+        "round 1 of 2, 19 of 22 pieces left, mole may jump, to act: player_0 (mole)",
         "scores: player_0 (mole) 0, player_1 (gardener) 0",
     ]
 
