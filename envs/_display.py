@@ -77,18 +77,20 @@ class Choice:
         return False
 
 
-def game_spec_of(state: Any) -> GameSpec:
-    """The :class:`GameSpec` whose package ``tabletop_zoo.envs.<name>`` defines ``state``."""
-    module = type(state).__module__
+def game_spec_of(obj: Any) -> GameSpec:
+    """The :class:`GameSpec` whose package ``tabletop_zoo.envs.<name>`` defines the class of
+    ``obj`` (an engine state, Game or renderer)."""
+    module = type(obj).__module__
     for spec in GAMES.values():
         if module.startswith(f"tabletop_zoo.envs.{spec.name}."):
             return spec
-    raise TypeError(f"{type(state).__name__} is not the state of a game in GAMES")
+    raise TypeError(f"{type(obj).__name__} does not belong to a game in GAMES")
 
 
-def game_gui(state_or_spec: Any) -> ModuleType:
-    """The ``envs/<game>/gui.py`` module of a game (given its spec or one of its states)."""
-    spec = state_or_spec if isinstance(state_or_spec, GameSpec) else game_spec_of(state_or_spec)
+def game_gui(spec_or_obj: Any) -> ModuleType:
+    """The ``envs/<game>/gui.py`` module of a game, given its spec or one of its objects
+    (engine state, Game, renderer)."""
+    spec = spec_or_obj if isinstance(spec_or_obj, GameSpec) else game_spec_of(spec_or_obj)
     return importlib.import_module(f"tabletop_zoo.envs.{spec.name}.gui")
 
 

@@ -17,8 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from tabletop_zoo.baselines import make_agent
-from tabletop_zoo.envs._extras import MissingExtraError, require
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
 from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
 
@@ -71,7 +71,7 @@ def record(
 ) -> tuple[Path, list[float]]:
     """Play one game between ``agents`` (specs, one per seat), write it to ``out``;
     returns the file and the returns per seat."""
-    from tabletop_zoo.baselines.arena import play_game
+    from tabletop_zoo.baselines.evaluation.arena import play_game
 
     env = RecordEpisode(
         make_env(game, num_players=len(agents), render_mode="rgb_array"),
@@ -94,12 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:  # up front, before a long game: the writers this file name needs
-        require("imageio", "record", "recording a game")
         if Path(args.out).suffix.lower() == ".mp4":
-            require("imageio_ffmpeg", "video", "recording an MP4")
+            require_extra("video", "scripts/record.py --out *.mp4")
+        else:
+            require_extra("record", "scripts/record.py")
     except MissingExtraError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"record.py: error: {exc}", file=sys.stderr)
+        return 1
     path, returns = record(args.game, agents, args.out, args.seed, args.fps, args.hold)
     size_kb = path.stat().st_size / 1024
     print(f"wrote {path} ({size_kb:.0f} kB); returns per seat: {returns}")

@@ -105,28 +105,6 @@ def test_gymnasium_module_colon_id_form_imports_the_package(tmp_path: Path) -> N
     assert out.strip() == spec.gymnasium_id
 
 
-def source_packages() -> set[str]:
-    """Dotted names of every package folder in the repo, by the ``package-dir`` mapping."""
-    mapping = pyproject()["tool"]["setuptools"]["package-dir"]
-    found: set[str] = set()
-    for dotted, folder in mapping.items():
-        base = ROOT / folder
-        for init in base.rglob("__init__.py"):
-            rel = init.parent.relative_to(base)
-            if "__pycache__" in rel.parts:
-                continue
-            # a folder mapped to its own package (envs/_package) is not also a sub-package
-            if any((ROOT / other) == init.parent for other in mapping.values() if other != folder):
-                continue
-            found.add(".".join((dotted, *rel.parts)) if rel.parts else dotted)
-    return found
-
-
-def test_every_package_folder_is_listed_in_pyproject() -> None:
-    listed = set(pyproject()["tool"]["setuptools"]["packages"])
-    assert source_packages() == listed
-
-
 @pytest.mark.slow
 def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
     """A non-editable build (``pip install .`` installs this wheel) has every package."""

@@ -29,8 +29,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
-from tabletop_zoo.envs._extras import require
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
+from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["FORMATS", "RecordEpisode", "save_animation"]
 
@@ -62,13 +62,15 @@ def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0)
         raise InvalidOptionError("no frames to save: reset() and play at least the start")
     if not fps > 0:
         raise InvalidOptionError(f"fps must be a positive number, got {fps!r}")
-    iio = require("imageio.v3", "record", "recording a game")
+    require_extra("record", "recording a game")
+    import imageio.v3 as iio
+
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".gif":
         # duration per frame in milliseconds; loop=0 repeats forever
         iio.imwrite(path, np.stack(frames), duration=1000.0 / fps, loop=0)
     else:
-        require("imageio_ffmpeg", "video", "recording an MP4")
+        require_extra("video", "recording an MP4")
         video = np.stack([_even_size(f) for f in frames])
         iio.imwrite(path, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
     return path
@@ -112,7 +114,7 @@ class RecordEpisode(BaseWrapper):
 
     # ------------------------------------------------------------ recording
     def _game_state(self) -> Any:
-        return self.env.unwrapped.game
+        return self.env.unwrapped.game_state
 
     def _capture(self, last: LastMove | None) -> None:
         truncated = any(self.env.unwrapped.truncations.values())

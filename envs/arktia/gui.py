@@ -13,7 +13,7 @@ import numpy as np
 from tabletop_zoo.envs._display import Choice
 from tabletop_zoo.envs.arktia.layout import iter_bits
 from tabletop_zoo.envs.arktia.render import OWNER_NAMES, ArktiaImageRenderer
-from tabletop_zoo.envs.arktia.state import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.rules import ArktiaState
 
 #: Piece kinds G, D, T by name (R1).
 KIND_NAMES = ("Globus", "Diskus", "Torus")
@@ -54,11 +54,13 @@ class Picker:
     ``("stop?",)``.
     """
 
-    def __init__(self, game: ArktiaGame) -> None:
-        self.game = game
-        self.renderer = ArktiaImageRenderer(game.layout, game.num_players)
-        self.codec = game.codec
-        self.names = game.layout.names
+    def __init__(self, renderer: ArktiaImageRenderer) -> None:
+        """Built from the env's image renderer (``env.unwrapped.renderer``), whose hex
+        centres the spots use."""
+        self.renderer = renderer
+        self.game = renderer.game
+        self.codec = self.game.codec
+        self.names = self.game.layout.names
 
     def draw(self, state: ArktiaState) -> np.ndarray:
         """The picture the spots of :meth:`choices` refer to."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs._display import Choice
-from tabletop_zoo.envs.mole_hill import actions as A
-from tabletop_zoo.envs.mole_hill.game import MOLE_PIECES, NUM_ROUNDS, MoleHillGame, MoleHillState
-from tabletop_zoo.envs.mole_hill_v0 import CELL, _centre, draw_board
+from tabletop_zoo.envs.mole_hill import board as A
+from tabletop_zoo.envs.mole_hill.render import CELL, MoleHillImageRenderer, space_centre
+from tabletop_zoo.envs.mole_hill.rules import MOLE_PIECES, NUM_ROUNDS, MoleHillState
 
 #: Half the width (pixels) of the clickable strip along an edge, and the part of each end
 #: of an edge that is not clickable (so that no strip overlaps another).
@@ -45,16 +45,16 @@ def status(state: MoleHillState) -> str:
 class Picker:
     """Clicks on the Mole Hill picture: a space for the mole, an edge for a rod.
 
-    Built from the engine's Game object; :meth:`draw` is the env's ``rgb_array`` picture
-    and :meth:`choices` says what may be clicked in it.
+    Built from the env's image renderer (``env.unwrapped.renderer``); :meth:`draw` is the
+    env's ``rgb_array`` picture and :meth:`choices` says what may be clicked in it.
     """
 
-    def __init__(self, game: MoleHillGame) -> None:
-        self.game = game
+    def __init__(self, renderer: MoleHillImageRenderer) -> None:
+        self.renderer = renderer
 
     def draw(self, state: MoleHillState) -> np.ndarray:
         """The picture the spots of :meth:`choices` refer to."""
-        return draw_board(state)
+        return self.renderer.draw(state)
 
     def choices(self, state: MoleHillState, selection: tuple = ()) -> tuple[str, list[Choice]]:
         """The prompt and the clickable choices for the player to act (none when over).
@@ -66,7 +66,9 @@ class Picker:
         legal = state.legal_actions()
         if state.mole_to_move:
             spots = [
-                Choice(A.SPACE_NAMES[s], frozenset((s,)), play=s, spot=(*_centre(s), 0.45 * CELL))
+                Choice(
+                    A.SPACE_NAMES[s], frozenset((s,)), play=s, spot=(*space_centre(s), 0.45 * CELL)
+                )
                 for s in legal
             ]
             where = "any space" if not state.trail else "a marked space"
@@ -81,7 +83,7 @@ def edge_box(edge: int) -> tuple[int, int, int, int]:
     """``(y0, x0, y1, x1)``: the clickable strip along ``edge`` (its corners left out, so
     strips never overlap)."""
     a, b = A.EDGE_SPACES[edge]
-    ay, ax = _centre(a)
+    ay, ax = space_centre(a)
     half, inset = CELL / 2, EDGE_CORNER
     if b == a + 1:  # vertical line between a and the space to its right
         x = ax + half

@@ -4,15 +4,45 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import dataclass
 
 import pytest
 
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
+from tabletop_zoo.baselines.agents.human import GameAbandoned
+from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs._display import Choice
-from tabletop_zoo.envs._extras import MissingExtraError
+from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
 
 pygame = pytest.importorskip("pygame")
-gui = pytest.importorskip("tabletop_zoo.baselines.gui")
+
+
+@dataclass
+class Played:
+    finished: bool
+    moves: list[str]
+    returns: list[float]
+    window: PlayWindow
+
+
+def play_in_window(game: str, specs: list[str], seed: int, on_wait=None) -> Played:
+    """What ``scripts/play.py --gui`` does: the arena with a WindowAgent per person."""
+    env = make_env(game, num_players=len(specs))
+    humans = {i for i, s in enumerate(specs) if s == "human"}
+    window = PlayWindow(env, humans=humans, delay=0, on_wait=on_wait)
+    agents = [
+        WindowAgent(window) if s == "human" else make_agent(s, seed=i) for i, s in enumerate(specs)
+    ]
+    try:
+        play_game(env, agents, seed=seed, on_start=window.start, on_step=window.step)
+    except GameAbandoned:
+        window.close()
+        return Played(False, window.moves, [], window)
+    state = env.unwrapped.game_state
+    window.finish(env, linger=False)
+    return Played(True, window.moves, list(state.returns()), window)
 
 
 class Clicker:
@@ -54,7 +84,7 @@ class Clicker:
 def test_a_full_game_played_with_the_mouse_against_a_random_agent(name, players) -> None:
     clicker = Clicker(seed=players)
     specs = ["human"] + ["random"] * (players - 1)
-    result = gui.play_in_window(name, specs, seed=7, delay=0, linger=False, on_wait=clicker)
+    result = play_in_window(name, specs, seed=7, on_wait=clicker)
     assert result.finished
     assert len(result.returns) == players  # the game reached its end
     assert clicker.played  # the person's moves came from clicks
@@ -70,9 +100,7 @@ def test_the_window_shows_status_and_the_final_result() -> None:
         shown.append(list(window.last_lines))
         Clicker(seed=len(shown))(window, choices)
 
-    result = gui.play_in_window(
-        "mole_hill", ["human", "greedy"], seed=1, delay=0, linger=False, on_wait=watch
-    )
+    result = play_in_window("mole_hill", ["human", "greedy"], seed=1, on_wait=watch)
     assert result.finished
     assert shown[0][0] == "start of the game"
     assert shown[0][1].endswith("to act: player_0 (mole)")
@@ -100,9 +128,7 @@ def test_stop_needs_a_second_click_to_confirm() -> None:
         x, y = window.button_centre(choice)
         pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
 
-    result = gui.play_in_window(
-        spec.name, ["human", "random"], seed=3, delay=0, linger=False, on_wait=stop_when_possible
-    )
+    result = play_in_window(spec.name, ["human", "random"], seed=3, on_wait=stop_when_possible)
     assert result.finished
     assert steps.count("no") == 1 and steps.count("yes, stop") == 1
     assert "stop" in result.moves  # played once, after the confirmation
@@ -112,9 +138,7 @@ def test_closing_the_window_abandons_the_game() -> None:
     def close(window, choices):
         pygame.event.post(pygame.event.Event(pygame.QUIT))
 
-    result = gui.play_in_window(
-        "mole_hill", ["human", "random"], seed=0, linger=False, on_wait=close
-    )
+    result = play_in_window("mole_hill", ["human", "random"], seed=0, on_wait=close)
     assert not result.finished and result.moves == [] and result.returns == []
 
 
@@ -128,14 +152,12 @@ def test_clicks_outside_any_target_change_nothing() -> None:
         else:
             pygame.event.post(pygame.event.Event(pygame.QUIT))
 
-    result = gui.play_in_window(
-        "mole_hill", ["human", "random"], seed=0, linger=False, on_wait=miss_then_quit
-    )
+    result = play_in_window("mole_hill", ["human", "random"], seed=0, on_wait=miss_then_quit)
     assert calls == [63, 63] and result.moves == []  # still the first placement
 
 
 def test_without_pygame_the_window_names_the_render_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "pygame", None)
     with pytest.raises(MissingExtraError) as info:
-        gui.play_in_window("mole_hill", ["human", "random"], seed=0, linger=False)
+        PlayWindow(make_env("mole_hill"))
     assert "[render]" in str(info.value) and "\n" not in str(info.value)

@@ -9,10 +9,15 @@ import numpy as np
 import pytest
 
 from tabletop_zoo.envs._display import Choice, game_gui
-from tabletop_zoo.envs.arktia import ArktiaGame
-from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
-from tabletop_zoo.envs.mole_hill import actions as A
-from tabletop_zoo.envs.registry import GAMES, new_game
+from tabletop_zoo.envs.mole_hill import MoleHillState
+from tabletop_zoo.envs.mole_hill import board as A
+from tabletop_zoo.envs.registry import GAMES, make_raw_env
+
+
+def picker_and_game(name: str, players: int | None = None):
+    """The game's click map (built from the env's renderer) and its engine Game."""
+    env = make_raw_env(name, num_players=players)
+    return game_gui(GAMES[name]).Picker(env.unwrapped.renderer), env.unwrapped.engine
 
 
 def reachable(picker, state, start: tuple = ()) -> set[int]:
@@ -60,8 +65,7 @@ def reachable(picker, state, start: tuple = ()) -> set[int]:
 def test_every_legal_action_is_reachable_by_clicks(name: str) -> None:
     rng = random.Random(4)
     for players in GAMES[name].players:
-        game = new_game(name, num_players=players)
-        picker = game_gui(GAMES[name]).Picker(game)
+        picker, game = picker_and_game(name, players)
         state = game.new_initial_state(seed=rng.randrange(1000))
         while not state.is_terminal():
             assert reachable(picker, state) == set(state.legal_actions())
@@ -71,8 +75,7 @@ def test_every_legal_action_is_reachable_by_clicks(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_spots_lie_inside_the_picture_and_do_not_overlap(name: str) -> None:
-    game = new_game(name, num_players=GAMES[name].players[-1])
-    picker = game_gui(GAMES[name]).Picker(game)
+    picker, game = picker_and_game(name, GAMES[name].players[-1])
     state = game.new_initial_state(seed=0)
     h, w = picker.draw(state).shape[:2]
     spots = [c for c in picker.choices(state)[1] if not c.is_button]
@@ -97,7 +100,7 @@ def _hits(choices: list[Choice], y: float, x: float) -> list[Choice]:
 def test_mole_hill_pixels_worked_out_from_the_board_geometry() -> None:
     # 56-pixel cells after a 28-pixel margin: e4 (column 4, row 3) spans x 252..308 and
     # y 196..252, so its middle is (y, x) = (224, 280); the edge e4-f4 is the line x = 308
-    picker = game_gui(GAMES["mole_hill"]).Picker(MoleHillGame())
+    picker, _game = picker_and_game("mole_hill")
     state = MoleHillState.from_position([])
     (hit,) = _hits(picker.choices(state)[1], 224, 280)
     assert hit.play == A.parse_space("e4") == 31
@@ -113,14 +116,13 @@ def test_mole_hill_pixels_worked_out_from_the_board_geometry() -> None:
 
 def test_mole_hill_mole_is_offered_only_its_destinations() -> None:
     state = MoleHillState.from_position(["a1"])  # from the corner a1: b1, a2, b2
-    _prompt, choices = game_gui(GAMES["mole_hill"]).Picker(MoleHillGame()).choices(state)
+    _prompt, choices = picker_and_game("mole_hill")[0].choices(state)
     assert sorted(c.label for c in choices) == ["a2", "b1", "b2"]
 
 
 def test_arktia_move_needs_source_then_target_then_count() -> None:
     """Seat 0 moves a two-piece stack: source, target, then how many pieces."""
-    game = ArktiaGame(num_players=2)
-    picker = game_gui(GAMES["arktia"]).Picker(game)
+    picker, game = picker_and_game("arktia", 2)
     rng = random.Random(0)
     for _ in range(200):  # random games until a position offers a choice of count
         state = game.new_initial_state(seed=rng.randrange(10**6))
@@ -141,8 +143,7 @@ def test_arktia_move_needs_source_then_target_then_count() -> None:
 
 
 def test_arktia_stop_asks_for_confirmation() -> None:
-    game = ArktiaGame(num_players=2)
-    picker = game_gui(GAMES["arktia"]).Picker(game)
+    picker, game = picker_and_game("arktia", 2)
     rng = random.Random(1)
     state = game.new_initial_state(seed=1)
     while game.codec.STOP not in state.legal_actions():
@@ -157,8 +158,7 @@ def test_arktia_stop_asks_for_confirmation() -> None:
 
 
 def test_arktia_tile_spots_sit_on_the_hex_centres() -> None:
-    game = ArktiaGame(num_players=3)
-    picker = game_gui(GAMES["arktia"]).Picker(game)
+    picker, game = picker_and_game("arktia", 3)
     renderer = picker.renderer
     state = game.new_initial_state(seed=0)  # first placement: every tile is a target
     spots = picker.choices(state)[1]

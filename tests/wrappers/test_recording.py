@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_zoo.baselines import make_agent
-from tabletop_zoo.baselines.arena import play_game
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.evaluation.arena import play_game
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
-from tabletop_zoo.envs._extras import MissingExtraError
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.mole_hill import MoleHillState
 from tabletop_zoo.envs.registry import GAMES, make_env
 from tabletop_zoo.wrappers.recording import RecordEpisode, save_animation
@@ -44,11 +44,11 @@ def finished_mole_hill_game(seed: int | None) -> MoleHillState:
     agents = [make_agent("random", seed=seed), make_agent("random", seed=seed)]
     if seed is None:
         env.reset(seed=0)
-        while not env.unwrapped.game.is_terminal():
+        while not env.unwrapped.game_state.is_terminal():
             env.step(first_legal(env))
     else:
         play_game(env, agents, seed=seed)
-    return env.unwrapped.game
+    return env.unwrapped.game_state
 
 
 def test_status_lines_name_the_winner_at_the_end() -> None:
@@ -71,7 +71,7 @@ def test_status_lines_of_a_truncated_arktia_game_say_who_leads() -> None:
     env.reset(seed=1)
     while not any(env.truncations.values()):
         env.step(first_legal(env))
-    state = env.unwrapped.game
+    state = env.unwrapped.game_state
     lines = status_lines(state, 4, LastMove(0, "x"), truncated=True)
     scores = state.scores()
     leaders = [s for s, x in enumerate(scores) if x == max(scores)]
@@ -133,13 +133,13 @@ def test_record_episode_needs_rgb_array_and_a_known_file_type(tmp_path: Path) ->
 
 
 def test_save_animation_without_imageio_names_the_extra(monkeypatch, tmp_path: Path) -> None:
-    monkeypatch.setitem(sys.modules, "imageio.v3", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "imageio", None)  # import now fails
     frame = np.zeros((16, 16, 3), np.uint8)
     with pytest.raises(MissingExtraError) as info:
         save_animation([frame], tmp_path / "x.gif")
     message = str(info.value)
     assert "\n" not in message
-    assert "recording a game needs imageio" in message and "[record]" in message
+    assert "recording a game needs the 'record' extra" in message and "[record]" in message
     assert not (tmp_path / "x.gif").exists()
 
 

@@ -1,51 +1,59 @@
-"""Play any game of :data:`~tabletop_zoo.envs.registry.GAMES` with the mouse in a pygame
-window, against any agents (``scripts/play.py --gui``).
+"""A person plays with the mouse in a pygame window (``scripts/play.py --gui``).
 
 The window shows, from top to bottom: a status band (last move in notation, round or
 phase, who is to act or the final result, scores), the game's ``rgb_array`` picture with
 the legal targets marked, and a panel with a prompt and buttons. What can be clicked comes
-from the game's ``envs/<game>/gui.py`` ``Picker`` (its ``choices(state, selection)``):
-clicking a choice either plays an action or narrows the selection (e.g. the stack to
-move, then its target, then how many pieces). Closing the window or pressing Escape
-abandons the game.
+from the game's ``envs/<game>/gui.py`` ``Picker`` (``choices(state, selection)``): a click
+either plays an action or narrows the selection (e.g. the stack to move, then its target,
+then how many pieces). Closing the window or pressing Escape abandons the game
+(:class:`~tabletop_zoo.baselines.agents.human.GameAbandoned`).
 
-Example (a person plays seat 0 against the greedy agent)::
+Two parts, both plugged into the arena's ``play_game``: :class:`WindowAgent` (an
+:class:`~tabletop_zoo.baselines.agents.Agent` for a person's seat) and the
+:class:`PlayWindow` itself, whose :meth:`~PlayWindow.start` and :meth:`~PlayWindow.step`
+are the ``on_start`` / ``on_step`` hooks that show every position::
 
-    from tabletop_zoo.baselines.gui import play_in_window
-    play_in_window("mole_hill", ["human", "greedy"], seed=1)
+    from tabletop_zoo.baselines.agents import make_agent
+    from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
+    from tabletop_zoo.baselines.evaluation import make_env, play_game
+
+    env = make_env("mole_hill")
+    window = PlayWindow(env, humans={0}, delay=0.6)
+    agents = [WindowAgent(window), make_agent("greedy", seed=1)]
+    play_game(env, agents, seed=1, on_start=window.start, on_step=window.step)
+    window.finish(env)  # the result stays on screen until the window is closed
 
 Needs the ``render`` extra (pygame). Tests drive it headless (``SDL_VIDEODRIVER=dummy``)
-with synthetic mouse events through the ``on_wait`` hook.
+with synthetic mouse events posted from the ``on_wait`` hook.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.human import GameAbandoned
 from tabletop_zoo.envs._display import (
     Choice,
     LastMove,
     band_height,
     band_lines,
     game_gui,
+    game_spec_of,
     status_lines,
     with_status,
     wrap,
 )
-from tabletop_zoo.envs._extras import require
 from tabletop_zoo.envs._render import blank_image, draw_segment, draw_text, fill_rect, fill_ring
 from tabletop_zoo.envs._render import text_size as bitmap_text_size
-from tabletop_zoo.envs.registry import get_spec, make_raw_env
+from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["HUMAN", "PlayWindow", "WindowResult", "play_in_window"]
+__all__ = ["PlayWindow", "WindowAgent"]
 
-HUMAN = "human"
 TARGET = (250, 210, 40)
 SELECTED = (220, 40, 40)
 HOVER = (255, 255, 255)
@@ -57,38 +65,38 @@ BAND_LINES = 4
 PANEL_HEIGHT = 110
 BUTTON_HEIGHT = 26
 SCALE = 2
-
-
-@dataclass
-class WindowResult:
-    """How a game in the window ended: ``finished`` False when the person quit."""
-
-    finished: bool
-    scores: list[int]
-    returns: list[float]
-    moves: list[str]
+MIN_WIDTH = 420
 
 
 class PlayWindow:
-    """The window: draws positions and turns clicks into actions.
+    """The window of one game: shows every position and turns clicks into actions.
 
     Args:
-        game: a name in ``GAMES``.
-        engine: the engine's Game object (``env.unwrapped.engine`` / ``new_game(...)``).
-        on_wait: called as ``on_wait(window, choices)`` every time the window waits for a
+        env: one of our AEC envs (its ``renderer`` draws the pictures; no render mode
+            needed).
+        humans: the seats played in this window (their moves get no ``delay``).
+        delay: seconds an agent's move stays on screen before the game goes on.
+        on_wait: called as ``on_wait(window, choices)`` each time the window waits for a
             click (tests post synthetic mouse events from it).
     """
 
     def __init__(
         self,
-        game: str,
-        engine: Any,
+        env: Any,
+        humans: Collection[int] = (0,),
+        delay: float = 0.6,
         on_wait: Callable[[PlayWindow, list[Choice]], None] | None = None,
     ) -> None:
+        require_extra("render", "the play window (--gui)")
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        self.pygame = require("pygame", "render", "the play window")
-        self.spec = get_spec(game)
-        self.picker = game_gui(self.spec).Picker(engine)
+        import pygame
+
+        self.pygame = pygame
+        raw = env.unwrapped
+        self.picker = game_gui(raw.engine).Picker(raw.renderer)
+        self.title = f"tabletop-zoo: {game_spec_of(raw.engine).title}"
+        self.humans = set(humans)
+        self.delay = delay
         self.on_wait = on_wait
         self._screen: Any = None
         self._size: tuple[int, int] = (0, 0)
@@ -98,6 +106,42 @@ class PlayWindow:
         self.last_frame: np.ndarray | None = None
         self.last_lines: list[str] = []
         self.prompt = ""
+        self.moves: list[str] = []
+        self.last: LastMove | None = None
+        self.truncated = False
+        self._before: Any = None
+
+    # ------------------------------------------------------------ play_game hooks
+    def start(self, env: Any) -> None:
+        """``on_start`` hook: the first position."""
+        state = env.unwrapped.game_state
+        self.moves, self.last, self.truncated = [], None, False
+        self._before = state.clone()
+        self.show(state)
+
+    def step(self, env: Any, seat: int, action: int) -> None:
+        """``on_step`` hook: show the position after ``seat`` played ``action``; an agent's
+        move stays on screen for ``delay`` seconds."""
+        raw = env.unwrapped
+        state = raw.game_state
+        self.last = LastMove(seat, self._before.action_to_string(action))
+        self.moves.append(self.last.notation)
+        self.truncated = any(raw.truncations.values())
+        self._before = state.clone()
+        self.show(state)
+        if seat not in self.humans and self.delay > 0 and not self.pause(self.delay):
+            raise GameAbandoned("the window was closed")
+
+    def finish(self, env: Any, linger: bool = True) -> None:
+        """Show the result; with ``linger`` wait until the person closes the window."""
+        self.show(env.unwrapped.game_state, "game over: close the window to leave")
+        while linger and self.pause(0.2):
+            pass
+        self.close()
+
+    def status(self, state: Any) -> list[str]:
+        """The status band's lines for ``state`` after the moves seen so far."""
+        return status_lines(state, len(self.moves), self.last, self.truncated)
 
     # ------------------------------------------------------------ drawing
     def compose(
@@ -151,7 +195,7 @@ class PlayWindow:
         if self._screen is None or size != self._size:
             if self._screen is None:
                 pygame.display.init()
-                pygame.display.set_caption(f"tabletop-zoo: {self.spec.title}")
+                pygame.display.set_caption(self.title)
             self._screen = pygame.display.set_mode(size)
             self._size = size
         surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
@@ -159,11 +203,11 @@ class PlayWindow:
         pygame.display.flip()
         self.last_frame = frame
 
-    def show(self, state: Any, lines: list[str], prompt: str = "") -> None:
-        """Draw a position without anything to click."""
-        self.last_lines = lines
+    def show(self, state: Any, prompt: str = "") -> None:
+        """Draw ``state`` with nothing to click."""
+        self.last_lines = self.status(state)
         self.prompt = prompt
-        self.present(self.compose(state, lines, prompt))
+        self.present(self.compose(state, self.last_lines, prompt))
 
     def button_centre(self, choice: Choice) -> tuple[int, int]:
         """Window pixel ``(x, y)`` at the middle of a button shown in the last frame."""
@@ -194,25 +238,26 @@ class PlayWindow:
         return None
 
     # ------------------------------------------------------------ input
-    def choose(self, state: Any, lines: list[str]) -> int | None:
+    # ------------------------------------------------------------ input
+    def choose(self, state: Any) -> int | None:
         """Wait until the person clicks their way to a legal action; ``None`` if they quit
         (window closed or Escape)."""
         pygame = self.pygame
         selection: tuple = ()
         self.hover = None
+        lines = self.status(state)
         while True:
             prompt, choices = self.picker.choices(state, selection)
-            self.prompt = prompt
-            self.last_lines = lines
+            self.prompt, self.last_lines = prompt, lines
             self.present(self.compose(state, lines, prompt, choices))
             if self.on_wait is not None:
                 self.on_wait(self, choices)
             event = pygame.event.wait(200)
             events = [event, *pygame.event.get()] if event.type != pygame.NOEVENT else []
             for event in events:
-                if event.type == pygame.QUIT:
-                    return None
-                if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+                if event.type == pygame.QUIT or (
+                    event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
+                ):
                     return None
                 if event.type == pygame.MOUSEMOTION:
                     self.hover = self.hit(*event.pos, choices)
@@ -247,6 +292,26 @@ class PlayWindow:
             self._screen = None
 
 
+class WindowAgent:
+    """A person's seat played with the mouse in a :class:`PlayWindow`.
+
+    Follows the :class:`~tabletop_zoo.baselines.agents.Agent` protocol; ``act`` raises
+    :class:`~tabletop_zoo.baselines.agents.human.GameAbandoned` when the person closes the
+    window.
+    """
+
+    def __init__(self, window: PlayWindow, name: str = "you") -> None:
+        self.window = window
+        self.name = name
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """The action the person clicks (always one of ``state.legal_actions()``)."""
+        action = self.window.choose(state)
+        if action is None:
+            raise GameAbandoned("the window was closed")
+        return action
+
+
 def _mark(picture: np.ndarray, choice: Choice, hover: bool) -> None:
     """Mark a clickable spot on the picture: a ring (red when selected, white under the
     mouse), or a line along a rod's edge."""
@@ -261,85 +326,3 @@ def _mark(picture: np.ndarray, choice: Choice, hover: bool) -> None:
         if y1 - y0 > x1 - x0:  # a vertical edge
             a, b = (y0, (x0 + x1) / 2), (y1, (x0 + x1) / 2)
         draw_segment(picture, a, b, 5 if hover else 2, colour)
-
-
-def play_in_window(
-    game: str,
-    specs: Sequence[str],
-    seed: int | None = None,
-    delay: float = 0.6,
-    linger: bool = True,
-    on_wait: Callable[[PlayWindow, list[Choice]], None] | None = None,
-    **env_options: Any,
-) -> WindowResult:
-    """Play one game in the window; ``specs[i]`` is ``"human"`` or an agent spec for seat i.
-
-    Agents' moves are shown for ``delay`` seconds. At the end the result stays on screen
-    until the window is closed (``linger=False`` returns at once).
-    """
-    from tabletop_zoo.baselines import make_agent
-    from tabletop_zoo.baselines.arena import agent_seeds
-
-    env = make_raw_env(game, num_players=len(specs), **env_options)
-    agents = [
-        None if spec == HUMAN else make_agent(spec, seed=agent_seed)
-        for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
-    ]
-    for agent, agent_seed in zip(agents, agent_seeds(seed, len(specs)), strict=True):
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
-            reset(seed=agent_seed)
-    env.reset(seed=seed)
-    window = PlayWindow(game, _engine_of(env), on_wait=on_wait)
-    names = list(env.possible_agents)
-    moves: list[str] = []
-    last: LastMove | None = None
-    finished = True
-    was_truncated = False
-    try:
-        for name in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                was_truncated = was_truncated or truncated
-                env.step(None)
-                continue
-            seat = names.index(name)
-            state = env.unwrapped.game
-            lines = status_lines(state, len(moves), last)
-            agent = agents[seat]
-            if agent is None:
-                action = window.choose(state, lines)
-                if action is None:
-                    finished = False
-                    break
-            else:
-                window.show(state, lines, f"{name} ({specs[seat]}) is thinking...")
-                action = int(agent.act(obs["observation"], obs["action_mask"], state))
-            last = LastMove(seat, state.action_to_string(action))  # before it is applied
-            env.step(action)
-            moves.append(last.notation)
-            if agent is not None and delay > 0:
-                state = env.unwrapped.game
-                window.show(state, status_lines(state, len(moves), last), "")
-                if not window.pause(delay):
-                    finished = False
-                    break
-        state = env.unwrapped.game
-        lines = status_lines(state, len(moves), last, was_truncated)
-        end = "game abandoned" if not finished else "close the window to leave"
-        window.show(state, lines, end)
-        if linger and finished:
-            while window.pause(0.2):
-                pass
-    finally:
-        window.close()
-    scores = [int(s) for s in state.scores()]
-    returns = [float(r) for r in state.returns()] if state.is_terminal() else []
-    return WindowResult(finished, scores, returns, moves)
-
-
-def _engine_of(env: Any) -> Any:
-    """The engine's Game object behind a raw env (``engine`` once every env has it)."""
-    raw = env.unwrapped
-    engine = getattr(raw, "engine", None)
-    return engine if engine is not None else raw.game.game
