@@ -10,6 +10,7 @@ no env and nothing heavy.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
@@ -17,7 +18,16 @@ from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["GAMES", "GameSpec", "get_spec", "make_env", "make_raw_env", "new_game"]
+__all__ = [
+    "GAMES",
+    "GameSpec",
+    "fast_engine",
+    "fast_path_available",
+    "get_spec",
+    "make_env",
+    "make_raw_env",
+    "new_game",
+]
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,9 @@ class GameSpec:
     """A PettingZoo classic env module of similar size to compare speed with."""
     train_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Training defaults that differ from the generic ones (``baselines.training``)."""
+    fast_engine: str | None = None
+    """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
+    from a Game object; ``None`` if the game has none."""
 
     @property
     def default_players(self) -> int:
@@ -57,6 +70,17 @@ class GameSpec:
     def game_class(self) -> type:
         """Import and return the engine's Game class."""
         module, _, name = self.engine.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def fast_engine_class(self) -> type:
+        """Import and return the compiled engine's class.
+
+        Raises ImportError (saying how to install the ``fast`` extra) when numba is
+        missing, and InvalidOptionError when the game has no compiled engine.
+        """
+        if self.fast_engine is None:
+            raise InvalidOptionError(f"{self.name} has no compiled engine")
+        module, _, name = self.fast_engine.partition(":")
         return getattr(importlib.import_module(module), name)
 
     def golden_name(self, num_players: int, seed: int) -> str:
@@ -84,6 +108,7 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType(
                 golden_seeds=((2, 7),),
                 benchmark_players=(2,),
                 benchmark_anchor="pettingzoo.classic.connect_four_v3",
+                fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
                 train_overrides=MappingProxyType(
                     {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
                 ),
@@ -138,3 +163,16 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     if num_players is None:
         num_players = spec.default_players
     return spec.game_class()(num_players=num_players, **options)
+
+
+def fast_path_available() -> bool:
+    """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def fast_engine(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The compiled batched engine of ``game`` for these options (imports numba).
+
+    ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
+    """
+    return get_spec(game).fast_engine_class()(new_game(game, num_players, **options))
