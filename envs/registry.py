@@ -124,6 +124,7 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType(
                 golden_seeds=((2, 3), (3, 5), (4, 11)),
                 benchmark_players=(2, 3, 4),
                 benchmark_anchor="pettingzoo.classic.go_v5",
+                fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
                 train_overrides=MappingProxyType(
                     {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
                 ),

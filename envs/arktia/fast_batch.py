@@ -1,0 +1,103 @@
+"""Batched loops over compiled Arktia rows: step with autoreset and truncation, legal
+masks, and the random-play driver (single-threaded and over two threads).
+
+``tables`` is ``(neighbours, rays, params, shapes)`` as built by
+:class:`tabletop_zoo.envs.arktia.fast.FastArktia`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_zoo.envs.arktia import fast_kernels as K
+from tabletop_zoo.envs.fast_common import jit, numba
+
+
+@jit
+def first_illegal(states, actions):
+    """Index of the first game whose action is not legal, -1 if all are."""
+    for i in range(states.shape[0]):
+        if not K.is_legal(states[i], actions[i]):
+            return i
+    return -1
+
+
+@jit
+def legal_mask(states, mask):
+    """Set ``mask[i, a]`` for the legal actions ``a`` of every game ``i``."""
+    for i in range(states.shape[0]):
+        row = states[i]
+        for j in range(row[K.LEGAL_COUNT]):
+            mask[i, row[K.LEGAL + j]] = True
+
+
+@jit
+def win_rewards(row, n, out):
+    """R22 from the scores as they stand: +1 sole top, 0 tied top, -1 others."""
+    best = -1
+    tied = 0
+    for s in range(n):
+        score = K.score(row, s)
+        if score > best:
+            best, tied = score, 1
+        elif score == best:
+            tied += 1
+    for s in range(n):
+        if K.score(row, s) == best:
+            out[s] = 1.0 if tied == 1 else 0.0
+        else:
+            out[s] = -1.0
+
+
+@jit
+def step_batch(states, actions, autoreset, max_turns, initial, tables, rewards, done, cut, scores):
+    """Apply one legal action per game; score and (optionally) restart finished games."""
+    nbr, rays, prm, shapes = tables
+    n = prm[K.P_PLAYERS]
+    for i in range(states.shape[0]):
+        row = states[i]
+        K.apply_action(row, actions[i], nbr, rays, prm, shapes)
+        over = row[K.CUR] < 0
+        if over or row[K.TURN] >= max_turns:
+            done[i] = over
+            cut[i] = not over
+            for s in range(n):
+                scores[i, s] = K.score(row, s)
+            win_rewards(row, n, rewards[i])
+            if autoreset:
+                row[:] = initial
+
+
+@jit
+def play_row(row, num_steps, max_turns, initial, nbr, rays, prm, shapes):
+    """``num_steps`` uniform random decisions on one row; returns the games finished."""
+    games = 0
+    for _ in range(num_steps):
+        action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
+        K.apply_action(row, action, nbr, rays, prm, shapes)
+        if row[K.CUR] < 0 or row[K.TURN] >= max_turns:
+            games += 1
+            row[:] = initial
+    return games
+
+
+@jit
+def random_play(states, num_steps, seed, max_turns, initial, tables):
+    """Random play on every row (one thread, repeatable for a seed); games finished."""
+    np.random.seed(seed)
+    nbr, rays, prm, shapes = tables
+    games = 0
+    for i in range(states.shape[0]):
+        games += play_row(states[i], num_steps, max_turns, initial, nbr, rays, prm, shapes)
+    return games
+
+
+@numba.njit(cache=True, parallel=True)
+def random_play_parallel(states, num_steps, seed, max_turns, initial, tables):
+    """:func:`random_play` with the rows spread over numba's threads (not repeatable)."""
+    np.random.seed(seed)
+    nbr, rays, prm, shapes = tables
+    games = np.zeros(states.shape[0], dtype=np.int64)
+    for i in numba.prange(states.shape[0]):
+        games[i] = play_row(states[i], num_steps, max_turns, initial, nbr, rays, prm, shapes)
+    return games.sum()
