@@ -138,4 +138,3 @@ class raw_env(TurnBasedAECEnv, EzPickle):
             f"player_{seat} = {COLOUR_LETTERS[seat]}" for seat in range(self.arktia.num_players)
         )
         return f"arktia_v0  turn {self.game.turn}/{self.turn_limit}  ({colours})"
-

@@ -171,9 +171,14 @@ def fast_path_available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def fast_engine(game: str, num_players: int | None = None, **options: Any) -> Any:
-    """The compiled batched engine of ``game`` for these options (imports numba).
+def fast_engine(
+    game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
+) -> Any:
+    """The compiled batched engine of ``game`` for these game options (imports numba).
 
+    ``max_turns``: truncation limit for games that have one (default: the env's).
     ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
     """
-    return get_spec(game).fast_engine_class()(new_game(game, num_players, **options))
+    engine_class = get_spec(game).fast_engine_class()
+    rules = new_game(game, num_players, **options)
+    return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)

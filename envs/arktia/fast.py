@@ -18,7 +18,7 @@ both ways and :class:`FastArktiaState` offers the engine protocol on one row.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -29,39 +29,19 @@ from tabletop_zoo.envs.arktia import (
     ArktiaGame,
     ArktiaState,
 )
+from tabletop_zoo.envs.arktia import fast_batch as B
 from tabletop_zoo.envs.arktia import fast_kernels as K
 from tabletop_zoo.envs.arktia import fast_observation as O
-from tabletop_zoo.envs.arktia.fast_batch import (
-    first_illegal,
-    legal_mask,
-    random_play,
-    random_play_parallel,
-    step_batch,
-)
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
-from tabletop_zoo.envs.fast_common import jit
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState", "StepResult"]
+__all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
 
 #: Truncation limit (completed turns) when none is given: the env's default (R23).
 DEFAULT_MAX_TURNS = 300
 _SHAPES = K.stack_table(STACK_SHAPES)
 _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}
-
-
-class StepResult(NamedTuple):
-    """What :meth:`FastArktia.step` returns, one entry per game of the batch."""
-
-    rewards: np.ndarray
-    """``(B, n)`` float32: +1 sole top scorer, 0 tied top, -1 others, in games that ended
-    or were truncated in this step; 0 elsewhere."""
-    terminated: np.ndarray
-    """``(B,)`` bool: every player's game has ended (R20)."""
-    truncated: np.ndarray
-    """``(B,)`` bool: ``max_turns`` turns were completed (R23) before the end."""
-    final_scores: np.ndarray
-    """``(B, n)`` int64: scores (R21) of the games that ended or were truncated, else 0."""
 
 
 def _int64(mask: int) -> np.int64:
@@ -119,6 +99,27 @@ class FastArktia:
         del seed
         return np.repeat(self.initial_row[None], batch_size, axis=0)
 
+    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        """Start new games in the rows where ``which`` (bool mask) is set."""
+        states[np.asarray(which, dtype=bool)] = self.initial_row
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (random and greedy actions)."""
+        B.seed(seed)
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        B.random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
+        return out
+
     def current_players(self, states: np.ndarray) -> np.ndarray:
         """Seat to decide per game (-1 where the game is over)."""
         return states[:, K.CUR].copy()
@@ -130,7 +131,7 @@ class FastArktia:
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """``(B, num_actions)`` bool: the legal actions of the player to decide."""
         mask = np.zeros((len(states), self.num_actions), dtype=bool)
-        legal_mask(states, mask)
+        B.legal_mask(states, mask)
         return mask
 
     def scores(self, states: np.ndarray) -> np.ndarray:
@@ -139,20 +140,18 @@ class FastArktia:
             [[_score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
         )
 
-    def step(self, states: np.ndarray, actions: Any, autoreset: bool = True) -> StepResult:
-        """One decision in every game; IllegalActionError (nothing changed) if any is illegal.
+    def step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """One decision in every (``active``) game; IllegalActionError (nothing changed)
+        if any is illegal.
 
         Games that end (R20) or reach ``max_turns`` (R23) are scored and, with
         ``autoreset``, restart from the initial position.
         """
-        actions = np.asarray(actions)
-        if actions.shape != (len(states),) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({len(states)},), "
-                f"got {actions.dtype} {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        bad = first_illegal(states, actions)
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = B.first_illegal(states, actions, active)
         if bad >= 0:
             legal = states[bad, K.LEGAL : K.LEGAL + states[bad, K.LEGAL_COUNT]]
             raise IllegalActionError(
@@ -163,8 +162,8 @@ class FastArktia:
         done = np.zeros(b, dtype=bool)
         cut = np.zeros(b, dtype=bool)
         scores = np.zeros((b, n), dtype=np.int64)
-        step_batch(states, actions, autoreset, self.max_turns, self.initial_row, self.tables,
-                   rewards, done, cut, scores)  # fmt: skip
+        B.step_batch(states, actions, active, autoreset, self.max_turns, self.initial_row,
+                     self.tables, rewards, done, cut, scores)  # fmt: skip
         return StepResult(rewards, done, cut, scores)
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
@@ -184,7 +183,7 @@ class FastArktia:
         Games that reach ``max_turns`` restart and count as finished.
         """
         states = self.new_states(batch_size)
-        play = random_play_parallel if parallel else random_play
+        play = B.random_play_parallel if parallel else B.random_play
         games = play(states, steps_per_game, seed, self.max_turns, self.initial_row, self.tables)
         return batch_size * steps_per_game, int(games)
 

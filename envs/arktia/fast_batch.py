@@ -14,10 +14,10 @@ from tabletop_zoo.envs.fast_common import jit, numba
 
 
 @jit
-def first_illegal(states, actions):
-    """Index of the first game whose action is not legal, -1 if all are."""
+def first_illegal(states, actions, active):
+    """Index of the first active game whose action is not legal, -1 if all are."""
     for i in range(states.shape[0]):
-        if not K.is_legal(states[i], actions[i]):
+        if active[i] and not K.is_legal(states[i], actions[i]):
             return i
     return -1
 
@@ -50,11 +50,16 @@ def win_rewards(row, n, out):
 
 
 @jit
-def step_batch(states, actions, autoreset, max_turns, initial, tables, rewards, done, cut, scores):
-    """Apply one legal action per game; score and (optionally) restart finished games."""
+def step_batch(
+    states, actions, active, autoreset, max_turns, initial, tables, rewards, done, cut, scores
+):
+    """Apply one legal action per active game; score and (optionally) restart finished
+    games."""
     nbr, rays, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     for i in range(states.shape[0]):
+        if not active[i]:
+            continue
         row = states[i]
         K.apply_action(row, actions[i], nbr, rays, prm, shapes)
         over = row[K.CUR] < 0
@@ -101,3 +106,59 @@ def random_play_parallel(states, num_steps, seed, max_turns, initial, tables):
     for i in numba.prange(states.shape[0]):
         games[i] = play_row(states[i], num_steps, max_turns, initial, nbr, rays, prm, shapes)
     return games.sum()
+
+
+@jit
+def seed(value):
+    """Seed the compiled code's random generator (this thread)."""
+    np.random.seed(value)
+
+
+@jit
+def random_actions(states, active, out):
+    """A uniformly random legal action for every active game that is not over."""
+    for i in range(states.shape[0]):
+        row = states[i]
+        if active[i] and row[K.CUR] >= 0:
+            out[i] = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
+
+
+@jit
+def greedy_action(row, scratch, tables):
+    """The greedy agent's action: best (result if the game ends, score margin) one ply
+    deep; ties uniformly at random (reservoir sampling)."""
+    nbr, rays, prm, shapes = tables
+    n = prm[K.P_PLAYERS]
+    player = row[K.CUR]
+    count = row[K.LEGAL_COUNT]
+    best_result, best_margin, ties, choice = -2.0, -(10**9), 0, row[K.LEGAL]
+    results = np.zeros(n, dtype=np.float32)
+    for j in range(count):
+        action = row[K.LEGAL + j]
+        scratch[: K.LEGAL] = row[: K.LEGAL]
+        K.apply_action(scratch, action, nbr, rays, prm, shapes)
+        other = -(10**9)
+        for s in range(n):
+            if s != player:
+                other = max(other, K.score(scratch, s))
+        margin = K.score(scratch, player) - other
+        result = 0.0
+        if scratch[K.CUR] < 0:
+            win_rewards(scratch, n, results)
+            result = results[player]
+        if result > best_result or (result == best_result and margin > best_margin):
+            best_result, best_margin, ties, choice = result, margin, 1, action
+        elif result == best_result and margin == best_margin:
+            ties += 1
+            if np.random.randint(0, ties) == 0:
+                choice = action
+    return choice
+
+
+@jit
+def greedy_actions(states, active, tables, out):
+    """:func:`greedy_action` for every active game that is not over."""
+    scratch = np.empty(states.shape[1], dtype=np.int64)
+    for i in range(states.shape[0]):
+        if active[i] and states[i, K.CUR] >= 0:
+            out[i] = greedy_action(states[i], scratch, tables)

@@ -92,8 +92,9 @@ class ArktiaGame:
         if neutral_pieces is None:
             neutral_pieces = num_players == 2
         if not isinstance(neutral_pieces, bool):
-            raise InvalidOptionError(f"neutral_pieces must be True, False or None, got "
-                                     f"{neutral_pieces!r}")
+            raise InvalidOptionError(
+                f"neutral_pieces must be True, False or None, got {neutral_pieces!r}"
+            )
         if neutral_pieces and num_players == 4:
             raise InvalidOptionError("neutral_pieces=True is not allowed with 4 players (R5)")
         if layout is None:
@@ -101,8 +102,9 @@ class ArktiaGame:
         if isinstance(layout, str):
             layout = parse_layout(layout)
         elif not isinstance(layout, Layout):
-            raise InvalidOptionError(f"layout must be an ASCII string or a Layout, got "
-                                     f"{type(layout).__name__}")
+            raise InvalidOptionError(
+                f"layout must be an ASCII string or a Layout, got {type(layout).__name__}"
+            )
         self.num_players = num_players
         self.neutral_pieces = neutral_pieces
         self.layout: Layout = layout
@@ -124,8 +126,10 @@ class ArktiaGame:
         self.material_per_kind.append(self.neutral_per_kind)
 
     def __repr__(self) -> str:
-        return (f"ArktiaGame(num_players={self.num_players}, tiles={self.num_tiles}, "
-                f"neutral_pieces={self.neutral_pieces})")
+        return (
+            f"ArktiaGame(num_players={self.num_players}, tiles={self.num_tiles}, "
+            f"neutral_pieces={self.neutral_pieces})"
+        )
 
     def new_initial_state(self, seed: int | None = None) -> ArktiaState:
         """The start position (Arktia has no chance: ``seed`` is accepted and ignored)."""
@@ -146,9 +150,25 @@ class ArktiaState:
     """A position plus whose decision it is. Mutated in place by ``apply_action``."""
 
     __slots__ = (
-        "game", "_stacks", "_kinds", "_cmask", "_occ", "_alive", "_reserve", "_nres",
-        "_removed", "_melted", "_lost", "_ended", "_round", "_sub", "_pending",
-        "_must_melt", "_cur", "_turn", "_legal",
+        "game",
+        "_stacks",
+        "_kinds",
+        "_cmask",
+        "_occ",
+        "_alive",
+        "_reserve",
+        "_nres",
+        "_removed",
+        "_melted",
+        "_lost",
+        "_ended",
+        "_round",
+        "_sub",
+        "_pending",
+        "_must_melt",
+        "_cur",
+        "_turn",
+        "_legal",
     )
 
     # ------------------------------------------------------------------ creation
@@ -459,13 +479,22 @@ class ArktiaState:
         kind, *f = self.game.codec.decode(a)
         phase = self.phase
         allowed = {
-            "setup": "placing a neutral piece", "opening": "placing (or moving in round 2)",
-            "normal": "placing, moving or stop", "melt": "melting a tile",
+            "setup": "placing a neutral piece",
+            "opening": "placing (or moving in round 2)",
+            "normal": "placing, moving or stop",
+            "melt": "melting a tile",
             "choose": "keeping one of the tied groups",
         }[phase]
-        if (phase, kind) not in {("setup", "place"), ("opening", "place"), ("opening", "move"),
-                                 ("normal", "place"), ("normal", "move"), ("normal", "stop"),
-                                 ("melt", "melt"), ("choose", "keep")}:
+        if (phase, kind) not in {
+            ("setup", "place"),
+            ("opening", "place"),
+            ("opening", "move"),
+            ("normal", "place"),
+            ("normal", "move"),
+            ("normal", "stop"),
+            ("melt", "melt"),
+            ("choose", "keep"),
+        }:
             return f"this phase allows only {allowed}"
         if kind == "place":
             res = self._nres[self._cur] if self._round == SETUP else self._reserve[self._cur]
@@ -478,8 +507,10 @@ class ArktiaState:
                 return "the player does not control the stack on the origin tile (R12)"
             if k > len(self._stacks[frm]):
                 return f"the stack is only {len(self._stacks[frm])} high"
-            return ("not a straight line over existing tiles, an illegal landing (R14) or a "
-                    "move that splits the mover's pieces (R14b)")
+            return (
+                "not a straight line over existing tiles, an illegal landing (R14) or a "
+                "move that splits the mover's pieces (R14b)"
+            )
         if kind == "melt":
             return "only an empty border tile whose removal leaves no island may melt (R17)"
         return "name the lowest tile of one of the tied groups"
@@ -677,12 +708,16 @@ class ArktiaState:
         sc = self.scores()
         cur = self._cur
         who = "nobody (game over)" if cur < 0 else f"player {cur} ({COLOUR_LETTERS[cur]})"
-        lines.append(f"phase {self.phase}, round {self._round}, turn {self._turn}, to act: {who}"
-                     + (", must melt" if self._must_melt else ""))
+        lines.append(
+            f"phase {self.phase}, round {self._round}, turn {self._turn}, to act: {who}"
+            + (", must melt" if self._must_melt else "")
+        )
         for s in range(self.num_players):
             g, d, t = self._reserve[s]
-            line = (f"player {s} ({COLOUR_LETTERS[s]}): score {sc[s]}, reserve G{g} D{d} T{t}, "
-                    f"removed {self._removed[s]}, melted {self._melted[s]}")
+            line = (
+                f"player {s} ({COLOUR_LETTERS[s]}): score {sc[s]}, reserve G{g} D{d} T{t}, "
+                f"removed {self._removed[s]}, melted {self._melted[s]}"
+            )
             if self.game.neutral_pieces and any(self._nres[s]):
                 ng, nd, nt = self._nres[s]
                 line += f", neutral to place G{ng} D{nd} T{nt}"
@@ -752,9 +787,21 @@ def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
 
 # ---------------------------------------------------------------------- JSON loading
 _REQUIRED_KEYS = (
-    "num_players", "neutral_pieces", "layout", "stacks", "melted_tiles", "reserves",
-    "neutral_reserves", "removed", "melted", "round", "phase", "current_player", "ended",
-    "turn", "pending_choices",
+    "num_players",
+    "neutral_pieces",
+    "layout",
+    "stacks",
+    "melted_tiles",
+    "reserves",
+    "neutral_reserves",
+    "removed",
+    "melted",
+    "round",
+    "phase",
+    "current_player",
+    "ended",
+    "turn",
+    "pending_choices",
 )
 _OPTIONAL_KEYS = ("game", "version")
 
@@ -811,8 +858,9 @@ def _from_json(text: str) -> ArktiaState:
 
     def tile(name: Any, what: str) -> int:
         if not isinstance(name, str) or not lay.has_name(name):
-            raise _bad(f"{what}: unknown tile name {name!r} (tiles {lay.names[0]}.."
-                       f"{lay.names[-1]})")
+            raise _bad(
+                f"{what}: unknown tile name {name!r} (tiles {lay.names[0]}..{lay.names[-1]})"
+            )
         return lay.index_of(name)
 
     # melted tiles
@@ -857,8 +905,10 @@ def _from_json(text: str) -> ArktiaState:
         stack_t = tuple(stack)
         if stack_t and kinds_of(stack_t) not in STACK_SHAPES:
             shape = "".join(KIND_LETTERS[k] for k in kinds_of(stack_t))
-            raise _bad(f"stack on {name} is {shape} (bottom to top), not a legal stack: "
-                       "singles, A=[D,G], B=[T,D], C=[G,T], D=[T,D,G]")
+            raise _bad(
+                f"stack on {name} is {shape} (bottom to top), not a legal stack: "
+                "singles, A=[D,G], B=[T,D], C=[G,T], D=[T,D,G]"
+            )
         st._stacks[t] = stack_t
         st._kinds[t] = kinds_of(stack_t)
         if stack_t:
@@ -872,25 +922,27 @@ def _from_json(text: str) -> ArktiaState:
         r = _list(reserves[s], f"reserves[{s}]", 3)
         st._reserve[s] = tuple(_int(x, f"reserves[{s}]", 0, PIECES_PER_KIND) for x in r)
         r = _list(nres[s], f"neutral_reserves[{s}]", 3)
-        st._nres[s] = tuple(_int(x, f"neutral_reserves[{s}]", 0, 1 if neutral else 0)
-                            for x in r)
+        st._nres[s] = tuple(_int(x, f"neutral_reserves[{s}]", 0, 1 if neutral else 0) for x in r)
     for c in list(range(n)) + [NEUTRAL]:
-        res = ([sum(r[k] for r in st._nres) for k in range(3)] if c == NEUTRAL
-               else st._reserve[c])
+        res = [sum(r[k] for r in st._nres) for k in range(3)] if c == NEUTRAL else st._reserve[c]
         who = "neutral" if c == NEUTRAL else f"player {c}"
         for k in range(3):
             total = on_board[c][k] + res[k]
             if total > game.material_per_kind[c]:
-                raise _bad(f"{who} has {total} {KIND_LETTERS[k]} ({on_board[c][k]} on the board "
-                           f"+ {res[k]} to place); the material is {game.material_per_kind[c]}")
+                raise _bad(
+                    f"{who} has {total} {KIND_LETTERS[k]} ({on_board[c][k]} on the board "
+                    f"+ {res[k]} to place); the material is {game.material_per_kind[c]}"
+                )
         st._lost[c] = 3 * game.material_per_kind[c] - sum(on_board[c]) - sum(res)
     removed = _list(data["removed"], "removed", n)
     melted = _list(data["melted"], "melted", n)
     st._removed = [_int(x, "removed", 0, 10**6) for x in removed]
     st._melted = [_int(x, "melted", 0, lay.num_tiles) for x in melted]
     if sum(st._removed) != sum(st._lost):
-        raise _bad(f"removed counts sum to {sum(st._removed)} but {sum(st._lost)} pieces are "
-                   "missing from the board and reserves")
+        raise _bad(
+            f"removed counts sum to {sum(st._removed)} but {sum(st._lost)} pieces are "
+            "missing from the board and reserves"
+        )
     num_melted = lay.num_tiles - alive.bit_count()
     if sum(st._melted) != num_melted:
         raise _bad(f"melted counts sum to {sum(st._melted)} but {num_melted} tiles are melted")
@@ -939,8 +991,10 @@ def _from_json(text: str) -> ArktiaState:
         c = entry["colour"]
         c = NEUTRAL if c == "neutral" else _int(c, f"pending_choices[{i}].colour", 0, n - 1)
         if c <= last or c == cur:
-            raise _bad(f"pending_choices[{i}]: colours must be other players' or neutral, "
-                       "in seat order then neutral (R16)")
+            raise _bad(
+                f"pending_choices[{i}]: colours must be other players' or neutral, "
+                "in seat order then neutral (R16)"
+            )
         last = c
         groups = []
         for names in _list(entry["groups"], f"pending_choices[{i}].groups"):
@@ -950,8 +1004,10 @@ def _from_json(text: str) -> ArktiaState:
             groups.append(m)
         comps = lay.components(st._cmask[c])
         if len(groups) < 2 or sorted(groups) != sorted(comps):
-            raise _bad(f"pending_choices[{i}]: groups must be exactly the (2 or more) "
-                       "connected groups of that colour on the board")
+            raise _bad(
+                f"pending_choices[{i}]: groups must be exactly the (2 or more) "
+                "connected groups of that colour on the board"
+            )
         if len({st._count(c, g) for g in groups}) != 1:
             raise _bad(f"pending_choices[{i}]: the groups must tie in size (R16)")
         pending.append((c, tuple(groups)))
@@ -960,8 +1016,10 @@ def _from_json(text: str) -> ArktiaState:
     for c in list(range(n)) + ([NEUTRAL] if neutral else []):
         if c not in pending_colours and len(lay.components(st._cmask[c])) > 1:
             who = "neutral" if c == NEUTRAL else f"player {c}"
-            raise _bad(f"{who}'s pieces are in several groups; between turns every colour "
-                       "is one connected group (R15)")
+            raise _bad(
+                f"{who}'s pieces are in several groups; between turns every colour "
+                "is one connected group (R15)"
+            )
     # the decision at hand
     if cur < 0:
         st._legal = []
@@ -982,7 +1040,7 @@ def _from_json(text: str) -> ArktiaState:
     else:
         st._legal = st._turn_actions()
         if not st._legal or st._legal == [game.codec.STOP]:
-            raise _bad(f"player {cur} has no legal placement or move; its game should have "
-                       "ended (R19a)")
+            raise _bad(
+                f"player {cur} has no legal placement or move; its game should have ended (R19a)"
+            )
     return st
-

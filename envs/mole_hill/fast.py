@@ -18,28 +18,22 @@ The pure-Python engine stays the reference: :meth:`FastMoleHill.from_state` and
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidStateError, as_integer
-from tabletop_zoo.envs.fast_common import jit, numba
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    as_integer,
+)
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit, numba
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill import fast_kernels as K
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["FastMoleHill", "FastMoleHillState", "StepResult"]
-
-
-class StepResult(NamedTuple):
-    """What :meth:`FastMoleHill.step` returns, one entry per game of the batch."""
-
-    rewards: np.ndarray
-    """``(B, 2)`` float32: +1/-1/0 per seat in games that ended in this step, else 0."""
-    terminated: np.ndarray
-    """``(B,)`` bool: the game ended in this step (its row was reset if autoreset)."""
-    final_scores: np.ndarray
-    """``(B, 2)`` int64: total mole score per seat of the games that ended, else 0."""
+__all__ = ["FastMoleHill", "FastMoleHillState"]
 
 
 @jit
@@ -51,16 +45,18 @@ def _reset(row, random_flowers, red, white):
 
 
 @jit
-def _first_illegal(states, actions):
+def _first_illegal(states, actions, active):
     for i in range(states.shape[0]):
-        if not K.is_legal(states[i], actions[i]):
+        if active[i] and not K.is_legal(states[i], actions[i]):
             return i
     return -1
 
 
 @jit
-def _step(states, actions, autoreset, random_flowers, red, white, rewards, done, scores):
+def _step(states, actions, active, autoreset, random_flowers, red, white, rewards, done, scores):
     for i in range(states.shape[0]):
+        if not active[i]:
+            continue
         row = states[i]
         K.apply_action(row, actions[i])
         if row[K.PLAYER] < 0:
@@ -71,6 +67,28 @@ def _step(states, actions, autoreset, random_flowers, red, white, rewards, done,
             rewards[i, 1] = -rewards[i, 0]
             if autoreset:
                 _reset(row, random_flowers, red, white)
+
+
+@jit
+def _random_actions(states, active, out):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for i in range(states.shape[0]):
+        if active[i] and states[i, K.PLAYER] >= 0:
+            out[i] = K.random_action(states[i], buffer)
+
+
+@jit
+def _greedy_actions(states, active, out):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    scratch = np.empty(K.WIDTH, dtype=np.int64)
+    for i in range(states.shape[0]):
+        if active[i] and states[i, K.PLAYER] >= 0:
+            out[i] = K.greedy_action(states[i], buffer, scratch)
+
+
+@jit
+def _seed(seed):
+    np.random.seed(seed)
 
 
 @jit
@@ -141,7 +159,11 @@ class FastMoleHill:
     state_width = K.WIDTH
     observation_shape = (K.ROWS, K.COLS, K.NUM_PLANES)
 
-    def __init__(self, game: MoleHillGame | None = None) -> None:
+    def __init__(self, game: MoleHillGame | None = None, max_turns: int | None = None) -> None:
+        if max_turns is not None:
+            raise InvalidOptionError(
+                "Mole Hill games end by the rules (at most 86 actions): max_turns must be None"
+            )
         self.game = game if game is not None else MoleHillGame()
         self.random_flowers = bool(self.game.random_flowers)
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
@@ -164,8 +186,25 @@ class FastMoleHill:
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
         rows = np.flatnonzero(which)
-        fresh = self.new_states(len(rows))
-        states[rows] = fresh
+        if len(rows):
+            states[rows] = self.new_states(len(rows))
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (flowers, random and greedy actions)."""
+        _seed(seed)
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        _random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        _greedy_actions(states, active_rows(active, len(states)), out)
+        return out
 
     def current_players(self, states: np.ndarray) -> np.ndarray:
         """Seat to move per game (-1 where the game is over)."""
@@ -185,20 +224,18 @@ class FastMoleHill:
         """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
         return np.array([[_score(row, 0), _score(row, 1)] for row in states], dtype=np.int64)
 
-    def step(self, states: np.ndarray, actions: Any, autoreset: bool = True) -> StepResult:
-        """Play one action in every game; IllegalActionError (nothing changed) if any is illegal.
+    def step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """Play one action in every (``active``) game; IllegalActionError (nothing
+        changed) if any is illegal.
 
         A game that ends is scored (``final_scores``, ``rewards``) and, with
         ``autoreset``, its row is a new game when this returns.
         """
-        actions = np.asarray(actions)
-        if actions.shape != (len(states),) or actions.dtype.kind not in "iu":
-            raise IllegalActionError(
-                f"actions must be an integer array of shape ({len(states)},), "
-                f"got {actions.dtype} {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        bad = _first_illegal(states, actions)
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = _first_illegal(states, actions, active)
         if bad >= 0:
             legal = np.flatnonzero(self.legal_mask(states[bad : bad + 1])[0])
             raise IllegalActionError(
@@ -207,9 +244,9 @@ class FastMoleHill:
         rewards = np.zeros((len(states), 2), dtype=np.float32)
         done = np.zeros(len(states), dtype=bool)
         scores = np.zeros((len(states), 2), dtype=np.int64)
-        _step(states, actions, autoreset, self.random_flowers, *self._flowers,
+        _step(states, actions, active, autoreset, self.random_flowers, *self._flowers,
               rewards, done, scores)  # fmt: skip
-        return StepResult(rewards, done, scores)
+        return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""

@@ -345,3 +345,26 @@ def encode(row, seat, obs):
     )
     for i in range(7):
         obs[:, :, P_I_AM_MOLE + i] = values[i]
+
+
+@jit
+def greedy_action(row, buffer, scratch):
+    """The greedy agent's action: best (result if the game ends, score margin) one ply
+    deep; ties uniformly at random (reservoir sampling)."""
+    player = row[PLAYER]
+    count = legal_actions(row, buffer)
+    best_result, best_margin, ties, choice = -2.0, -1000, 0, buffer[0]
+    for j in range(count):
+        scratch[:] = row
+        apply_action(scratch, buffer[j])
+        margin = score_of(scratch, player) - score_of(scratch, 1 - player)
+        result = 0.0
+        if scratch[PLAYER] < 0:
+            result = 1.0 if margin > 0 else -1.0 if margin < 0 else 0.0
+        if result > best_result or (result == best_result and margin > best_margin):
+            best_result, best_margin, ties, choice = result, margin, 1, buffer[j]
+        elif result == best_result and margin == best_margin:
+            ties += 1
+            if np.random.randint(0, ties) == 0:
+                choice = buffer[j]
+    return choice
