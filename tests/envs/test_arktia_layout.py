@@ -19,9 +19,11 @@ def test_ruling_R2_neighbour_offsets_are_the_six_directions() -> None:
     lay = parse_layout(DEFAULT_LAYOUTS[4])
     pos = {rc: t for t, rc in enumerate(lay.coords)}
     for t, (r, c) in enumerate(lay.coords):
-        expected = {pos[(r + dr, c + dc)] for dr, dc in
-                    ((0, -2), (0, 2), (-1, -1), (-1, 1), (1, -1), (1, 1))
-                    if (r + dr, c + dc) in pos}
+        expected = {
+            pos[(r + dr, c + dc)]
+            for dr, dc in ((0, -2), (0, 2), (-1, -1), (-1, 1), (1, -1), (1, 1))
+            if (r + dr, c + dc) in pos
+        }
         assert set(lay.neighbours[t]) == expected
     # the centre-ish tile d3 (3, 4) of the 4-player map has all six neighbours
     d3 = lay.index_of("d3")
@@ -30,8 +32,26 @@ def test_ruling_R2_neighbour_offsets_are_the_six_directions() -> None:
 
 def test_ruling_R4_names_row_letters_and_numbers_from_the_left() -> None:
     lay = parse_layout(DEFAULT_LAYOUTS[2])
-    assert lay.names == ("a1", "a2", "a3", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4",
-                         "d1", "d2", "d3", "d4", "e1", "e2", "e3")
+    assert lay.names == (
+        "a1",
+        "a2",
+        "a3",
+        "b1",
+        "b2",
+        "b3",
+        "b4",
+        "c1",
+        "c2",
+        "c3",
+        "c4",
+        "d1",
+        "d2",
+        "d3",
+        "d4",
+        "e1",
+        "e2",
+        "e3",
+    )
     custom = parse_layout("o   o\n o o")
     assert custom.names == ("a1", "a2", "b1", "b2")
     assert custom.coords == ((0, 0), (0, 4), (1, 1), (1, 3))
@@ -60,10 +80,18 @@ def test_rays_of_the_two_player_map() -> None:
     lay = parse_layout(DEFAULT_LAYOUTS[2])
     names = lay.names
     c1 = lay.index_of("c1")
-    by_dir = {d: [names[t] for t in ray] for d, ray in zip("E NE NW W SW SE".split(),
-                                                            lay.rays[c1], strict=True)}
-    assert by_dir == {"E": ["c2", "c3", "c4"], "NE": ["b1", "a1"], "NW": [], "W": [],
-                      "SW": [], "SE": ["d1", "e1"]}
+    by_dir = {
+        d: [names[t] for t in ray]
+        for d, ray in zip("E NE NW W SW SE".split(), lay.rays[c1], strict=True)
+    }
+    assert by_dir == {
+        "E": ["c2", "c3", "c4"],
+        "NE": ["b1", "a1"],
+        "NW": [],
+        "W": [],
+        "SW": [],
+        "SE": ["d1", "e1"],
+    }
 
 
 BAD_LAYOUTS = [

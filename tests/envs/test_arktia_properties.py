@@ -54,7 +54,7 @@ def reference_moves(state: ArktiaState) -> set[int]:
             if any(x is None or not state.alive(x) for x in path):
                 continue  # holes cannot be crossed
             for k in range(1, len(stack) + 1):
-                unit, rest = stack[len(stack) - k:], stack[: len(stack) - k]
+                unit, rest = stack[len(stack) - k :], stack[: len(stack) - k]
                 result = tuple(kd for _, kd in state.stack(t) + unit)
                 if result not in STACK_SHAPES:
                     continue
@@ -77,8 +77,11 @@ def check_turn_start(state: ArktiaState, material: dict[int, int], removed_befor
         assert _connected(tiles, lay), f"colour {c} split after a completed turn"
         on_board = sum(1 for t in tiles for o, _ in state.stack(t) if o == c)
         assert on_board == state.pieces_on_board(c)
-        reserve = (sum(sum(state.neutral_reserve(s)) for s in range(n)) if c == NEUTRAL
-                   else sum(state.reserve(c)))
+        reserve = (
+            sum(sum(state.neutral_reserve(s)) for s in range(n))
+            if c == NEUTRAL
+            else sum(state.reserve(c))
+        )
         assert on_board + reserve <= material[c]
         total_lost += material[c] - on_board - reserve
     assert total_lost == sum(state.removed(s) for s in range(n)) >= removed_before
@@ -90,8 +93,7 @@ def check_turn_start(state: ArktiaState, material: dict[int, int], removed_befor
     for t in range(game.num_tiles):
         if state.stack(t) and state.stack(t)[-1][0] != NEUTRAL:
             controlled[state.stack(t)[-1][0]] += 1
-    assert state.scores() == [state.removed(s) + state.melted(s) + controlled[s]
-                              for s in range(n)]
+    assert state.scores() == [state.removed(s) + state.melted(s) + controlled[s] for s in range(n)]
     alive = {t for t in range(game.num_tiles) if state.alive(t)}
     assert _connected(alive, lay)
 

@@ -167,8 +167,16 @@ def test_ruling_R6_neutral_setup_in_turns_and_connected() -> None:
 def test_ruling_R7_neutral_topped_stacks_never_move() -> None:
     # b1 = C stack [red G, neutral T]: red's covered G cannot move, nobody controls b1
     st = position(
-        {"a1": "nG", "a2": "nT", "a3": "nD", "b2": "nDrG", "b3": "nG", "b1": "rGnT",
-         "e2": "bT", "e3": "bD"},
+        {
+            "a1": "nG",
+            "a2": "nT",
+            "a3": "nD",
+            "b2": "nDrG",
+            "b3": "nG",
+            "b1": "rGnT",
+            "e2": "bT",
+            "e3": "bD",
+        },
         neutral=True,
     )
     b1 = st.game.layout.index_of("b1")
@@ -183,8 +191,17 @@ def test_ruling_R7_neutral_topped_stacks_never_move() -> None:
 
 def test_ruling_R7_neutral_pieces_removed_score_for_the_mover() -> None:
     st = position(
-        {"b2": "nDrG", "c3": "rT", "a1": "nG", "a2": "nT", "a3": "nD", "b3": "nG",
-         "b4": "nT", "e2": "bT", "e3": "bD"},
+        {
+            "b2": "nDrG",
+            "c3": "rT",
+            "a1": "nG",
+            "a2": "nT",
+            "a3": "nD",
+            "b3": "nG",
+            "b4": "nT",
+            "e2": "bT",
+            "e3": "bD",
+        },
         neutral=True,
     )
     before = st.scores()[0]
@@ -272,9 +289,15 @@ def test_ruling_R13_R14_exact_moves_of_tower_d() -> None:
     # d1; not c2 (G onto lone T is illegal).
     st = position({"c1": "rTrDrG", "c2": "bT", "b1": "bD"})
     assert moves_from(st, "c1") == {
-        "c1-c3", "c1-c4", "c1-a1", "c1-d1", "c1-e1",
-        "c1-c2/2", "c1-d1/2",
-        "c1-b1/1", "c1-d1/1",
+        "c1-c3",
+        "c1-c4",
+        "c1-a1",
+        "c1-d1",
+        "c1-e1",
+        "c1-c2/2",
+        "c1-d1/2",
+        "c1-b1/1",
+        "c1-d1/1",
     }
 
 
@@ -392,8 +415,14 @@ MELT_STACKS = {"e1": "rG", "e2": "rD", "d1": "bT", "c1": "bD"}
 
 def melt_position(**kw) -> ArktiaState:
     # red's reserve is empty (7 red pieces were removed by blue); a2 and b3 are melted
-    return position(MELT_STACKS, reserves=[[0, 0, 0], [3, 2, 2]], removed=[0, 7],
-                    melted=[2, 0], melted_tiles=("a2", "b3"), **kw)
+    return position(
+        MELT_STACKS,
+        reserves=[[0, 0, 0], [3, 2, 2]],
+        removed=[0, 7],
+        melted=[2, 0],
+        melted_tiles=("a2", "b3"),
+        **kw,
+    )
 
 
 def test_ruling_R17_melt_empty_border_tile_without_islands() -> None:
@@ -403,16 +432,20 @@ def test_ruling_R17_melt_empty_border_tile_without_islands() -> None:
     play(st, "e1-d2")
     assert st.phase == "melt" and st.current_player == 0
     # not b4 / c4 (a3, b4 would become an island), not c2 / d3 (surrounded), not occupied
-    assert legal_strings(st) == {f"melt {t}" for t in ("a1", "a3", "b1", "b2", "c3", "d4",
-                                                        "e1", "e3")}
+    assert legal_strings(st) == {
+        f"melt {t}" for t in ("a1", "a3", "b1", "b2", "c3", "d4", "e1", "e3")
+    }
     play(st, "melt a3")
     assert not st.alive(st.game.layout.index_of("a3"))
     assert st.melted(0) == 3 and st.current_player == 1 and st.turn == turn + 1
 
 
 def test_ruling_R17_no_melting_in_the_turn_of_the_last_placement() -> None:
-    st = position({"c2": "rGrT", "c3": "rD", "e2": "bT", "e3": "bD"},
-                  reserves=[[1, 0, 0], [3, 2, 2]], removed=[0, 5])
+    st = position(
+        {"c2": "rGrT", "c3": "rD", "e2": "bT", "e3": "bD"},
+        reserves=[[1, 0, 0], [3, 2, 2]],
+        removed=[0, 5],
+    )
     assert not st.must_melt
     play(st, "G@b2")
     assert st.current_player == 1 and st.phase == "normal"
@@ -422,8 +455,12 @@ def test_ruling_R17_no_melting_in_the_turn_of_the_last_placement() -> None:
 
 def test_ruling_R18_R19b_no_meltable_tile_ends_the_game_after_the_move() -> None:
     # line a1..a4: red A on a1, blue T on a3 and D on a4. After a1-a2/1 no tile is empty.
-    st = position({"a1": "rDrG", "a3": "bT", "a4": "bD"}, layout="o o o o",
-                  reserves=[[0, 0, 0], [3, 2, 2]], removed=[0, 7])
+    st = position(
+        {"a1": "rDrG", "a3": "bT", "a4": "bD"},
+        layout="o o o o",
+        reserves=[[0, 0, 0], [3, 2, 2]],
+        removed=[0, 7],
+    )
     play(st, "a1-a2/1")
     assert cell(st, "a2") == "rG"  # the move stands
     assert st.ended(0) and st.current_player == 1
@@ -437,8 +474,12 @@ def test_ruling_R18_R19b_no_meltable_tile_ends_the_game_after_the_move() -> None
 
 def test_ruling_R19a_no_placement_and_no_move_ends_the_game() -> None:
     # blue's two pieces are both covered by red and blue's reserve is empty
-    st = position({"a1": "bGrT", "a2": "bTrD"}, layout="o o o o",
-                  reserves=[[3, 2, 2], [0, 0, 0]], removed=[7, 0])
+    st = position(
+        {"a1": "bGrT", "a2": "bTrD"},
+        layout="o o o o",
+        reserves=[[3, 2, 2], [0, 0, 0]],
+        removed=[7, 0],
+    )
     turn = st.turn
     play(st, "G@a3")
     assert st.ended(1) and not st.ended(0)
@@ -490,9 +531,21 @@ def test_ruling_R20_ended_players_pieces_can_still_be_removed() -> None:
 def test_ruling_R21_scores_removed_melted_controlled() -> None:
     # red controls c1, c2 (not c3: blue on top; not b2: neutral on top); removed 2, melted 1
     st = position(
-        {"c1": "rG", "c2": "bTrD", "c3": "rDbG", "b2": "rGnT", "a1": "nG", "a2": "nD",
-         "a3": "nT", "b3": "nD", "b4": "nG"},
-        neutral=True, reserves=[[1, 1, 1], [2, 3, 2]], removed=[2, 0], melted=[1, 0],
+        {
+            "c1": "rG",
+            "c2": "bTrD",
+            "c3": "rDbG",
+            "b2": "rGnT",
+            "a1": "nG",
+            "a2": "nD",
+            "a3": "nT",
+            "b3": "nD",
+            "b4": "nG",
+        },
+        neutral=True,
+        reserves=[[1, 1, 1], [2, 3, 2]],
+        removed=[2, 0],
+        melted=[1, 0],
         melted_tiles=("e3",),
     )
     assert st.scores() == [2 + 1 + 2, 1]
@@ -611,8 +664,9 @@ CORRUPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("path,value,match", [(p, v, m) for _, p, v, m in CORRUPTIONS],
-                         ids=[c[0] for c in CORRUPTIONS])
+@pytest.mark.parametrize(
+    "path,value,match", [(p, v, m) for _, p, v, m in CORRUPTIONS], ids=[c[0] for c in CORRUPTIONS]
+)
 def test_json_corruptions_are_rejected(path: str, value, match: str) -> None:
     with pytest.raises(InvalidStateError, match=match):
         ArktiaState.from_json(json.dumps(_set(path, value)))
@@ -648,8 +702,13 @@ def test_json_pending_choice_is_validated() -> None:
 
 def test_from_json_rejects_a_player_without_any_play() -> None:
     with pytest.raises(InvalidStateError, match="R19a"):
-        position({"a1": "bGrT", "a2": "bTrD"}, layout="o o o o",
-                 reserves=[[3, 2, 2], [0, 0, 0]], removed=[7, 0], cur=1)
+        position(
+            {"a1": "bGrT", "a2": "bTrD"},
+            layout="o o o o",
+            reserves=[[3, 2, 2], [0, 0, 0]],
+            removed=[7, 0],
+            cur=1,
+        )
 
 
 # ---------------------------------------------------------------------- whole games
@@ -732,8 +791,9 @@ def test_ruling_R16_player_colour_chosen_before_neutral_then_R16a_drop() -> None
     # 2 players with neutral pieces (4 of the 6 already removed by red). Red carries the
     # tower [blue T, neutral D, red G] from c2 over its own D on c3 to c4: blue splits
     # {c1} | {c4} and neutral {b1} | {c4}, both 1-1 ties. Blue (seat 1) is offered first.
-    st = position({"c2": "bTnDrG", "c1": "bG", "b1": "nG", "c3": "rD"}, neutral=True,
-                  removed=[4, 0])
+    st = position(
+        {"c2": "bTnDrG", "c1": "bG", "b1": "nG", "c3": "rD"}, neutral=True, removed=[4, 0]
+    )
     play(st, "c2-c4")
     assert st.phase == "choose" and st.current_player == 0 and st.choosing_colour == 1
     assert legal_strings(st) == {"keep c1", "keep c4"}
@@ -765,15 +825,15 @@ def test_ruling_R6_three_player_neutral_setup_rotates_seats() -> None:
     order = []
     for t in ("a1", "a2", "a3", "b1", "b2", "b3", "b4", "c1", "c2"):
         order.append(st.current_player)
-        kind = next(k for k, left in zip("GDT", st.neutral_reserve(st.current_player),
-                                          strict=True) if left)
+        kind = next(
+            k for k, left in zip("GDT", st.neutral_reserve(st.current_player), strict=True) if left
+        )
         play(st, f"{kind}@{t}")
     assert order == [0, 1, 2] * 3
     assert st.phase == "opening" and st.round == 1 and st.current_player == 0
     # R8: seat 0 goes next to a neutral piece: empty tiles touching a1..c2
     # (3-player map: c3 touches b2/b3/c2, c4 b3/b4, c5 b4, d1 c1, d2 c1/c2, d3 c2)
-    assert {s.split("@")[1] for s in legal_strings(st)} == {"c3", "c4", "c5", "d1", "d2",
-                                                            "d3"}
+    assert {s.split("@")[1] for s in legal_strings(st)} == {"c3", "c4", "c5", "d1", "d2", "d3"}
 
 
 def test_ruling_R8_later_seats_may_start_next_to_an_opponent_only() -> None:
@@ -785,8 +845,19 @@ def test_ruling_R8_later_seats_may_start_next_to_an_opponent_only() -> None:
 
 def test_ruling_R17_reserve_emptied_by_a_placement_melts_only_from_the_next_turn() -> None:
     # red places its last piece (no melt), blue moves, then red must melt after moving
-    st = position({"c2": "rGrT", "c3": "rDrG", "b2": "rT", "b3": "rD", "c1": "rT",
-                   "d2": "rD", "e2": "bT", "e3": "bD"}, reserves=[[1, 0, 0], [3, 2, 2]])
+    st = position(
+        {
+            "c2": "rGrT",
+            "c3": "rDrG",
+            "b2": "rT",
+            "b3": "rD",
+            "c1": "rT",
+            "d2": "rD",
+            "e2": "bT",
+            "e3": "bD",
+        },
+        reserves=[[1, 0, 0], [3, 2, 2]],
+    )
     play(st, "G@d1")
     assert st.current_player == 1 and st.phase == "normal"
     play(st, "e3-d3")  # (e3-d4 would split blue, R14b)
