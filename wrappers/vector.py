@@ -219,10 +219,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             active = (mover >= 0) & (mover != self.learner_seat)
             if not active.any():
                 return
-            if self.opponent == "random":
-                actions = self.engine.random_actions(self.states, active)
-            elif self.opponent == "greedy":
-                actions = self.engine.greedy_actions(self.states, active)
+            if self.opponent in OPPONENTS:  # compiled: up to the learner's turn at once
+                result = self.engine.play_opponents(
+                    self.states, self.learner_seat, self.opponent, active
+                )
             else:
                 rows = np.flatnonzero(active)
                 chosen = self.opponent(
@@ -231,7 +231,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                 )
                 actions = np.zeros(self.num_envs, dtype=np.int64)
                 actions[rows] = np.asarray(chosen, dtype=np.int64)
-            result = self.engine.step(self.states, actions, autoreset=False, active=active)
+                result = self.engine.step(self.states, actions, autoreset=False, active=active)
             self._finish(result, active, rewards, terminated, truncated, finals)
 
 

@@ -113,6 +113,23 @@ class FastArktia:
         B.random_actions(states, active_rows(active, len(states)), out)
         return out
 
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
+        if opponent not in ("random", "greedy"):
+            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        b, n = len(states), self.num_players
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        rewards = np.zeros((b, n), dtype=np.float32)
+        done = np.zeros(b, dtype=bool)
+        cut = np.zeros(b, dtype=bool)
+        scores = np.zeros((b, n), dtype=np.int64)
+        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
+                         self.max_turns, self.tables, rewards, done, cut, scores)  # fmt: skip
+        return StepResult(rewards, done, cut, scores)
+
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""

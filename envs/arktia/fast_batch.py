@@ -162,3 +162,28 @@ def greedy_actions(states, active, tables, out):
     for i in range(states.shape[0]):
         if active[i] and states[i, K.CUR] >= 0:
             out[i] = greedy_action(states[i], scratch, tables)
+
+
+@jit
+def play_opponents(states, seats, active, greedy, max_turns, tables, rewards, done, cut, scores):
+    """Random or greedy decisions in every active game until seat ``seats[i]`` is to act,
+    the game ends or it reaches ``max_turns`` (scored, not restarted)."""
+    nbr, rays, prm, shapes = tables
+    n = prm[K.P_PLAYERS]
+    scratch = np.empty(states.shape[1], dtype=np.int64)
+    for i in range(states.shape[0]):
+        row = states[i]
+        while active[i] and row[K.CUR] >= 0 and row[K.CUR] != seats[i]:
+            if greedy:
+                action = greedy_action(row, scratch, tables)
+            else:
+                action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
+            K.apply_action(row, action, nbr, rays, prm, shapes)
+            over = row[K.CUR] < 0
+            if over or row[K.TURN] >= max_turns:
+                done[i] = over
+                cut[i] = not over
+                for s in range(n):
+                    scores[i, s] = K.score(row, s)
+                win_rewards(row, n, rewards[i])
+                break

@@ -49,23 +49,6 @@ def encode(row, observer, cells, sizes, obs):
     control = 1 + 9 * slots
     melted = control + n
     base = melted + 1  # first constant plane (reserve)
-    obs[:] = 0.0
-    alive = row[K.ALIVE]
-    for t in range(n_tiles):
-        r, c = cells[t, 0], cells[t, 1]
-        obs[r, c, 0] = 1.0
-        if (alive >> t) & 1 == 0:
-            obs[r, c, melted] = 1.0
-            continue
-        h = row[K.HEIGHT + t]
-        for level in range(h):
-            piece = row[K.PIECES + 3 * t + level]
-            slot = _slot(observer, piece // 3, n)
-            obs[r, c, 1 + (level * slots + slot) * 3 + piece % 3] = 1.0
-        if h > 0:
-            top = row[K.PIECES + 3 * t + h - 1] // 3
-            if top != K.NEUTRAL:
-                obs[r, c, control + _slot(observer, top, n)] = 1.0
     const = np.zeros(obs.shape[2] - base, dtype=np.float64)
     for s in range(n):
         seat = (observer + s) % n
@@ -88,8 +71,28 @@ def encode(row, observer, cells, sizes, obs):
     if row[K.SUB] == K.CHOOSE:
         const[phase + 5 + n + _slot(observer, row[K.PENDING_COLOUR], n)] = 1.0
     const[phase + 5 + n + slots] = min(row[K.TURN] / sizes[L_MAX_TURNS], 1.0)
-    for i in range(const.shape[0]):
-        obs[:, :, base + i] = const[i]
+    for r in range(obs.shape[0]):  # every cell: zeros, then the constant planes
+        for col in range(obs.shape[1]):
+            cell = obs[r, col]
+            cell[:base] = 0.0
+            for i in range(const.shape[0]):
+                cell[base + i] = const[i]
+    alive = row[K.ALIVE]
+    for t in range(n_tiles):
+        r, c = cells[t, 0], cells[t, 1]
+        obs[r, c, 0] = 1.0
+        if (alive >> t) & 1 == 0:
+            obs[r, c, melted] = 1.0
+            continue
+        h = row[K.HEIGHT + t]
+        for level in range(h):
+            piece = row[K.PIECES + 3 * t + level]
+            slot = _slot(observer, piece // 3, n)
+            obs[r, c, 1 + (level * slots + slot) * 3 + piece % 3] = 1.0
+        if h > 0:
+            top = row[K.PIECES + 3 * t + h - 1] // 3
+            if top != K.NEUTRAL:
+                obs[r, c, control + _slot(observer, top, n)] = 1.0
 
 
 @jit

@@ -87,6 +87,26 @@ def _greedy_actions(states, active, out):
 
 
 @jit
+def _play_opponents(states, seats, active, greedy, rewards, done, scores):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    scratch = np.empty(K.WIDTH, dtype=np.int64)
+    for i in range(states.shape[0]):
+        row = states[i]
+        while active[i] and row[K.PLAYER] >= 0 and row[K.PLAYER] != seats[i]:
+            if greedy:
+                action = K.greedy_action(row, buffer, scratch)
+            else:
+                action = K.random_action(row, buffer)
+            K.apply_action(row, action)
+            if row[K.PLAYER] < 0:
+                s0, s1 = row[K.SCORES], row[K.SCORES + 1]
+                done[i] = True
+                scores[i, 0], scores[i, 1] = s0, s1
+                rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+                rewards[i, 1] = -rewards[i, 0]
+
+
+@jit
 def _seed(seed):
     np.random.seed(seed)
 
@@ -95,7 +115,12 @@ def _seed(seed):
 def _legal_mask(states, mask):
     buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     for i in range(states.shape[0]):
-        for j in range(K.legal_actions(states[i], buffer)):
+        row = states[i]
+        if row[K.PLAYER] >= 0 and row[K.MOLE] == 0:  # gardener: every free edge
+            for e in range(K.NUM_EDGES):
+                mask[i, K.NUM_SPACES + e] = not K.rod_placed(row, e)
+            continue
+        for j in range(K.legal_actions(row, buffer)):
             mask[i, buffer[j]] = True
 
 
@@ -198,6 +223,22 @@ class FastMoleHill:
         out = np.full(len(states), -1, dtype=np.int64)
         _random_actions(states, active_rows(active, len(states)), out)
         return out
+
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
+        if opponent not in ("random", "greedy"):
+            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        b = len(states)
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        rewards = np.zeros((b, 2), dtype=np.float32)
+        done = np.zeros(b, dtype=bool)
+        scores = np.zeros((b, 2), dtype=np.int64)
+        _play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
+                        rewards, done, scores)  # fmt: skip
+        return StepResult(rewards, done, np.zeros(b, dtype=bool), scores)
 
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,

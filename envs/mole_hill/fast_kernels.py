@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import jit, lowest_bit, popcount
+from tabletop_zoo.envs.fast_common import jit, popcount
 
 ROWS, COLS = 7, 9
 NUM_SPACES = ROWS * COLS
@@ -82,18 +82,19 @@ def _tables() -> tuple[np.ndarray, ...]:
                         paths[p, i, j, e // 64] |= bit
                 target[p, i] = q
                 count[p] += 1
-    edge_plane = np.zeros((NUM_EDGES, 3), dtype=np.int64)  # row, col, plane of a rod
-    for e in range(NUM_EDGES):
-        if e < NUM_H_EDGES:
-            r, c = divmod(e, COLS - 1)
-            edge_plane[e] = (r, c, P_ROD_RIGHT)
-        else:
-            r, c = divmod(e - NUM_H_EDGES, COLS)
-            edge_plane[e] = (r, c, P_ROD_BELOW)
-    return target, count, paths, edge_plane
+    return target, count, paths
 
 
-STEP_TARGET, STEP_COUNT, STEP_PATHS, EDGE_PLANE = _tables()
+STEP_TARGET, STEP_COUNT, STEP_PATHS = _tables()
+# edge to the right of / below each space (-1 on the border)
+RIGHT_EDGE = np.array(
+    [_edge_between(s, s + 1) if s % COLS < COLS - 1 else -1 for s in range(NUM_SPACES)],
+    dtype=np.int64,
+)
+BELOW_EDGE = np.array(
+    [_edge_between(s, s + COLS) if s + COLS < NUM_SPACES else -1 for s in range(NUM_SPACES)],
+    dtype=np.int64,
+)
 
 
 @jit
@@ -310,41 +311,44 @@ def random_action(row, buffer):
 
 @jit
 def encode(row, seat, obs):
-    """Observation planes of ``row`` for ``seat`` into ``obs`` (7, 9, 16), as the env."""
-    obs[:] = 0.0
-    for flowers, plane in ((row[RED], P_RED), (row[WHITE], P_WHITE)):
-        while flowers != 0:
-            s = lowest_bit(flowers)
-            obs[s // COLS, s % COLS, plane] = 1.0
-            flowers &= flowers - 1
-    obs[CENTRE // COLS, CENTRE % COLS, P_CENTRE] = 1.0
+    """Observation planes of ``row`` for ``seat`` into ``obs`` (7, 9, 16), as the env.
+
+    One pass over the spaces writes each space's 16 planes (contiguous, channel last).
+    """
     n = row[LENGTH]
-    for k in range(n):
-        s = row[TRAIL + k]
-        obs[s // COLS, s % COLS, P_VISITED] = 1.0
-        obs[s // COLS, s % COLS, P_ORDER] = (k + 1) / MOLE_PIECES
-    if n > 0:
-        s = row[TRAIL + n - 1]
-        obs[s // COLS, s % COLS, P_MOLE] = 1.0
-    for k in range(row[NUM_RODS]):
-        e = row[ROD_ORDER + k]
-        obs[EDGE_PLANE[e, 0], EDGE_PLANE[e, 1], EDGE_PLANE[e, 2]] = 1.0
+    playing = row[PLAYER] >= 0
+    dest = np.int64(0)
     buffer = np.empty(NUM_SPACES, dtype=np.int64)
     for i in range(destinations(row, buffer)):
-        s = buffer[i]
-        obs[s // COLS, s % COLS, P_DEST] = 1.0
-    playing = row[PLAYER] >= 0
-    values = (
+        dest |= np.int64(1) << buffer[i]
+    mole = row[TRAIL + n - 1] if n > 0 else -1
+    constants = (
         1.0 if seat == row[ROUND] else 0.0,
         1.0 if playing and row[MOLE] == 1 else 0.0,
         float(row[ROUND]),
         score_of(row, seat) / MAX_ROUND_SCORE,
         score_of(row, 1 - seat) / MAX_ROUND_SCORE,
         (MOLE_PIECES - n) / MOLE_PIECES,
-        1.0 if playing and n > 0 and row[TRAIL + n - 1] == CENTRE else 0.0,
+        1.0 if playing and mole == CENTRE else 0.0,
     )
-    for i in range(7):
-        obs[:, :, P_I_AM_MOLE + i] = values[i]
+    visited, red, white = row[VISITED], row[RED], row[WHITE]
+    for s in range(NUM_SPACES):
+        cell = obs[s // COLS, s % COLS]
+        cell[P_VISITED] = (visited >> s) & 1
+        cell[P_ORDER] = 0.0
+        cell[P_MOLE] = 1.0 if s == mole else 0.0
+        right, below = RIGHT_EDGE[s], BELOW_EDGE[s]
+        cell[P_ROD_RIGHT] = 1.0 if right >= 0 and rod_placed(row, right) else 0.0
+        cell[P_ROD_BELOW] = 1.0 if below >= 0 and rod_placed(row, below) else 0.0
+        cell[P_RED] = (red >> s) & 1
+        cell[P_WHITE] = (white >> s) & 1
+        cell[P_CENTRE] = 1.0 if s == CENTRE else 0.0
+        cell[P_DEST] = (dest >> s) & 1
+        for i in range(7):
+            cell[P_I_AM_MOLE + i] = constants[i]
+    for k in range(n):
+        s = row[TRAIL + k]
+        obs[s // COLS, s % COLS, P_ORDER] = (k + 1) / MOLE_PIECES
 
 
 @jit
