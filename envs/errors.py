@@ -23,7 +23,7 @@ class InvalidStateError(TabletopZooError):
 
 
 class InvalidLayoutError(TabletopZooError):
-    """A board layout that cannot be played (Arktia custom layouts)."""
+    """A board layout that cannot be played (custom layouts)."""
 
 
 class InvalidOptionError(TabletopZooError):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -21,6 +22,7 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 __all__ = [
     "GAMES",
     "GameSpec",
+    "extended",
     "fast_engine",
     "fast_path_available",
     "get_spec",
@@ -42,6 +44,8 @@ class GameSpec:
     """The versioned face PettingZoo users import (has ``env`` and ``raw_env``)."""
     engine: str
     """``"module:GameClass"``: the rules engine's Game (``new_initial_state``)."""
+    observation_encoder: str
+    """``"module:EncoderClass"``: built as ``EncoderClass(game, max_turns=None)``."""
     players: tuple[int, ...]
     """The player counts the game supports."""
     pettingzoo_id: str
@@ -69,8 +73,23 @@ class GameSpec:
 
     def game_class(self) -> type:
         """Import and return the engine's Game class."""
-        module, _, name = self.engine.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _import_attribute(self.engine)
+
+    def make_observation_encoder(self, game: Any, max_turns: int | None = None) -> Any:
+        """The observation encoder of ``game`` (an engine Game object of this spec):
+        ``shape``, ``encode(state, seat)``, ``plane_names()``."""
+        return _import_attribute(self.observation_encoder)(game, max_turns=max_turns)
+
+    def new_state(
+        self, num_players: int | None = None, seed: int | None = None, **options: Any
+    ) -> Any:
+        """A fresh engine state (``Game(num_players, **options).new_initial_state(seed)``)."""
+        players = self.default_players if num_players is None else num_players
+        return self.game_class()(num_players=players, **options).new_initial_state(seed)
+
+    def golden_games(self) -> list[tuple[str, int, int]]:
+        """``(file stem, num_players, seed)`` of every golden playthrough of this game."""
+        return [(self.golden_name(n, seed), n, seed) for n, seed in self.golden_seeds]
 
     def fast_engine_class(self) -> type:
         """Import and return the compiled engine's class.
@@ -93,45 +112,71 @@ class GameSpec:
         return self.name if len(self.players) == 1 else f"{self.name} ({num_players}p)"
 
 
-GAMES: Mapping[str, GameSpec] = MappingProxyType(
-    {
-        spec.name: spec
-        for spec in (
-            GameSpec(
-                name="mole_hill",
-                title="Mole Hill",
-                env_module="tabletop_zoo.envs.mole_hill_v0",
-                engine="tabletop_zoo.envs.mole_hill:MoleHillGame",
-                players=(2,),
-                pettingzoo_id="tabletop_zoo/mole_hill-v0",
-                gymnasium_id="tabletop_zoo/MoleHill-v0",
-                golden_seeds=((2, 7),),
-                benchmark_players=(2,),
-                benchmark_anchor="pettingzoo.classic.connect_four_v3",
-                fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
-                train_overrides=MappingProxyType(
-                    {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
-                ),
+_REGISTERED: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="mole_hill",
+            title="Mole Hill",
+            env_module="tabletop_zoo.envs.mole_hill_v0",
+            engine="tabletop_zoo.envs.mole_hill:MoleHillGame",
+            observation_encoder=(
+                "tabletop_zoo.envs.mole_hill.observation:MoleHillObservationEncoder"
             ),
-            GameSpec(
-                name="arktia",
-                title="Arktia",
-                env_module="tabletop_zoo.envs.arktia_v0",
-                engine="tabletop_zoo.envs.arktia:ArktiaGame",
-                players=(2, 3, 4),
-                pettingzoo_id="tabletop_zoo/arktia-v0",
-                gymnasium_id="tabletop_zoo/Arktia-v0",
-                golden_seeds=((2, 3), (3, 5), (4, 11)),
-                benchmark_players=(2, 3, 4),
-                benchmark_anchor="pettingzoo.classic.go_v5",
-                fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
-                train_overrides=MappingProxyType(
-                    {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
-                ),
+            players=(2,),
+            pettingzoo_id="tabletop_zoo/mole_hill-v0",
+            gymnasium_id="tabletop_zoo/MoleHill-v0",
+            golden_seeds=((2, 7),),
+            benchmark_players=(2,),
+            benchmark_anchor="pettingzoo.classic.connect_four_v3",
+            fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
+            train_overrides=MappingProxyType(
+                {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
             ),
-        )
-    }
-)
+        ),
+        GameSpec(
+            name="arktia",
+            title="Arktia",
+            env_module="tabletop_zoo.envs.arktia_v0",
+            engine="tabletop_zoo.envs.arktia:ArktiaGame",
+            observation_encoder="tabletop_zoo.envs.arktia.observation:ArktiaObservationEncoder",
+            players=(2, 3, 4),
+            pettingzoo_id="tabletop_zoo/arktia-v0",
+            gymnasium_id="tabletop_zoo/Arktia-v0",
+            golden_seeds=((2, 3), (3, 5), (4, 11)),
+            benchmark_players=(2, 3, 4),
+            benchmark_anchor="pettingzoo.classic.go_v5",
+            fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
+            train_overrides=MappingProxyType(
+                {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
+            ),
+        ),
+    )
+}
+#: name -> spec of every game (read-only view; :func:`extended` adds one for a while).
+GAMES: Mapping[str, GameSpec] = MappingProxyType(_REGISTERED)
+
+
+@contextmanager
+def extended(spec: GameSpec) -> Iterator[GameSpec]:
+    """Add ``spec`` to :data:`GAMES` inside a ``with`` block (tests, experiments).
+
+    Everything that iterates ``GAMES`` (scripts, generic tests, registration) sees the
+    extra game until the block ends.
+    """
+    if spec.name in _REGISTERED:
+        raise InvalidOptionError(f"a game named {spec.name!r} is already registered")
+    _REGISTERED[spec.name] = spec
+    try:
+        yield spec
+    finally:
+        del _REGISTERED[spec.name]
+
+
+def _import_attribute(path: str) -> Any:
+    """The object named by ``"module:attribute"``."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def get_spec(game: str) -> GameSpec:

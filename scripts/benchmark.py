@@ -1,61 +1,81 @@
-"""Speed of random legal play: our envs vs PettingZoo's connect_four_v3 and go_v5 (9x9).
+"""Speed of random legal play: our envs (every game of the registry, at each of its
+``benchmark_players`` counts) against the PettingZoo games named as their anchors.
 
     python scripts/benchmark.py                       # 5 s per measurement
     python scripts/benchmark.py --seconds 10 --out benchmark.json
     python scripts/benchmark.py --quick               # a fraction of a second each (tests)
 
-Every env is the wrapped ``env()`` (``pettingzoo.make("aec", id)``), driven through the
-full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
+Every env is the wrapped ``env()`` (what ``pettingzoo.make("aec", id)`` gives), driven through
+the full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
 ``rng.choice`` over the nonzero entries of the action mask, one seeded numpy generator.
 *steps* counts every ``step`` call (including the ``step(None)`` calls that retire
 finished agents), *games* finished games; timing runs from the first ``reset`` of a
 measurement to the end of the first game that finishes after ``--seconds`` (after one
 untimed warm-up game). The ``engine`` rows play the bare rules engine (``legal_actions``
-+ ``apply_action``, uniform over the legal list). Ratios are steps/s divided by the
-steps/s of ``connect_four_v3`` and of ``go_v5`` in the same run. An env that cannot be
-imported is skipped with a note.
++ ``apply_action``, uniform over the legal list). Row names are ``GameSpec.label(n)``.
+Ratios are steps/s divided by the steps/s of each anchor (``GameSpec.benchmark_anchor``)
+in the same run. An env that cannot be imported is skipped with a note.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
 import platform
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-REFERENCES = ("connect_four_v3", "go_v5 (9x9)")
+from tabletop_zoo.baselines.extras import install_command
+from tabletop_zoo.envs.registry import GAMES, make_env, new_game
+
+# How an anchor module is built and shown; anchors not listed use env() and their module name.
+ANCHOR_SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "pettingzoo.classic.go_v5": ("go_v5 (9x9)", {"board_size": 9}),
+}
 
 
-def _make(env_id: str, **kwargs: Any) -> Callable[[], Any]:
-    """Factory of the wrapped ``env()`` registered under ``env_id`` in PettingZoo."""
+def anchor_row(module: str) -> tuple[str, Callable[[], Any]]:
+    """Row name and factory of the anchor env ``module`` (a PettingZoo env module)."""
+    name, kwargs = ANCHOR_SETTINGS.get(module, (module.rsplit(".", 1)[-1], {}))
 
     def factory() -> Any:
-        import pettingzoo
+        with warnings.catch_warnings():  # PettingZoo asks to use its registry instead
+            warnings.simplefilter("ignore")
+            return importlib.import_module(module).env(**kwargs)
 
-        import tabletop_zoo.envs  # noqa: F401  (registers our ids)
-
-        return pettingzoo.make("aec", env_id, **kwargs)
-
-    return factory
+    return name, factory
 
 
-ENVS: dict[str, Callable[[], Any]] = {
-    "mole_hill_v0": _make("tabletop_zoo/mole_hill-v0"),
-    "arktia_v0 (2p)": _make("tabletop_zoo/arktia-v0", num_players=2),
-    "arktia_v0 (3p)": _make("tabletop_zoo/arktia-v0", num_players=3),
-    "arktia_v0 (4p)": _make("tabletop_zoo/arktia-v0", num_players=4),
-    "connect_four_v3": _make("classic/connect_four-v3"),
-    "go_v5 (9x9)": _make("classic/go-v5", board_size=9),
-}
-ENGINES = ("mole_hill_v0", "arktia_v0 (2p)", "arktia_v0 (3p)", "arktia_v0 (4p)")
+def _our_env(game: str, num_players: int) -> Callable[[], Any]:
+    return lambda: make_env(game, num_players)
+
+
+def env_rows() -> dict[str, tuple[Callable[[], Any], tuple[str, int] | None]]:
+    """Name -> (factory, ``(game, num_players)`` for our envs, ``None`` for anchors)."""
+    rows: dict[str, tuple[Callable[[], Any], tuple[str, int] | None]] = {}
+    anchors = []
+    for name, spec in GAMES.items():
+        for n in spec.benchmark_players:
+            rows[spec.label(n)] = (_our_env(name, n), (name, n))
+        if spec.benchmark_anchor and spec.benchmark_anchor not in anchors:
+            anchors.append(spec.benchmark_anchor)
+    for module in anchors:
+        row_name, factory = anchor_row(module)
+        rows[row_name] = (factory, None)
+    return rows
+
+
+ENVS = env_rows()
+REFERENCES = tuple(name for name, (_factory, ours) in ENVS.items() if ours is None)
 
 
 def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
@@ -106,17 +126,24 @@ def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float,
     }
 
 
+def ratio_key(reference: str) -> str:
+    """JSON key of the ratio to ``reference``, e.g. ``ratio_go_v5``."""
+    return "ratio_" + reference.split()[0]
+
+
 def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
     """Measure every env (and our engines); returns the JSON-ready report."""
     rows: list[dict] = []
     notes: list[str] = []
-    for name, factory in ENVS.items():
+    for name, (factory, ours) in ENVS.items():
         if only and not any(o in name for o in only):
             continue
         try:
             env = factory()
         except Exception as exc:  # noqa: BLE001 - any import/constructor failure: skip it
-            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}")
+            hint = f" (install the 'bench' extra: {install_command('bench')})"
+            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}" + (
+                hint if isinstance(exc, ImportError) else ""))  # fmt: skip
             continue
         rows.append(
             {
@@ -125,22 +152,22 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
                 **measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed),
             }
         )
-        if name in ENGINES:
-            env.reset(seed=seed)
-            engine = env.unwrapped.game.game  # the XGame behind the live state
+        env.close()
+        if ours is not None:
+            engine = new_game(*ours)
             rows.append(
                 {
-                    "name": name.replace("_v0", "") + " engine",
+                    "name": f"{name} engine",
                     "kind": "engine",
                     **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
                 }
             )
-        env.close()
     by_name = {r["name"]: r for r in rows}
     for row in rows:
         for ref in REFERENCES:
-            key = "ratio_" + ref.split()[0]
-            row[key] = row["steps_per_s"] / by_name[ref]["steps_per_s"] if ref in by_name else None
+            row[ratio_key(ref)] = (
+                row["steps_per_s"] / by_name[ref]["steps_per_s"] if ref in by_name else None
+            )
     return {
         "machine": {
             "python": platform.python_version(),
@@ -155,17 +182,17 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
 
 
 def format_table(report: dict) -> str:
-    """The report as a plain-text table."""
+    """The report as a plain-text table (one ratio column per anchor)."""
     lines = [
         f"{'name':<24}{'steps/s':>11}{'games/s':>10}{'steps/game':>11}"
-        f"{'vs connect4':>13}{'vs go9x9':>10}"
+        + "".join(f"{'vs ' + ref.split()[0]:>19}" for ref in REFERENCES)
     ]
     for r in report["results"]:
-        c4, go = r["ratio_connect_four_v3"], r["ratio_go_v5"]
+        ratios = [r.get(ratio_key(ref)) for ref in REFERENCES]
         lines.append(
             f"{r['name']:<24}{r['steps_per_s']:>11,.0f}{r['games_per_s']:>10,.1f}"
             f"{r['steps_per_game']:>11.1f}"
-            f"{'' if c4 is None else f'{c4:.2f}x':>13}{'' if go is None else f'{go:.2f}x':>10}"
+            + "".join(f"{'' if x is None else f'{x:.2f}x':>19}" for x in ratios)
         )
     lines += report["notes"]
     return "\n".join(lines)
@@ -181,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--only",
         default=None,
-        help="comma separated substrings of env names to measure, e.g. mole,connect (default all)",
+        help="comma separated substrings of env names to measure, e.g. engine,go (default all)",
     )
     args = p.parse_args(argv)
     if not (0 < args.seconds < math.inf):  # also rejects nan, which would never stop

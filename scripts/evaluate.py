@@ -1,12 +1,13 @@
 """Round-robin tournament between agents: rates with 95% CIs, mean scores, Elo.
 
-    python scripts/evaluate.py --game mole_hill --agents random,greedy,mcts:100 --games 20
-    python scripts/evaluate.py --game arktia --num-players 3 --agents greedy,ppo:runs/a/m.zip
+    python scripts/evaluate.py --agents random,greedy,mcts:100 --games 20
+    python scripts/evaluate.py --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
 Agents are ``random``, ``greedy``, ``mcts`` / ``mcts:N``, ``ppo:PATH``. Every pair plays
 ``--games`` games with seats rotated; in 3-4 player games the other seats are taken by
 ``--filler`` (default random). Writes ``pairings.csv``, ``standings.csv``, ``games.csv``
-and ``tournament.png`` to ``--out``. Library code: :mod:`tabletop_zoo.baselines.tournament`.
+and ``tournament.png`` to ``--out``. Needs the ``train`` extra (tqdm, matplotlib; torch for
+``ppo:`` agents). Library code: :mod:`tabletop_zoo.baselines.evaluation`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ import sys
 import time
 from pathlib import Path
 
-from tabletop_zoo.baselines.tournament import round_robin
+from tabletop_zoo.baselines.evaluation import round_robin
+from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Round-robin tournament between agents.")
-    p.add_argument("--game", choices=["mole_hill", "arktia"], default="mole_hill")
-    p.add_argument("--num-players", type=int, default=2)
+    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
+    p.add_argument(
+        "--num-players", type=int, default=None, help="default: the game's smallest count"
+    )
     p.add_argument(
         "--agents",
         default="random,greedy",
@@ -61,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
+        require_extra("train", "scripts/evaluate.py", ("matplotlib",))
+        if not args.no_progress:
+            require_extra("train", "the progress bar of scripts/evaluate.py", ("tqdm",))
+    except MissingExtraError as exc:
+        print(f"evaluate.py: error: {exc}", file=sys.stderr)
+        return 1
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     problem = out_dir_problem(args.out)  # fail before playing, not after
     if problem:
@@ -79,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ValueError as exc:  # bad spec, game, player count, seed or model path
         parser.error(str(exc))
+    except MissingExtraError as exc:  # a ppo: agent without torch
+        print(f"evaluate.py: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\ninterrupted: no results written", file=sys.stderr)
         return 130

@@ -1,15 +1,20 @@
-"""Play against an agent in the terminal, or watch agents play.
+"""Play against agents in the terminal, or watch agents play.
 
-    python scripts/play.py                                 # you (player_0) vs greedy, Mole Hill
+    python scripts/play.py                                 # you (player_0) vs greedy
     python scripts/play.py --opponent mcts:200 --seat 1    # you play second, vs MCTS
-    python scripts/play.py --game arktia --num-players 3 --agents random,human,greedy
+    python scripts/play.py --game GAME --num-players 3 --agents random,human,greedy
     python scripts/play.py --watch --agents greedy,random --delay 0.5
+    python scripts/play.py --quiet                         # moves only; board on your turn
     python scripts/play.py --render human                  # also open the pygame window
 
-On your turn type a move in the game's notation. Commands: ``?`` / ``moves`` (list the
-legal moves), ``board`` (print the board again), ``help``, ``quit``. Input is read line
-by line from stdin, so a session can be scripted: ``printf 'e4\\nquit\\n' | python ...``.
-End of input counts as ``quit``.
+The game is the arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.
+HumanAgent` in your seat(s). On your turn type a move in the game's notation. Commands:
+``?`` / ``moves`` (the legal moves), ``board``, ``help`` (the notation of this game),
+``rules`` (a one-screen summary of its rules), ``stop`` (asks for confirmation). Input is
+read line by line from stdin, so a session can be scripted:
+``printf 'e4\\nstop\\ny\\n' | python ...``. End of input stops the game.
+When the engine's round changes (if it has rounds) the end of the round and the scores so
+far are announced.
 """
 
 from __future__ import annotations
@@ -21,24 +26,26 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tabletop_zoo.baselines import make_agent
-from tabletop_zoo.baselines.tournament import check_agent_fits, check_seed
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
+from tabletop_zoo.baselines.evaluation.arena import agent_seeds, make_env, play_game
+from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES
 
 HUMAN = "human"
-QUIT_WORDS = ("quit", "exit", "q")
-MOVES_WORDS = ("?", "moves")
-HELP_TEXT = (
-    "type a move in the game's notation; '?' or 'moves' lists the legal moves, "
-    "'board' prints the board, 'quit' ends the game"
-)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Play against an agent, or watch agents play.")
-    p.add_argument("--game", choices=["mole_hill", "arktia"], default="mole_hill")
+    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
     p.add_argument(
-        "--num-players", type=int, default=2, help="2 (Mole Hill), 2-4 (Arktia); default 2"
+        "--num-players",
+        type=int,
+        default=None,
+        help="default: the game's smallest count; "
+        + ", ".join(f"{n}: {'/'.join(map(str, s.players))}" for n, s in sorted(GAMES.items())),
     )
     p.add_argument(
         "--opponent",
@@ -61,17 +68,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--render",
         choices=["ansi", "human"],
         default="ansi",
-        help="ansi: board printed as text each turn; human: also a pygame window",
+        help="ansi: board printed as text; human: also a pygame window (render extra)",
     )
     p.add_argument(
         "--delay", type=float, default=0.0, help="seconds to pause after agent moves (default 0)"
     )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print only the moves, and the board when it is your turn (and at the end)",
+    )
     return p
 
 
-def seat_specs(args: argparse.Namespace) -> list[str]:
+def seat_specs(args: argparse.Namespace, num_players: int) -> list[str]:
     """The agent spec of every seat (``human`` for people)."""
-    n = args.num_players
+    n = num_players
     if args.agents is not None:
         specs = [s.strip() for s in args.agents.split(",") if s.strip()]
         if len(specs) != n:
@@ -98,40 +110,46 @@ def show_board(env: Any) -> None:
         print(env.unwrapped.game)
 
 
-def ask_human(env: Any, name: str, read: Callable[[], str | None]) -> int | None:
-    """Prompt until a legal move is entered; ``None`` means the player quit."""
-    state = env.unwrapped.game
-    while True:
-        print(f"{name}, your move ('?' for legal moves): ", end="", flush=True)
-        line = read()
-        if line is None:  # end of input
-            print()
-            return None
-        text = line.strip()
-        if not text:
-            continue
-        word = text.lower()
-        if word in QUIT_WORDS:
-            return None
-        if word in MOVES_WORDS:
-            moves = [state.action_to_string(a) for a in state.legal_actions()]
-            print(f"legal moves ({len(moves)}): {' '.join(moves)}")
-            continue
-        if word == "help":
-            print(HELP_TEXT)
-            continue
-        if word == "board":
+def _scores_text(names: list[str], state: Any) -> str:
+    return ", ".join(f"{n} {s}" for n, s in zip(names, state.scores(), strict=True))
+
+
+class Narrator:
+    """Prints the game as it goes: moves in notation, boards, the end of each round.
+
+    ``quiet``: the board only when a person is to move, and at the end.
+    """
+
+    def __init__(self, labels: list[str], humans: set[int], quiet: bool, delay: float) -> None:
+        self.labels = labels
+        self.humans = humans
+        self.quiet = quiet
+        self.delay = delay
+        self.before: Any = None  # the position before the next move (for its notation)
+        self.round: Any = None
+
+    def start(self, env: Any) -> None:
+        """After reset: the board, and the state the first move is written from."""
+        state = env.unwrapped.game
+        self.before, self.round = state.clone(), getattr(state, "round", None)
+        if not self.quiet or state.current_player in self.humans:
             show_board(env)
-            continue
-        try:
-            action = state.string_to_action(text)
-        except ValueError as exc:  # NotationError / IllegalActionError
-            print(f"not a legal move: {exc} (type '?' to list the legal moves)")
-            continue
-        if action not in state.legal_actions():
-            print(f"{text!r} is not legal now (type '?' to list the legal moves)")
-            continue
-        return action
+
+    def step(self, env: Any, seat: int, action: int) -> None:
+        """After a move: the move, a round change, the board; the delay after agent moves."""
+        state = env.unwrapped.game
+        names = list(env.possible_agents)
+        print(f"{names[seat]} ({self.labels[seat]}) plays {self.before.action_to_string(action)}")
+        new_round = getattr(state, "round", None)
+        if new_round != self.round:
+            print(f"--- round {self.round + 1} is over; scores: {_scores_text(names, state)} ---")
+            self.round = new_round
+        human_next = not state.is_terminal() and state.current_player in self.humans
+        if not self.quiet or human_next or state.is_terminal():
+            show_board(env)
+        self.before = state.clone()
+        if seat not in self.humans and self.delay > 0:
+            time.sleep(self.delay)
 
 
 def play(
@@ -141,47 +159,31 @@ def play(
     render: str = "ansi",
     delay: float = 0.0,
     read: Callable[[], str | None] | None = None,
+    quiet: bool = False,
 ) -> bool:
-    """Run one game with the given seat specs; True when it finished, False when quit."""
-    from tabletop_zoo.baselines.arena import agent_seeds, make_env
-
-    read = read or _read_stdin
+    """Run one game with the given seat specs; True when it finished, False when stopped."""
     env = make_env(game, num_players=len(specs), render_mode=render)
-    seeds = agent_seeds(seed, len(specs))
-    pairs = list(zip(specs, seeds, strict=True))
-    agents = [None if s == HUMAN else make_agent(s, seed=x) for s, x in pairs]
     names = list(env.possible_agents)
-    print(
-        ", ".join(f"{n}: {'you' if s == HUMAN else s}" for n, s in zip(names, specs, strict=True))
-    )
-    env.reset(seed=seed)
-    show_board(env)
-    for name in env.agent_iter():
-        obs, _reward, terminated, truncated, _info = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        seat = names.index(name)
-        state = env.unwrapped.game
-        agent = agents[seat]
-        if agent is None:
-            action = ask_human(env, name, read)
-            if action is None:
-                print("quit: game abandoned")
-                env.close()
-                return False
-        else:
-            action = int(agent.act(obs["observation"], obs["action_mask"], state))
-        move = state.action_to_string(action)  # before the move is applied
-        env.step(action)
-        print(f"{name} ({'you' if agent is None else specs[seat]}) plays {move}")
-        show_board(env)
-        if agent is not None and delay > 0:
-            time.sleep(delay)
+    humans = {i for i, s in enumerate(specs) if s == HUMAN}
+    reader = read or (lambda: _read_stdin())  # looked up at call time (tests replace it)
+    agents = [
+        HumanAgent(read=reader, show_board=lambda _state: show_board(env))
+        if spec == HUMAN
+        else make_agent(spec, seed=agent_seed)
+        for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
+    ]
+    labels = ["you" if s == HUMAN else s for s in specs]
+    print(", ".join(f"{n}: {label}" for n, label in zip(names, labels, strict=True)))
+    narrator = Narrator(labels, humans, quiet, delay)
+    try:
+        play_game(env, agents, seed=seed, on_step=narrator.step, on_start=narrator.start)
+    except GameAbandoned:
+        print("stopped: game abandoned")
+        env.close()
+        return False
     state = env.unwrapped.game
-    scores, returns = list(state.scores()), list(state.returns())
-    print("game over; scores: " + ", ".join(f"{n} {s}" for n, s in zip(names, scores, strict=True)))
-    winners = [n for n, r in zip(names, returns, strict=True) if r > 0]
+    print(f"game over; scores: {_scores_text(names, state)}")
+    winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
     print(f"{winners[0]} wins" if winners else "draw")
     env.close()
     return True
@@ -194,26 +196,31 @@ def _read_stdin() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code (0, also when a player quits)."""
+    """Entry point; returns the exit code (0, also when a player stops the game)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.render == "human":
+            require_extra("render", "scripts/play.py --render human")
         if not (args.delay >= 0 and math.isfinite(args.delay)):  # also rejects nan
             raise ValueError(f"--delay must be a number of seconds >= 0, got {args.delay}")
         check_seed(args.seed, "--seed")
-        specs = seat_specs(args)
-        from tabletop_zoo.baselines.arena import make_env
-
         env = make_env(args.game, num_players=args.num_players)  # bad player count
+        specs = seat_specs(args, len(env.possible_agents))
         for spec in specs:
             if spec != HUMAN:
-                # bad spec: ValueError listing the allowed forms; a model for another game
+                # bad spec: the allowed forms; a model for another game
                 check_agent_fits(make_agent(spec), env, spec)
         env.close()
+    except MissingExtraError as exc:
+        print(f"play.py: error: {exc}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        play(args.game, specs, seed=args.seed, render=args.render, delay=args.delay)
+        play(
+            args.game, specs, seed=args.seed, render=args.render, delay=args.delay, quiet=args.quiet
+        )
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned")
         return 130

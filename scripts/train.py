@@ -1,13 +1,15 @@
 """Train a MaskablePPO agent by self-play against a pool of opponents.
 
-    python scripts/train.py                                    # quick demo (Mole Hill)
-    python scripts/train.py --game mole_hill --timesteps 300000 --name mh_long
-    python scripts/train.py --game arktia --num-players 3 --timesteps 200000
+    python scripts/train.py                          # quick demo (the first game of the registry)
+    python scripts/train.py --game GAME --timesteps 300000 --name long_run
+    python scripts/train.py --game GAME --num-players 3 --timesteps 200000
 
 Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
 ``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
-(self-play opponents, also the checkpoints) and ``final_model.zip``. The library code is
-:mod:`tabletop_zoo.baselines.training`.
+(self-play opponents, also the checkpoints) and ``final_model.zip``. Without ``--name`` the
+folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``, ``_3``, ... when taken), so re-running the
+same command never collides with an earlier run. Needs the ``train`` extra. The library code
+is :mod:`tabletop_zoo.baselines.training`.
 """
 
 from __future__ import annotations
@@ -15,23 +17,42 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tabletop_zoo.baselines.training import GAME_DEFAULTS, TrainConfig, format_eval_table, train
+from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.baselines.training import (
+    GENERIC_DEFAULTS,
+    TrainConfig,
+    defaults_for,
+    format_eval_table,
+    train,
+)
+from tabletop_zoo.envs.registry import GAMES
+
+
+def _defaults_epilog() -> str:
+    """The defaults marked 'per game': the generic ones and each game's overrides."""
+    text = "per-game defaults: " + ", ".join(f"{k}={v}" for k, v in GENERIC_DEFAULTS.items())
+    for name in sorted(GAMES):
+        changed = {k: v for k, v in defaults_for(name).items() if GENERIC_DEFAULTS.get(k) != v}
+        if changed:
+            text += f"; {name}: " + ", ".join(f"{k}={v}" for k, v in changed.items())
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line flags (defaults marked 'per game' come from ``GAME_DEFAULTS``)."""
+    """The command-line flags (defaults marked 'per game' come from the game's spec)."""
     d = TrainConfig()
     p = argparse.ArgumentParser(
-        description="MaskablePPO self-play training.",
-        epilog="per-game defaults: "
-        + "; ".join(
-            f"{g}: " + ", ".join(f"{k}={v}" for k, v in vals.items())
-            for g, vals in GAME_DEFAULTS.items()
-        ),
+        description="MaskablePPO self-play training.", epilog=_defaults_epilog()
     )
-    p.add_argument("--game", choices=sorted(GAME_DEFAULTS), default=d.game)
-    p.add_argument("--num-players", type=int, default=d.num_players)
-    p.add_argument("--name", default=None, help="run folder name (default <game>_<N>p_seed<S>)")
+    p.add_argument("--game", choices=sorted(GAMES), default=d.game)
+    p.add_argument(
+        "--num-players", type=int, default=None, help="default: the game's smallest count"
+    )
+    p.add_argument(
+        "--name",
+        default=None,
+        help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)",
+    )
     p.add_argument("--runs-dir", default=d.runs_dir, help="parent folder of runs (default runs)")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--timesteps", type=int, default=None, help="learner steps (per game)")
@@ -86,6 +107,11 @@ def parse_env_options(items: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--env-option needs KEY=VALUE, got {item!r}")
+        if key == "num_players":
+            raise ValueError(
+                f"--env-option {item!r}: the player count is a flag of its own, use "
+                f"--num-players {value}"
+            )
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -132,20 +158,25 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        config = config_from_args(args)
+        require_extra("train", "scripts/train.py")
+    except MissingExtraError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        return 1
+    try:
         # checks flag values, pool agent specs (and models), env options and the run folder
-        config.resolved().check_new_run_dir()
+        config = config_from_args(args).resolved()
+        config.check_new_run_dir()
     except ValueError as exc:
         parser.error(str(exc))
     try:
         result = train(config)
     except KeyboardInterrupt:
-        run_dir = config.resolved().run_dir
-        print(f"\ninterrupted: no final model; snapshots so far are in {run_dir / 'snapshots'}")
+        snapshots = config.run_dir / "snapshots"
+        print(f"\ninterrupted: no final model; snapshots so far are in {snapshots}")
         return 130
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")

@@ -19,22 +19,43 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from tabletop_zoo.baselines import make_agent
-from tabletop_zoo.baselines.agents import Agent
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.baselines.agents import Agent, make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
 
 __all__ = ["SingleAgentEnv", "make_env"]
 
 OpponentSpec = Any  # Agent | str | Sequence[Agent | str] | Callable[[np.random.Generator], ...]
 ILLEGAL_ACTION_MODES = ("lose", "raise")
 _SEED_RANGE = 2**31  # seeds drawn from the env's generator for the AEC env and opponents
+LEGAL_SHOWN = 10  # legal moves listed in an illegal-action message
+AEC_METHODS = ("possible_agents", "observation_space", "action_space", "reset", "step", "last")
+
+
+def _short_repr(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_env_seed(seed: Any, where: str) -> int | None:
+    """``seed`` as an int (``None`` kept), else :class:`InvalidOptionError` naming the rule."""
+    if seed is None:
+        return None
+    number = as_integer(seed)
+    if number is None or number < 0:
+        raise InvalidOptionError(
+            f"{where} must be None or a non-negative integer (Python or NumPy int; not a bool, "
+            f"float or string), got {_short_repr(seed)}"
+        )
+    return number
 
 
 class SingleAgentEnv(gymnasium.Env):
     """One seat of an AEC env as a ``gymnasium.Env``; opponents play the other seats.
 
     Args:
-        aec_env: one of our AEC envs (raw or wrapped), e.g. ``mole_hill_v0.raw_env()``.
+        aec_env: one of our AEC envs (raw or wrapped), e.g. ``registry.make_raw_env(game)``.
         opponent: who plays the other seats: an agent, an agent spec string
             (``"random"``, ``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``; one agent per
             seat is built from it), a sequence with one agent/spec per other seat (in
@@ -42,11 +63,17 @@ class SingleAgentEnv(gymnasium.Env):
             Agent | Sequence[Agent]`` called at every reset (self-play pools).
         learner_seat: the learner's seat, or ``None`` for a random seat each episode.
         seed: default seed of the first ``reset()`` when it is called without one.
-        illegal_action: what an action outside ``action_masks()`` does: ``"lose"``
+        illegal_action: what an action outside ``action_masks()`` (or not an integer:
+            actions follow ``errors.as_integer``, so bools, floats and strings are refused)
+            does: ``"lose"``
             (default; the episode ends with reward -1 and ``info["illegal_action"]``,
             PettingZoo's ``TerminateIllegalWrapper`` convention, so random-action
             checkers such as ``gymnasium.utils.env_checker.check_env`` pass) or
-            ``"raise"`` (an ``IllegalActionError``).
+            ``"raise"`` (an ``IllegalActionError``). The message names the action and the
+            legal moves in the game's notation (the first ten, and how many there are).
+
+    Bad options raise :class:`~tabletop_zoo.envs.errors.InvalidOptionError` naming what is
+    allowed; an opponent holding a model made for another game is refused the same way.
     """
 
     def __init__(
@@ -57,15 +84,24 @@ class SingleAgentEnv(gymnasium.Env):
         seed: int | None = None,
         illegal_action: str = "lose",
     ) -> None:
+        missing = [name for name in AEC_METHODS if not hasattr(aec_env, name)]
+        if missing:
+            raise InvalidOptionError(
+                f"aec_env must be a PettingZoo AEC env (e.g. registry.make_raw_env(game)); "
+                f"{aec_env!r} has no {', '.join(missing)}"
+            )
         self.aec_env = aec_env
         self.possible_agents = list(aec_env.possible_agents)
         self.num_players = len(self.possible_agents)
-        if learner_seat is not None and learner_seat not in range(self.num_players):
+        seat = as_integer(learner_seat)
+        if learner_seat is not None and (seat is None or seat not in range(self.num_players)):
             raise InvalidOptionError(
-                f"learner_seat must be None (random each episode) or a seat in "
+                f"learner_seat must be None (random each episode) or an integer seat in "
                 f"0..{self.num_players - 1}, got {learner_seat!r}"
             )
-        if illegal_action not in ILLEGAL_ACTION_MODES:
+        learner_seat = seat
+        seed = _check_env_seed(seed, "seed")
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise InvalidOptionError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
             )
@@ -101,23 +137,28 @@ class SingleAgentEnv(gymnasium.Env):
             self._static_opponents = self._resolve(opponent)
 
     def _resolve(self, opponent: Any) -> list[Agent]:
-        """One agent per other seat from an agent, a spec string or a sequence of them."""
+        """One agent per other seat from an agent, a spec string or a sequence of them;
+        each must fit this game (a model trained on another game is refused)."""
         count = self.num_players - 1
         if isinstance(opponent, str):
-            return [self._build(opponent) for _ in range(count)]
-        if isinstance(opponent, Agent):
-            return [opponent] * count
-        if isinstance(opponent, Sequence):
+            agents = [self._build(opponent) for _ in range(count)]
+        elif isinstance(opponent, Agent):
+            agents = [opponent] * count
+        elif isinstance(opponent, Sequence):
             if len(opponent) != count:
                 raise InvalidOptionError(
                     f"opponent sequence must have one entry per other seat ({count}), "
                     f"got {len(opponent)}"
                 )
-            return [self._build(o) if isinstance(o, str) else self._check(o) for o in opponent]
-        raise InvalidOptionError(
-            f"opponent must be an agent, a spec string, a sequence of them or a callable "
-            f"(np.random.Generator) -> agent(s); got {opponent!r}"
-        )
+            agents = [self._build(o) if isinstance(o, str) else self._check(o) for o in opponent]
+        else:
+            raise InvalidOptionError(
+                f"opponent must be an agent, a spec string, a sequence of them or a callable "
+                f"(np.random.Generator) -> agent(s); got {opponent!r}"
+            )
+        for agent in agents:
+            check_agent_fits(agent, self.aec_env)
+        return agents
 
     def _build(self, spec: str) -> Agent:
         return make_agent(spec, seed=int(self._seed_rng.integers(_SEED_RANGE)))
@@ -135,6 +176,7 @@ class SingleAgentEnv(gymnasium.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; opponents move until it is the learner's turn."""
+        seed = _check_env_seed(seed, "reset(seed=...)")
         if seed is None and self._pending_seed is not None:
             seed = self._pending_seed
         self._pending_seed = None
@@ -169,17 +211,16 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise RuntimeError("the episode is over: call reset() before step()")
         mask = self.action_masks()
-        action = int(action)
-        if not (0 <= action < mask.size and mask[action]):
-            legal = np.flatnonzero(mask).tolist()
-            message = f"action {action} is not legal for {self.learner} now; legal actions: {legal}"
+        index = as_integer(action)
+        if index is None or not (0 <= index < mask.size and mask[index]):
+            message = self._illegal_message(action, index, mask)
             if self.illegal_action == "raise":
                 raise IllegalActionError(message)
             self._done = True
             info = self._info()
             info["illegal_action"] = message
             return self._observation(), -1.0, True, False, info
-        self.aec_env.step(action)
+        self.aec_env.step(index)
         reward, terminated, truncated, info = self._play_opponents()
         self._done = terminated or truncated
         return self._observation(), reward, terminated, truncated, info
@@ -226,6 +267,31 @@ class SingleAgentEnv(gymnasium.Env):
             action = self._opponents[seat].act(obs["observation"], obs["action_mask"], self.game)
             env.step(int(action))
         raise RuntimeError(f"{self.learner} left the game without being told it ended")
+
+    def _notation(self, action: int) -> str | None:
+        """``action`` in the game's notation, or ``None`` if the engine cannot write it."""
+        try:
+            return str(self.game.action_to_string(action))
+        except Exception:  # noqa: BLE001 - not one of our engines, or no such action
+            return None
+
+    def _illegal_message(self, action: Any, index: int | None, mask: np.ndarray) -> str:
+        """What was wrong with ``action`` and the legal moves (notation, a short list)."""
+        if index is None:
+            what = (
+                f"action {_short_repr(action)} is not an action: actions are integers "
+                "(Python or NumPy ints, not bools, floats or strings)"
+            )
+        elif not 0 <= index < mask.size:
+            what = f"action {index} is out of range 0..{mask.size - 1}"
+        else:
+            written = self._notation(index)
+            shown = f"{index} ({written})" if written is not None else str(index)
+            what = f"action {shown} is not legal for {self.learner} now"
+        legal = np.flatnonzero(mask).tolist()
+        names = [self._notation(a) or str(a) for a in legal[:LEGAL_SHOWN]]
+        more = f", ... ({len(legal)} legal moves)" if len(legal) > LEGAL_SHOWN else ""
+        return f"{what}; legal: {', '.join(names)}{more}"
 
     def _observation(self) -> np.ndarray:
         return np.array(self.aec_env.observe(self.learner)["observation"], copy=True)

@@ -70,8 +70,9 @@ def test_make_agent_ppo_missing_file_is_a_clear_error(tmp_path) -> None:
 
 def test_importing_baselines_does_not_import_torch() -> None:
     code = (
-        "import sys, tabletop_zoo.baselines, tabletop_zoo.baselines.arena, "
-        "tabletop_zoo.wrappers.single_agent; assert 'torch' not in sys.modules, 'torch imported'"
+        "import sys, tabletop_zoo.baselines, tabletop_zoo.baselines.evaluation, "
+        "tabletop_zoo.baselines.training, tabletop_zoo.wrappers.single_agent\n"
+        "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -197,7 +198,7 @@ def test_mcts_bad_options_raise(kwargs) -> None:
 
 def test_ppo_agent_is_exported_lazily() -> None:
     import tabletop_zoo.baselines as baselines
-    from tabletop_zoo.baselines.ppo import PPOAgent
+    from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
     assert baselines.PPOAgent is PPOAgent
     with pytest.raises(AttributeError):

@@ -6,17 +6,19 @@ import csv
 
 import pytest
 
-from tabletop_zoo.baselines.tournament import (
-    GameRecord,
-    TournamentResult,
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.stats import (
     elo_expected,
     elo_ratings,
     elo_update,
     head_to_head,
+    wilson_interval,
+)
+from tabletop_zoo.baselines.evaluation.tournament import (
+    GameRecord,
+    TournamentResult,
     round_robin,
     seating,
-    unique_names,
-    wilson_interval,
 )
 
 
@@ -113,8 +115,8 @@ def test_head_to_head_returns_then_scores() -> None:
     assert head_to_head([-1, -1, 1], [3, 3, 9], 1, 0) == 0.5
 
 
-def test_unique_names() -> None:
-    assert unique_names(["random", "greedy", "random"]) == ["random", "greedy", "random#2"]
+def test_display_names_repeats() -> None:
+    assert display_names(["random", "greedy", "random"]) == ["random", "greedy", "random#2"]
 
 
 # ------------------------------------------------------------------ aggregation and files
@@ -221,8 +223,8 @@ class _FakeModelAgent:
 
 def test_check_agent_fits_rejects_a_model_of_another_game() -> None:
     from tabletop_zoo.baselines import RandomAgent
-    from tabletop_zoo.baselines.arena import make_env
-    from tabletop_zoo.baselines.tournament import check_agent_fits
+    from tabletop_zoo.baselines.agents.checks import check_agent_fits
+    from tabletop_zoo.baselines.evaluation.arena import make_env
 
     check_agent_fits(_FakeModelAgent(), make_env("mole_hill"), "ppo:mh.zip")  # fits
     check_agent_fits(RandomAgent(), make_env("arktia"), "random")  # no model: nothing to check

@@ -9,27 +9,23 @@ import numpy as np
 import pytest
 
 from tabletop_zoo.baselines import RandomAgent
+from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.training import (
     EvalRow,
     OpponentPool,
     TrainConfig,
     append_eval_csv,
-    evaluate_agent,
     format_eval_table,
     plot_learning_curve,
 )
-
-needs_mole_hill = pytest.mark.skipif(
-    __import__("importlib").util.find_spec("tabletop_zoo.envs.mole_hill_v0") is None,
-    reason="mole_hill_v0 not available",
-)
+from tabletop_zoo.envs.registry import GAMES
 
 
 def test_config_defaults_per_game_and_bad_values() -> None:
     cfg = TrainConfig(game="mole_hill", timesteps=123).resolved()
     assert cfg.timesteps == 123  # explicit flag wins
     assert cfg.n_steps == 512 and cfg.name == "mole_hill_2p_seed0"
-    with pytest.raises(ValueError, match="allowed: mole_hill, arktia"):
+    with pytest.raises(ValueError, match=f"allowed: {', '.join(sorted(GAMES))}"):
         TrainConfig(game="chess").resolved()
     with pytest.raises(ValueError, match="vec must be"):
         TrainConfig(vec="threads").resolved()
@@ -73,7 +69,6 @@ def test_eval_rows_csv_table_and_curve(tmp_path) -> None:
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-@needs_mole_hill
 def test_evaluate_agent_plays_every_seat() -> None:
     rows = evaluate_agent(RandomAgent(seed=0), "mole_hill", 2, ("random",), games_per_seat=2)
     (row,) = rows
@@ -81,9 +76,9 @@ def test_evaluate_agent_plays_every_seat() -> None:
     assert row.wins + row.draws + row.losses == 4
 
 
-@needs_mole_hill
-def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
-    from tabletop_zoo.baselines.training import _POOLS, train
+def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
+    from tabletop_zoo.baselines.training import train
+    from tabletop_zoo.baselines.training.opponents import _POOLS
 
     cfg = TrainConfig(
         game="mole_hill",
@@ -103,6 +98,8 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
         progress_bar=False,
     )
     result = train(cfg, log=lambda *_: None)
+    # every folder is made before SB3 writes to it ("Path '...' does not exist" noise)
+    assert not [w for w in recwarn if "does not exist" in str(w.message)]
     run = tmp_path / "tiny"
     for name in ("config.json", "progress.csv", "eval.csv", "learning_curve.png"):
         assert (run / name).stat().st_size > 0, name
@@ -121,11 +118,13 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
         train(cfg, log=lambda *_: None)
 
     # the saved model plays in a tournament as "ppo:PATH"
-    from tabletop_zoo.baselines.tournament import round_robin
+    from tabletop_zoo.baselines.evaluation import round_robin
 
     spec = f"ppo:{result.model_path}"
     tour = round_robin("mole_hill", [spec, "random"], games=2, seed=0)
-    assert [g.seats for g in tour.games] == [[spec, "random"], ["random", spec]]
+    # shown by its run folder's name
+    assert [g.seats for g in tour.games] == [["ppo(tiny)", "random"], ["random", "ppo(tiny)"]]
+    assert tour.specs == [spec, "random"]
 
     # the pool keeps only the newest max_snapshots
     other = tmp_path / "other"
@@ -137,3 +136,49 @@ def test_tiny_self_play_run_writes_everything(tmp_path) -> None:
     picked = {pool(np.random.default_rng(i))[0].name for i in range(10)}
     assert sorted(pool.snapshots) == [20, 30]
     assert picked <= {"snapshot_20", "snapshot_30"}
+
+
+def test_default_run_folder_is_fresh_so_a_rerun_never_collides(tmp_path) -> None:
+    game = next(iter(GAMES))
+    cfg = TrainConfig(runs_dir=str(tmp_path)).resolved()
+    assert cfg.game == game and cfg.name == f"{game}_2p_seed0"
+    (tmp_path / cfg.name).mkdir()
+    (tmp_path / cfg.name / "config.json").write_text("{}")
+    again = TrainConfig(runs_dir=str(tmp_path)).resolved()
+    assert again.name == f"{game}_2p_seed0_2"
+    again.check_new_run_dir()  # free
+    named = TrainConfig(runs_dir=str(tmp_path), name=cfg.name).resolved()
+    with pytest.raises(ValueError, match="already has a run in it; pick another --name"):
+        named.check_new_run_dir()
+
+
+def test_defaults_are_generic_plus_the_games_overrides() -> None:
+    from tabletop_zoo.baselines.training import GENERIC_DEFAULTS, defaults_for
+
+    for name, spec in GAMES.items():
+        cfg = TrainConfig(game=name).resolved()
+        for key, generic in GENERIC_DEFAULTS.items():
+            assert getattr(cfg, key) == spec.train_overrides.get(key, generic)
+        assert defaults_for(name) == {**GENERIC_DEFAULTS, **spec.train_overrides}
+        assert cfg.num_players == spec.default_players
+
+
+@pytest.mark.parametrize("key", ["num_players", "render_mode"])
+def test_env_kwargs_that_are_not_env_options_are_refused(key) -> None:
+    from tabletop_zoo.envs.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match=f"{key!r} is not an env option here"):
+        TrainConfig(env_kwargs={key: 3}).resolved()
+
+
+def test_training_plays_no_matches_of_its_own() -> None:
+    """Evaluations go through the evaluation layer (seat-rotated matches), not a loop here."""
+    from pathlib import Path
+
+    import tabletop_zoo.baselines.training as training
+
+    folder = Path(training.__file__).parent
+    for module in folder.glob("*.py"):
+        text = module.read_text()
+        assert "play_game" not in text and "agent_iter" not in text, module.name
+    assert "evaluate_agent" in (folder / "eval_log.py").read_text()

@@ -6,6 +6,10 @@ import json
 
 import pytest
 
+from tabletop_zoo.envs.registry import GAMES
+
+OUR_ROWS = [spec.label(n) for spec in GAMES.values() for n in spec.benchmark_players]
+
 
 def test_quick_benchmark_writes_json(script, tmp_path, capsys) -> None:
     benchmark = script("benchmark")
@@ -20,12 +24,15 @@ def test_quick_benchmark_writes_json(script, tmp_path, capsys) -> None:
         assert row["games"] >= 1 and row["steps"] >= row["games"]
         assert row["steps_per_s"] == pytest.approx(row["steps"] / row["seconds"], rel=1e-3)
     measured = set(rows)
-    for name in ("mole_hill_v0", "arktia_v0 (2p)", "arktia_v0 (3p)", "arktia_v0 (4p)"):
+    assert OUR_ROWS  # every game of the registry, at each of its benchmark player counts
+    for name in OUR_ROWS:
         # every env of ours is either measured (env and engine rows) or skipped with a note
-        engine = name.replace("_v0", "") + " engine"
+        engine = f"{name} engine"
         assert ({name, engine} <= measured) or any(name in n for n in report["notes"])
+        if name in measured:
+            assert (rows[name]["kind"], rows[engine]["kind"]) == ("env", "engine")
     printed = capsys.readouterr().out
-    assert "vs connect4" in printed and "connect_four_v3" in printed
+    assert "vs connect_four_v3" in printed and "vs go_v5" in printed
 
 
 def test_aec_loop_counts_every_step_call(script) -> None:
@@ -56,7 +63,7 @@ def test_aec_loop_counts_every_step_call(script) -> None:
         (["--seconds", "nan"], "--seconds must be a number > 0"),  # would never stop
         (["--seconds", "0"], "--seconds must be a number > 0"),
         (["--seed", "-1"], "--seed must be an integer"),
-        (["--only", "chess"], "matches no env; names: mole_hill_v0"),
+        (["--only", "chess"], f"matches no env; names: {OUR_ROWS[0]}, "),
         (["--out", "no/such/folder/b.json"], "does not exist or is read-only"),
     ],
 )

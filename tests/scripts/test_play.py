@@ -27,8 +27,9 @@ def test_bad_move_help_and_quit_from_stdin() -> None:
     out = proc.stdout
     assert "not a legal move: bad space 'zz9'" in out
     assert "legal moves (63): a1 b1" in out  # first mole turn: any of the 63 spaces
-    assert "'quit' ends the game" in out
-    assert "quit: game abandoned" in out
+    assert "'stop' ends the game" in out
+    assert "stop this game? (y/n)" in out  # 'quit' asks; end of input answers for the player
+    assert "stopped: game abandoned" in out
     assert "game over" not in out
 
 

@@ -46,6 +46,7 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
         (["--torch-threads", "0"], "torch_threads must be >= 1"),
         (["--verbose", "7"], "verbose must be 0, 1 or 2"),
         (["--pool", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
+        (["--env-option", "num_players=3"], "use --num-players 3"),
     ],
 )
 def test_bad_flags_are_usage_errors(script, tmp_path, capsys, argv, message) -> None:
@@ -74,3 +75,23 @@ def test_runs_dir_under_a_file_is_a_usage_error(script, tmp_path, capsys) -> Non
         train.main(["--runs-dir", str(blocker / "runs")])
     assert exc.value.code == 2
     assert "cannot create run folder" in capsys.readouterr().err
+
+
+def test_rerunning_the_demo_command_picks_a_fresh_folder(script, tmp_path, capsys) -> None:
+    """The README's `python scripts/train.py` works twice in a row (here with tiny settings)."""
+    train = script("train")
+    argv = [
+        "--runs-dir", str(tmp_path), "--timesteps", "64", "--n-envs", "1", "--n-steps", "64",
+        "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--snapshot-every", "0",
+        "--eval-every", "0", "--final-eval-games", "1", "--no-progress",
+    ]  # fmt: skip
+    assert train.main(argv) == 0
+    assert train.main(argv) == 0
+    runs = sorted(p.name for p in tmp_path.iterdir())
+    first = runs[0]
+    assert runs == [first, f"{first}_2"]
+    assert all((tmp_path / r / "final_model.zip").exists() for r in runs)
+    assert (
+        f"model:          {tmp_path / (first + '_2') / 'final_model.zip'}"
+        in capsys.readouterr().out
+    )

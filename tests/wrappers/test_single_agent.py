@@ -123,12 +123,15 @@ def test_illegal_action_loses_by_default_or_raises() -> None:
     env.reset(seed=0)
     _obs, reward, terminated, truncated, info = env.step(3)  # pile 0 holds only 1
     assert (reward, terminated, truncated) == (-1.0, True, False)
-    assert "action 3 is not legal for player_0" in info["illegal_action"]
+    # in the game's notation (Nim writes "take@pile"), with the legal moves
+    assert info["illegal_action"] == (
+        "action 3 (4@0) is not legal for player_0 now; legal: 1@0, 1@1, 2@1"
+    )
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
     strict = SingleAgentEnv(NimEnv(piles=(1, 2)), learner_seat=0, illegal_action="raise")
     strict.reset(seed=0)
-    with pytest.raises(IllegalActionError, match=r"legal actions: \[0, 4, 5\]"):
+    with pytest.raises(IllegalActionError, match=r"; legal: 1@0, 1@1, 2@1$"):
         strict.step(3)
 
 
@@ -228,11 +231,13 @@ def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
     from tabletop_zoo.baselines import make_agent
-    from tabletop_zoo.baselines.arena import make_env, play_game
-    from tabletop_zoo.baselines.ppo import PPOAgent
+    from tabletop_zoo.baselines.agents.ppo import PPOAgent
+    from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+    from tabletop_zoo.baselines.training import silent_logger
 
     env = gymnasium.make("tabletop_zoo/MoleHill-v0", opponent="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.set_logger(silent_logger())  # SB3's default logger litters the temp folder
     model.learn(total_timesteps=128)
     path = tmp_path / "mole_hill_ppo.zip"
     model.save(path)

@@ -1,5 +1,7 @@
 """Mole Hill board geometry, action encoding and move notation (the one place for all three).
 
+Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
+
 Board (ruling M1): 7 rows x 9 columns. Columns ``a``-``i`` from the left, rows
 ``1``-``7`` from the top. Space index ``s = row * 9 + col`` with ``row`` 0..6
 (rows 1..7) and ``col`` 0..8 (``a``..``i``); ``e4`` (index 31) is the centre.
@@ -19,9 +21,7 @@ Actions (``Discrete(173)``, the same for both roles):
 
 from __future__ import annotations
 
-import operator
-
-from tabletop_zoo.envs.errors import NotationError
+from tabletop_zoo.envs.errors import NotationError, as_integer
 
 ROWS = 7
 COLS = 9
@@ -89,11 +89,8 @@ def parse_space(text: str) -> int:
 
 def action_to_string(action: int) -> str:
     """Notation of any action 0..172 (``e4`` or ``e4-f4``)."""
-    try:
-        index = operator.index(action)  # accepts Python and NumPy integers, rejects floats
-    except TypeError:
-        index = -1
-    if not 0 <= index < NUM_ACTIONS:
+    index = as_integer(action)  # Python and NumPy integers; bools, floats, strings: no
+    if index is None or not 0 <= index < NUM_ACTIONS:
         raise NotationError(f"action {action!r} is not an integer in 0..{NUM_ACTIONS - 1}")
     return ACTION_NAMES[index]
 

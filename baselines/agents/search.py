@@ -1,16 +1,8 @@
-"""Baseline agents: random, greedy one-ply lookahead and UCT Monte Carlo tree search.
+"""Search-based baseline agents: random, greedy one-ply lookahead and UCT Monte Carlo
+tree search. They follow the :class:`~tabletop_zoo.baselines.agents.Agent` protocol and
+never mutate the ``state`` they are given: the search agents work on ``state.clone()``.
 
-Every agent follows the small :class:`Agent` protocol, so any agent (including a
-trained policy, see :mod:`tabletop_zoo.baselines.ppo`) can play against any other::
-
-    action = agent.act(observation, action_mask, state)
-
-``observation`` is the env's ``observation`` plane array for the acting seat,
-``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live
-rules-engine state (``env.unwrapped.game``). Agents never mutate ``state``: the
-search agents work on ``state.clone()``.
-
-The search agents use only the rules-engine protocol (``legal_actions``,
+They use only the rules-engine protocol (``legal_actions``,
 ``apply_action``, ``clone``, ``current_player``, ``is_terminal``, ``returns``,
 ``scores``), so they work for both games and any number of players.
 """
@@ -19,35 +11,13 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.results import win_returns as returns_from_scores
+from tabletop_zoo.envs.results import win_returns
 
-__all__ = [
-    "Agent",
-    "GreedyAgent",
-    "MCTSAgent",
-    "RandomAgent",
-    "returns_from_scores",
-]
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """What every agent offers: a name and a move chooser.
-
-    Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
-    the single-agent wrapper call it (when present) at the start of every game so
-    seeded games are reproducible.
-    """
-
-    name: str
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
-        """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
-        ...
+__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
 
 
 def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
@@ -135,7 +105,7 @@ class MCTSAgent(_SeededAgent):
 
     Works for 2-4 players: every node stores the summed returns of every seat and a
     node's children are chosen by the return of the seat to act at that node, so a
-    player who makes several decisions in a row (Arktia group choices, melting)
+    player who makes several decisions in a row (e.g. a choice that follows a move)
     is handled naturally.
 
     Args:
@@ -231,7 +201,7 @@ class MCTSAgent(_SeededAgent):
         steps = 0
         while not sim.is_terminal():
             if depth is not None and steps >= depth:
-                return returns_from_scores(sim.scores())
+                return win_returns(sim.scores())
             sim.apply_action(choice(sim.legal_actions()))
             steps += 1
         return list(sim.returns())

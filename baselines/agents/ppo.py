@@ -1,7 +1,8 @@
 """A trained MaskablePPO policy (sb3-contrib) behind the common agent interface.
 
 stable-baselines3 / sb3-contrib (and so torch) are imported only when a
-:class:`PPOAgent` is created.
+:class:`PPOAgent` loads a model file; without the ``train`` extra that is a one-line
+:class:`~tabletop_zoo.baselines.extras.MissingExtraError` naming the install command.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from tabletop_zoo.baselines.extras import require_extra
+from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = ["PPOAgent"]
 
@@ -23,6 +27,9 @@ class PPOAgent:
         deterministic: take the most probable legal action (default) instead of
             sampling from the policy.
         name: display name (default ``"ppo"`` or ``"ppo:<file stem>"``).
+
+    A missing file or a file that is not a MaskablePPO model raises
+    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``).
     """
 
     def __init__(
@@ -32,13 +39,14 @@ class PPOAgent:
             path = Path(model_or_path)
             candidates = [path, path.with_name(path.name + ".zip")]
             if not any(p.is_file() for p in candidates):
-                raise ValueError(f"no saved MaskablePPO model at {str(path)!r}")
+                raise InvalidOptionError(f"no saved MaskablePPO model at {str(path)!r}")
+            require_extra("train", "a PPO agent (ppo:PATH)", ("torch", "sb3_contrib"))
             from sb3_contrib import MaskablePPO
 
             try:
                 self.model = MaskablePPO.load(str(path), device="cpu")
             except Exception as exc:  # noqa: BLE001 - SB3 raises assorted errors for bad files
-                raise ValueError(
+                raise InvalidOptionError(
                     f"cannot load a MaskablePPO model from {str(path)!r} "
                     f"({type(exc).__name__}: {exc}); expected a .zip saved by "
                     "MaskablePPO.save (e.g. runs/<name>/final_model.zip)"

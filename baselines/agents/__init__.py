@@ -1,0 +1,109 @@
+"""The agents layer: the :class:`Agent` protocol, the baselines and :func:`make_agent`.
+
+Every agent follows one small protocol, so any agent (a baseline, a trained policy, a
+person at the terminal) can play against any other::
+
+    action = agent.act(observation, action_mask, state)
+
+``observation`` is the env's ``"observation"`` plane array for the acting seat,
+``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live rules-engine
+state (``env.unwrapped.game``). Agents never mutate ``state``.
+
+:func:`make_agent` is the one place that turns a spec string into an agent (scripts, the
+tournament, the single-agent wrapper and the opponent pool all call it). Importing this
+package does not import torch; only creating a :class:`~.ppo.PPOAgent` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent, RandomAgent
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = [
+    "AGENT_SPECS",
+    "Agent",
+    "GreedyAgent",
+    "HumanAgent",
+    "MCTSAgent",
+    "PPOAgent",
+    "RandomAgent",
+    "make_agent",
+    "returns_from_scores",
+]
+
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "human")
+"""The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
+
+returns_from_scores = win_returns
+"""+1 sole top scorer, 0 tied top, -1 others (``tabletop_zoo.envs.results.win_returns``)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every agent offers: a name and a move chooser.
+
+    Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
+    the single-agent wrapper call it (when present) at the start of every game so
+    seeded games are reproducible.
+    """
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
+        ...
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build an agent from a spec string.
+
+    Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (200 simulations), ``"mcts:N"``
+    (N simulations), ``"ppo:PATH"`` (a saved MaskablePPO model; needs the ``train``
+    extra), ``"human"`` (a person typing moves at the terminal). A bad spec raises
+    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
+    allowed forms.
+    """
+    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
+    if not isinstance(spec, str):
+        raise InvalidOptionError(f"agent spec must be a string, got {spec!r}; allowed: {allowed}")
+    kind, sep, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "random" and not sep:
+        return RandomAgent(seed=seed)
+    if kind == "greedy" and not sep:
+        return GreedyAgent(seed=seed)
+    if kind == "mcts":
+        if not sep:
+            return MCTSAgent(seed=seed)
+        if arg.isascii() and arg.isdigit() and int(arg) > 0:
+            return MCTSAgent(n_simulations=int(arg), seed=seed)
+        raise InvalidOptionError(
+            f"bad agent spec {spec!r}: 'mcts:N' needs a positive integer N; allowed: {allowed}"
+        )
+    if kind == "ppo" and sep and arg:
+        from tabletop_zoo.baselines.agents.ppo import PPOAgent
+
+        return PPOAgent(arg)
+    if kind == "human" and not sep:
+        from tabletop_zoo.baselines.agents.human import HumanAgent
+
+        return HumanAgent()
+    raise InvalidOptionError(f"unknown agent spec {spec!r}; allowed: {allowed}")
+
+
+def __getattr__(name: str) -> Any:
+    """``PPOAgent`` and ``HumanAgent`` are imported on first use (no torch at import)."""
+    if name == "PPOAgent":
+        from tabletop_zoo.baselines.agents.ppo import PPOAgent
+
+        return PPOAgent
+    if name == "HumanAgent":
+        from tabletop_zoo.baselines.agents.human import HumanAgent
+
+        return HumanAgent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,152 @@
+"""A person at the terminal as an agent: moves typed in the game's notation.
+
+:class:`HumanAgent` follows the :class:`~tabletop_zoo.baselines.agents.Agent` protocol, so
+the arena (``play_game``) plays a person exactly like any other agent. Input is read line by
+line (stdin by default), so a session can be scripted. Commands at the prompt:
+
+* a move in the game's notation (e.g. ``e4``);
+* ``?`` or ``moves``: the legal moves; ``board``: the board again;
+* ``help``: the game's notation and these commands; ``rules``: a one-screen summary of the
+  rules with a pointer to the full rulings;
+* ``stop`` (also ``quit``, ``exit``, ``q``): asks for confirmation, then abandons the game
+  (:class:`GameAbandoned`); end of input abandons without asking.
+
+The game's texts come from ``<engine package>.help`` (``NOTATION_HELP``, ``RULES_SUMMARY``),
+found through the registry spec whose engine runs the state; a game without that module
+gets generic texts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import numpy as np
+
+__all__ = ["COMMANDS_HELP", "GameAbandoned", "HumanAgent", "game_texts", "read_stdin"]
+
+STOP_WORDS = ("stop", "quit", "exit", "q")
+MOVES_WORDS = ("?", "moves")
+YES_WORDS = ("y", "yes")
+COMMANDS_HELP = (
+    "commands: '?' or 'moves' lists the legal moves, 'board' prints the board, "
+    "'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
+)
+GENERIC_NOTATION = "type a move as the game writes it; '?' lists the legal moves in that notation"
+GENERIC_RULES = "no rules summary for this game; see docs/rules/ for its rulings"
+
+
+class GameAbandoned(Exception):
+    """The person stopped the game (confirmed ``stop``, or end of input)."""
+
+
+def read_stdin() -> str | None:
+    """One line from stdin, or ``None`` at end of input."""
+    line = sys.stdin.readline()
+    return line if line else None
+
+
+def game_texts(state: Any) -> tuple[str, str]:
+    """``(NOTATION_HELP, RULES_SUMMARY)`` of the game whose engine runs ``state``.
+
+    Looks up the registry spec whose engine package holds ``type(state)`` and imports its
+    ``help`` module; generic texts if there is none (e.g. a test game).
+    """
+    from tabletop_zoo.envs.registry import GAMES
+
+    module = type(state).__module__
+    for spec in GAMES.values():
+        package = spec.engine.partition(":")[0]
+        if module == package or module.startswith(package + "."):
+            try:
+                texts = importlib.import_module(f"{package}.help")
+            except ImportError:
+                break
+            return texts.NOTATION_HELP, texts.RULES_SUMMARY
+    return GENERIC_NOTATION, GENERIC_RULES
+
+
+class HumanAgent:
+    """Asks a person for each move until a legal one is typed.
+
+    Args:
+        read: returns the next input line, or ``None`` at end of input (default stdin).
+        output: where prompts and answers go (default ``sys.stdout`` at the time of writing).
+        show_board: prints the board for ``board`` (default: the state's text board).
+        name: display name.
+    """
+
+    def __init__(
+        self,
+        read: Callable[[], str | None] | None = None,
+        output: TextIO | None = None,
+        show_board: Callable[[Any], None] | None = None,
+        name: str = "human",
+    ) -> None:
+        self.name = name
+        self._read = read or read_stdin
+        self._output = output
+        self._show_board = show_board
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Prompt until a legal move is typed; :class:`GameAbandoned` if the person stops."""
+        seat = f"player_{state.current_player}"
+        while True:
+            line = self._prompt(f"{seat}, your move ('?' for legal moves, 'help'): ")
+            if line is None:  # end of input: nobody left to ask
+                raise GameAbandoned("end of input")
+            text = line.strip()
+            if not text:
+                continue
+            word = text.lower()
+            if word in STOP_WORDS:
+                answer = self._prompt("stop this game? (y/n): ")
+                if answer is None or answer.strip().lower() in YES_WORDS:
+                    raise GameAbandoned(word)
+                continue
+            if self._command(word, state):
+                continue
+            try:
+                action = state.string_to_action(text)
+            except ValueError as exc:  # NotationError / IllegalActionError
+                self._write(f"not a legal move: {exc} (type '?' to list the legal moves)")
+                continue
+            if action not in state.legal_actions():
+                self._write(f"{text!r} is not legal now (type '?' to list the legal moves)")
+                continue
+            return action
+
+    def _write(self, text: str, end: str = "\n") -> None:
+        out = self._output if self._output is not None else sys.stdout
+        out.write(text + end)
+        out.flush()
+
+    def _prompt(self, text: str) -> str | None:
+        """Show ``text`` without a newline and read the answer (``None``: end of input)."""
+        self._write(text, end="")
+        line = self._read()
+        if line is None:
+            self._write("")
+        return line
+
+    def _command(self, word: str, state: Any) -> bool:
+        """Answer ``?``, ``board``, ``help`` or ``rules``; False for anything else."""
+        if word in MOVES_WORDS:
+            moves = [state.action_to_string(a) for a in state.legal_actions()]
+            self._write(f"legal moves ({len(moves)}): {' '.join(moves)}")
+        elif word == "board":
+            if self._show_board is not None:
+                self._show_board(state)
+            else:
+                self._write(str(state))
+        elif word == "help":
+            notation, _rules = game_texts(state)
+            self._write(f"{notation}\n{COMMANDS_HELP}")
+        elif word == "rules":
+            _notation, rules = game_texts(state)
+            self._write(rules)
+        else:
+            return False
+        return True

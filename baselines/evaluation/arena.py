@@ -1,0 +1,110 @@
+"""The arena: play one full game between agents on one of our AEC envs.
+
+Example (``game`` is any name of ``tabletop_zoo.envs.registry.GAMES``)::
+
+    from tabletop_zoo.baselines import make_agent
+    from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+
+    env = make_env(game)
+    result = play_game(env, [make_agent("greedy", seed=1), make_agent("random", seed=2)], seed=0)
+    print(result.returns, result.scores, result.num_steps)
+
+Every match of the evaluation layer (tournaments, training evaluations) and the terminal
+game of ``scripts/play.py`` is a :func:`play_game` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.envs.registry import GAMES, make_raw_env
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = ["GAMES", "GameResult", "agent_seeds", "make_env", "play_game"]
+
+
+@dataclass
+class GameResult:
+    """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``).
+
+    ``returns``: +1 sole top scorer, 0 tied top, -1 others (the engine's
+    ``returns()``; a truncated game is scored by the position as it stands).
+    ``scores``: the engine's final scores. ``num_steps``: actions taken.
+    """
+
+    returns: list[float]
+    scores: list[int]
+    num_steps: int
+
+
+def make_env(
+    game: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
+):
+    """The raw AEC env of ``game`` (a name of :data:`GAMES`): the registry's ``make_raw_env``.
+
+    ``num_players`` defaults to the game's smallest player count; ``options`` are the
+    game's env options. Bad values raise ``InvalidOptionError`` naming what is allowed.
+    """
+    return make_raw_env(game, num_players, render_mode=render_mode, **options)
+
+
+def agent_seeds(seed: int | None, count: int) -> list[int | None]:
+    """``count`` independent seeds derived from ``seed`` (all ``None`` if it is ``None``)."""
+    if seed is None:
+        return [None] * count
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
+
+
+def play_game(
+    env: Any,
+    agents: Sequence[Agent],
+    seed: int | None = None,
+    on_step: Callable[[Any, int, int], None] | None = None,
+    on_start: Callable[[Any], None] | None = None,
+) -> GameResult:
+    """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
+
+    ``seed`` seeds ``env.reset`` and re-seeds every agent that has a ``reset(seed)``
+    method, so a seeded game is reproducible. ``on_step(env, seat, action)`` is called
+    after every action is applied (e.g. to render or record the game), ``on_start(env)``
+    once after the reset, before the first action. An agent holding a
+    model made for another game is refused before the game starts (``InvalidOptionError``).
+    """
+    names = list(env.possible_agents)
+    if len(agents) != len(names):
+        raise ValueError(
+            f"this env has {len(names)} seats ({', '.join(names)}) but {len(agents)} agents "
+            "were given; pass exactly one agent per seat"
+        )
+    for agent in agents:
+        check_agent_fits(agent, env)
+    seat_of = {name: i for i, name in enumerate(names)}
+    for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset(seed=agent_seed)
+    env.reset(seed=seed)
+    if on_start is not None:
+        on_start(env)
+    num_steps = 0
+    for name in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = seat_of[name]
+        action = int(agents[seat].act(obs["observation"], obs["action_mask"], env.unwrapped.game))
+        env.step(action)
+        num_steps += 1
+        if on_step is not None:
+            on_step(env, seat, action)
+    state = env.unwrapped.game
+    scores = [int(s) for s in state.scores()]
+    returns = list(state.returns()) if state.is_terminal() else win_returns(scores)
+    return GameResult(returns=[float(r) for r in returns], scores=scores, num_steps=num_steps)

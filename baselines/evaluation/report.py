@@ -1,0 +1,246 @@
+"""Tournament outputs: short display names, the text table, CSV files and the chart.
+
+Display names keep tables narrow: ``ppo:runs/x/final_model.zip`` is shown as ``ppo(x)``
+(the run folder), ``ppo:models/best.zip`` as ``ppo(best)``; repeated names get ``#2``,
+``#3``. The full specs stay in ``standings.csv``. The text table fits 100 columns (a name
+longer than its column keeps its start and its end).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
+
+if TYPE_CHECKING:
+    from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
+
+__all__ = [
+    "TABLE_WIDTH",
+    "display_name",
+    "display_names",
+    "plot_tournament",
+    "short_label",
+    "tournament_figure",
+    "tournament_table",
+    "write_tournament_csv",
+]
+
+TABLE_WIDTH = 100
+NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
+GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")
+
+
+def display_name(spec: str) -> str:
+    """A short name for an agent spec: ``ppo:runs/x/final_model.zip`` -> ``ppo(x)``."""
+    kind, sep, arg = spec.partition(":")
+    if kind.strip().lower() != "ppo" or not sep or not arg:
+        return spec
+    path = Path(arg)
+    stem = path.name[: -len(".zip")] if path.name.endswith(".zip") else path.name
+    parent = path.parent.name
+    if stem in GENERIC_MODEL_STEMS and parent:
+        short = parent
+    elif parent == "snapshots" and path.parent.parent.name:  # runs/x/snapshots/step_N.zip
+        short = f"{path.parent.parent.name}/{stem}"
+    else:
+        short = stem
+    return f"ppo({short})"
+
+
+def display_names(specs: Sequence[str]) -> list[str]:
+    """Display names of ``specs``: short names, ``#2``, ``#3`` for repeats.
+
+    Two different specs that would get the same short name keep their full specs.
+    """
+    first = [display_name(s) for s in specs]
+    short = [
+        spec if any(other == name and specs[j] != spec for j, other in enumerate(first)) else name
+        for spec, name in zip(specs, first, strict=True)
+    ]
+    seen: dict[str, int] = {}
+    names = []
+    for name in short:
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def short_label(name: str, limit: int = NAME_WIDTH - 1) -> str:
+    """``name`` if it has at most ``limit`` characters, else its first four characters and
+    its end joined by ``~`` (``ppo(~ment_42/step_100000)``)."""
+    if len(name) <= limit:
+        return name
+    return name[:4] + "~" + name[len(name) - (limit - 5) :]
+
+
+def _fit(name: str, width: int) -> str:
+    """``name`` shortened to ``width - 1`` characters, left-aligned in ``width`` columns."""
+    return f"{short_label(name, width - 1):<{width}}"
+
+
+def tournament_table(result: TournamentResult) -> str:
+    """Pairings (win rate with its Wilson 95% CI, draw and loss rates, mean scores) and
+    standings (totals and Elo), at most :data:`TABLE_WIDTH` columns wide."""
+    w = min(NAME_WIDTH, max(10, *(len(a) + 2 for a in result.agents)))
+    title = f"{result.game}, {result.num_players} players"
+    if result.num_players > 2:
+        title += f" (other seats: {result.filler})"
+    lines = [
+        title,
+        "",
+        f"{'agent':<{w}}{'opponent':<{w}}{'games':>6}  {'win [95% CI]':<18}"
+        f"{'draw':>6}{'loss':>6}{'score':>7}{'opp':>7}",
+    ]
+    for p in result.pairings():
+        lo, hi = p.interval("wins")
+        win = f"{p.rate('wins'):.2f} [{lo:.2f},{hi:.2f}]"
+        lines.append(
+            f"{_fit(p.agent, w)}{_fit(p.opponent, w)}{p.games:>6}  {win:<18}"
+            f"{p.rate('draws'):>6.2f}{p.rate('losses'):>6.2f}"
+            f"{p.mean_score:>7.2f}{p.opponent_mean_score:>7.2f}"
+        )
+    lines += [
+        "",
+        f"{'agent':<{w}}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}{'win%':>7}"
+        f"{'score':>7}{'elo':>7}",
+    ]
+    for s in result.standings():
+        rate = s.wins / s.games if s.games else 0.0
+        lines.append(
+            f"{_fit(s.agent, w)}{s.games:>6}{s.wins:>6}{s.draws:>6}{s.losses:>7}"
+            f"{rate:>7.1%}{s.mean_score:>7.2f}{s.elo:>7.0f}"
+        )
+    return "\n".join(lines)
+
+
+def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
+    """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pairings_path, standings_path, games_path = (
+        out / "pairings.csv",
+        out / "standings.csv",
+        out / "games.csv",
+    )
+    with pairings_path.open("w", newline="") as f:
+        w = csv.writer(f)
+        header = ["game", "num_players", "agent", "opponent", "games"]
+        for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
+            header += [count, f"{outcome}_rate", f"{outcome}_ci_low", f"{outcome}_ci_high"]
+        w.writerow(header + ["mean_score", "opponent_mean_score"])
+        for p in result.pairings():
+            row: list[Any] = [result.game, result.num_players, p.agent, p.opponent, p.games]
+            for outcome in ("wins", "draws", "losses"):
+                lo, hi = p.interval(outcome)
+                row += [getattr(p, outcome), round(p.rate(outcome), 6), round(lo, 6), round(hi, 6)]
+            w.writerow(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
+    spec_of = dict(zip(result.agents, result.specs or result.agents, strict=True))
+    with standings_path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"])
+        for s in result.standings():
+            w.writerow(
+                [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses]
+                + [round(s.mean_score, 4), round(s.elo, 1)]
+            )
+    with games_path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"])
+        for g in result.games:
+            w.writerow(
+                [
+                    result.agents[g.agent_a],
+                    result.agents[g.agent_b],
+                    "|".join(g.seats),
+                    "|".join(f"{r:g}" for r in g.returns),
+                    "|".join(str(s) for s in g.scores),
+                    g.score_a,
+                    g.num_steps,
+                ]
+            )
+    return pairings_path, standings_path, games_path
+
+
+def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tuple[float, float]:
+    """x-range of the Elo panel: the baseline and every rating, with room for the labels."""
+    low, high = min(*elos, baseline), max(*elos, baseline)
+    margin = max(25.0, 0.25 * (high - low))
+    return low - margin, high + margin
+
+
+def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
+    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
+    import matplotlib.pyplot as plt
+
+    fig = tournament_figure(result)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def tournament_figure(result: TournamentResult) -> Any:
+    """A matplotlib figure: stacked win/draw/loss bars per pairing (win CI whiskers) and an
+    Elo panel whose bars start at the average rating (1500) and carry their values."""
+    from tabletop_zoo.baselines.extras import require_extra
+
+    require_extra("train", "the tournament chart", ("matplotlib",))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    pairings = result.pairings()
+    standings = result.standings()
+    fig, (ax1, ax2) = plt.subplots(
+        1,
+        2,
+        figsize=(13, 2.0 + 0.5 * max(len(pairings), len(standings))),
+        gridspec_kw={"width_ratios": [2, 1]},
+    )
+    y = np.arange(len(pairings))
+    left = np.zeros(len(pairings))
+    for outcome, colour in (("wins", "tab:green"), ("draws", "tab:gray"), ("losses", "tab:red")):
+        rates = np.array([p.rate(outcome) for p in pairings])
+        ax1.barh(y, rates, left=left, color=colour, label=outcome)
+        left += rates
+    wins = np.array([p.rate("wins") for p in pairings])
+    cis = np.array([p.interval("wins") for p in pairings]).reshape(-1, 2)
+    ax1.errorbar(
+        wins,
+        y,
+        xerr=[wins - cis[:, 0], cis[:, 1] - wins],
+        fmt="none",
+        ecolor="black",
+        capsize=3,
+        label="win 95% CI",
+    )
+    ax1.set_yticks(y, [f"{short_label(p.agent)} vs {short_label(p.opponent)}" for p in pairings])
+    ax1.invert_yaxis()
+    ax1.set_xlim(0, 1)
+    ax1.set_xlabel("rate (first agent's view)")
+    ax1.legend(
+        loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, fontsize="small", frameon=False
+    )
+    fig.suptitle(f"{result.game}, {result.num_players} players")
+    elos = [s.elo for s in standings]
+    ys = np.arange(len(standings))
+    colours = ["tab:blue" if e >= ELO_INITIAL else "tab:orange" for e in elos]
+    bars = ax2.barh(ys, [e - ELO_INITIAL for e in elos], left=ELO_INITIAL, color=colours)
+    ax2.bar_label(bars, labels=[f"{e:.0f}" for e in elos], padding=3, fontsize="small")
+    ax2.axvline(ELO_INITIAL, color="black", linewidth=0.8)
+    ax2.set_yticks(ys, [short_label(s.agent) for s in standings])
+    ax2.invert_yaxis()
+    ax2.set_xlim(*elo_axis_limits(elos))
+    ax2.set_xlabel(f"Elo (average {ELO_INITIAL:.0f})")
+    ax2.xaxis.set_major_locator(MaxNLocator(4))
+    fig.tight_layout()
+    return fig

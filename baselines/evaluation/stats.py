@@ -1,0 +1,167 @@
+"""Match statistics: Wilson score intervals, Elo ratings, head-to-head results and the
+per-pairing / per-agent tallies that tournaments and training evaluations report.
+
+Elo is fitted to head-to-head results: sequential Elo updates (K=16, start 1500) over the
+games in a random order, averaged over many random orders so that the ratings do not
+depend on the order the games were played in.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ELO_INITIAL",
+    "ELO_K",
+    "PairingStats",
+    "Standing",
+    "Z_95",
+    "elo_expected",
+    "elo_ratings",
+    "elo_update",
+    "game_result",
+    "head_to_head",
+    "wilson_interval",
+]
+
+Z_95 = 1.959963984540054  # two-sided 95% normal quantile
+ELO_INITIAL = 1500.0
+ELO_K = 16.0
+ELO_ORDERINGS = 100  # random game orders averaged by ``elo_ratings``
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion ``successes / trials``.
+
+    Returns ``(low, high)``; with no trials the interval is ``(0.0, 1.0)``.
+    """
+    if trials < 0 or successes < 0 or successes > trials:
+        raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    denom = 1.0 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_expected(rating_a: float, rating_b: float) -> float:
+    """Expected score of A against B (probability of a win, draws counting half)."""
+    return 1.0 / (1.0 + 10.0 ** ((rating_b - rating_a) / 400.0))
+
+
+def elo_update(
+    rating_a: float, rating_b: float, score_a: float, k: float = ELO_K
+) -> tuple[float, float]:
+    """One Elo update after a game; ``score_a`` is 1 (A won), 0.5 (draw) or 0 (B won)."""
+    if not 0.0 <= score_a <= 1.0:
+        raise ValueError(f"score_a must be in [0, 1] (1 win, 0.5 draw, 0 loss), got {score_a}")
+    delta = k * (score_a - elo_expected(rating_a, rating_b))
+    return rating_a + delta, rating_b - delta
+
+
+def elo_ratings(
+    results: Sequence[tuple[int, int, float]],
+    num_agents: int,
+    k: float = ELO_K,
+    initial: float = ELO_INITIAL,
+    orderings: int = ELO_ORDERINGS,
+    seed: int | None = 0,
+) -> list[float]:
+    """Elo ratings from head-to-head results ``(agent_a, agent_b, score_a)``.
+
+    Runs sequential Elo over the results in ``orderings`` random orders and averages
+    the final ratings (order-independent up to sampling noise; fixed ``seed``).
+    """
+    ratings_sum = np.zeros(num_agents)
+    rng = np.random.default_rng(seed)
+    results = list(results)
+    for _ in range(max(1, orderings)):
+        ratings = [initial] * num_agents
+        for idx in rng.permutation(len(results)):
+            a, b, score_a = results[idx]
+            ratings[a], ratings[b] = elo_update(ratings[a], ratings[b], score_a, k)
+        ratings_sum += ratings
+    return list(ratings_sum / max(1, orderings))
+
+
+def head_to_head(
+    returns: Sequence[float], scores: Sequence[int], seat_a: int, seat_b: int
+) -> float:
+    """Score of A against B in one game: 1 win, 0.5 draw, 0 loss (returns, then scores)."""
+    key_a = (returns[seat_a], scores[seat_a])
+    key_b = (returns[seat_b], scores[seat_b])
+    if key_a > key_b:
+        return 1.0
+    if key_a < key_b:
+        return 0.0
+    return 0.5
+
+
+def game_result(game_return: float) -> float:
+    """A seat's own result from its return: 1 win (+1), 0.5 draw (0), 0 loss (-1)."""
+    return 1.0 if game_return > 0 else 0.5 if game_return == 0 else 0.0
+
+
+@dataclass
+class PairingStats:
+    """Head-to-head statistics of ``agent`` against ``opponent``."""
+
+    agent: str
+    opponent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_score: float
+    opponent_mean_score: float
+
+    @classmethod
+    def tally(
+        cls,
+        agent: str,
+        opponent: str,
+        outcomes: Sequence[float],
+        scores: Sequence[float],
+        opponent_scores: Sequence[float],
+    ) -> PairingStats:
+        """Count per-game ``outcomes`` of ``agent`` (1 win, 0.5 draw, 0 loss) and average the
+        per-game scores of the agent and of its opponent(s)."""
+        games = len(outcomes)
+        return cls(
+            agent=agent,
+            opponent=opponent,
+            games=games,
+            wins=sum(o == 1.0 for o in outcomes),
+            draws=sum(o == 0.5 for o in outcomes),
+            losses=sum(o == 0.0 for o in outcomes),
+            mean_score=float(np.mean(scores)) if games else 0.0,
+            opponent_mean_score=float(np.mean(opponent_scores)) if games else 0.0,
+        )
+
+    def rate(self, outcome: str) -> float:
+        """Rate of ``"wins"``, ``"draws"`` or ``"losses"``."""
+        return getattr(self, outcome) / self.games if self.games else 0.0
+
+    def interval(self, outcome: str) -> tuple[float, float]:
+        """Wilson 95% CI of the rate of ``"wins"``, ``"draws"`` or ``"losses"``."""
+        return wilson_interval(getattr(self, outcome), self.games)
+
+
+@dataclass
+class Standing:
+    """One agent's totals over all its pairings."""
+
+    agent: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_score: float
+    elo: float

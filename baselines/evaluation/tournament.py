@@ -1,0 +1,333 @@
+"""Seat-rotated matches between agents: round-robin tournaments and one-agent evaluations.
+
+**Round robin.** Every unordered pair of agents (a *pairing*) plays ``games`` games.
+Seats are rotated: game ``g`` uses the seat list ``[A, B, filler, ...]``, with A and B
+swapped on odd ``g`` and the whole list rotated by ``g // 2`` seats, so that with
+``games`` a multiple of ``2 * num_players`` both agents sit in every seat equally often
+(with 2 players any even ``games`` is balanced). In 3-4 player games the other seats are
+played by the *filler* agent (``"random"`` by default) and the head-to-head result is
+decided between A and B only (:func:`~.stats.head_to_head`).
+
+**Evaluation of one agent** (:func:`evaluate_agent`, used by training): the agent plays
+``games_per_seat`` games from every seat against each opponent spec, which takes all the
+other seats; a game counts by the agent's own result (+1 win, 0 draw, -1 loss).
+
+Both play every game with :func:`~.arena.play_game`. Library use::
+
+    from tabletop_zoo.baselines.evaluation.tournament import round_robin
+    result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
+    print(result.table())
+    result.write_csv("results/")
+    result.plot("results/tournament.png")
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.evaluation import report
+from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.stats import (
+    PairingStats,
+    Standing,
+    elo_ratings,
+    game_result,
+    head_to_head,
+)
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec
+
+__all__ = [
+    "GameRecord",
+    "TournamentResult",
+    "evaluate_agent",
+    "round_robin",
+    "seating",
+]
+
+INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
+
+
+def seating(num_players: int, game_index: int) -> list[int]:
+    """Seat list for game ``game_index`` of a pairing: 0 = agent A, 1 = B, -1 = filler."""
+    base = [0, 1] + [-1] * (num_players - 2)
+    if game_index % 2 == 1:
+        base[0], base[1] = 1, 0
+    shift = (game_index // 2) % num_players
+    return base[-shift:] + base[:-shift] if shift else base
+
+
+@dataclass
+class GameRecord:
+    """One tournament game."""
+
+    agent_a: int
+    agent_b: int
+    seats: list[str]  # agent name per seat (repeated names as ``random#2``; filler included)
+    seat_a: int
+    seat_b: int
+    returns: list[float]
+    scores: list[int]
+    num_steps: int
+
+    @property
+    def score_a(self) -> float:
+        """Head-to-head score of A (1 / 0.5 / 0)."""
+        return head_to_head(self.returns, self.scores, self.seat_a, self.seat_b)
+
+
+@dataclass
+class TournamentResult:
+    """Everything a round robin produced; ``table()``, ``write_csv()``, ``plot()``.
+
+    ``agents`` are the display names (:func:`~.report.display_names`), ``specs`` the agent
+    specs they stand for (same order).
+    """
+
+    game: str
+    num_players: int
+    agents: list[str]
+    games: list[GameRecord] = field(default_factory=list)
+    filler: str = "random"
+    specs: list[str] = field(default_factory=list)
+
+    def pairings(self) -> list[PairingStats]:
+        """Head-to-head stats per pairing, from the point of view of the first agent."""
+        out = []
+        for a, b in itertools.combinations(range(len(self.agents)), 2):
+            records = [g for g in self.games if (g.agent_a, g.agent_b) == (a, b)]
+            out.append(
+                PairingStats.tally(
+                    self.agents[a],
+                    self.agents[b],
+                    [r.score_a for r in records],
+                    [r.scores[r.seat_a] for r in records],
+                    [r.scores[r.seat_b] for r in records],
+                )
+            )
+        return out
+
+    def elo(self) -> list[float]:
+        """Elo rating per agent (see :mod:`~.stats`)."""
+        results = [(g.agent_a, g.agent_b, g.score_a) for g in self.games]
+        return elo_ratings(results, len(self.agents))
+
+    def standings(self) -> list[Standing]:
+        """Per-agent totals, best Elo first."""
+        elo = self.elo()
+        out = []
+        for i, name in enumerate(self.agents):
+            outcomes: list[float] = []
+            my_scores: list[int] = []
+            for g in self.games:
+                if i in (g.agent_a, g.agent_b):
+                    outcomes.append(g.score_a if g.agent_a == i else 1.0 - g.score_a)
+                    my_scores.append(g.scores[g.seat_a if g.agent_a == i else g.seat_b])
+            out.append(
+                Standing(
+                    agent=name,
+                    games=len(outcomes),
+                    wins=sum(s == 1.0 for s in outcomes),
+                    draws=sum(s == 0.5 for s in outcomes),
+                    losses=sum(s == 0.0 for s in outcomes),
+                    mean_score=float(np.mean(my_scores)) if my_scores else 0.0,
+                    elo=elo[i],
+                )
+            )
+        return sorted(out, key=lambda s: -s.elo)
+
+    def table(self) -> str:
+        """Plain-text tables (at most 100 columns): pairings and standings."""
+        return report.tournament_table(self)
+
+    def write_csv(self, out_dir: str | Path) -> tuple[Path, Path, Path]:
+        """Write ``pairings.csv``, ``standings.csv`` and ``games.csv``; return their paths."""
+        return report.write_tournament_csv(self, out_dir)
+
+    def plot(self, path: str | Path) -> Path:
+        """Save a PNG: win/draw/loss bars per pairing and the Elo panel."""
+        return report.plot_tournament(self, path)
+
+
+# Per-process caches (each worker process of a parallel tournament has its own).
+_ENV_CACHE: dict[tuple[str, int, str], Any] = {}
+_MODEL_AGENT_CACHE: dict[str, Any] = {}
+
+
+def _agent(spec: str, seed: int) -> Any:
+    """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
+    if spec.strip().lower() in INTERACTIVE_SPECS:
+        raise InvalidOptionError(
+            f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
+            "scripts/play.py, not in automatic matches"
+        )
+    if spec.startswith("ppo"):
+        if spec not in _MODEL_AGENT_CACHE:
+            _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
+        return _MODEL_AGENT_CACHE[spec]
+    return make_agent(spec, seed=seed)
+
+
+def _play_task(task: tuple) -> tuple[list[float], list[int], int]:
+    """Play one game: ``(game, num_players, env_kwargs, seat_specs, game_seed)``."""
+    game, num_players, env_kwargs, seat_specs, game_seed = task
+    key = (game, num_players, repr(sorted(env_kwargs.items())))  # options may be unhashable
+    if key not in _ENV_CACHE:
+        _ENV_CACHE[key] = make_env(game, num_players=num_players, **env_kwargs)
+    env = _ENV_CACHE[key]
+    agent_seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
+    agents = [_agent(spec, int(s)) for spec, s in zip(seat_specs, agent_seeds, strict=True)]
+    result = play_game(env, agents, seed=game_seed)
+    return list(result.returns), list(result.scores), int(result.num_steps)
+
+
+def _limit_threads() -> None:
+    """Worker initialiser: one torch thread per process (PPO agents)."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # torch only matters for PPO agents
+        pass
+
+
+def _check_match_input(
+    game: str, num_players: int | None, games: Any, workers: Any, seed: Any
+) -> int:
+    """Validate the common arguments; return the player count (the game's default if None)."""
+    spec = get_spec(game)  # InvalidOptionError listing the games
+    players = spec.default_players if num_players is None else num_players
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise InvalidOptionError(f"games per pairing must be >= 1, got {games!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidOptionError(f"workers must be >= 1, got {workers!r}")
+    check_seed(seed)
+    return players
+
+
+def round_robin(
+    game: str,
+    agent_specs: Sequence[str],
+    games: int = 20,
+    num_players: int | None = None,
+    seed: int | None = 0,
+    filler: str = "random",
+    workers: int = 1,
+    env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> TournamentResult:
+    """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
+
+    ``agent_specs`` are ``make_agent`` specs (``random``, ``greedy``, ``mcts:N``,
+    ``ppo:PATH``); ``filler`` fills the seats beyond A and B in 3-4 player games.
+    ``workers > 1`` plays games in that many processes (same results as serial play:
+    every game and agent is seeded from ``seed`` and the game's index). ``progress``
+    shows a tqdm bar (``train`` extra).
+    """
+    if len(agent_specs) < 2:
+        raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
+    num_players = _check_match_input(game, num_players, games, workers, seed)
+    env_kwargs = dict(env_kwargs or {})
+    env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
+    _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
+    # fail fast on a bad spec (listing the forms), model path or model for another game
+    for spec in [*agent_specs, filler]:
+        check_agent_fits(_agent(spec, 0), env, spec)
+    env.close()
+    if progress:
+        from tabletop_zoo.baselines.extras import require_extra
+
+        require_extra("train", "the tournament progress bar", ("tqdm",))
+    names = report.display_names(agent_specs)
+    result = TournamentResult(game, num_players, names, filler=filler, specs=list(agent_specs))
+
+    pairs = list(itertools.combinations(range(len(agent_specs)), 2))
+    seeds = np.random.SeedSequence(seed).generate_state(len(pairs) * games)
+    meta, tasks = [], []
+    for p, (a, b) in enumerate(pairs):
+        for g in range(games):
+            seats = seating(num_players, g)
+            chosen = [a if s == 0 else b if s == 1 else -1 for s in seats]
+            seat_specs = [agent_specs[i] if i >= 0 else filler for i in chosen]
+            seat_names = [names[i] if i >= 0 else filler for i in chosen]
+            meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
+            tasks.append((game, num_players, env_kwargs, seat_specs, int(seeds[p * games + g])))
+
+    if workers == 1:
+        outcomes: Any = map(_play_task, tasks)
+        pool = None
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads
+        )
+        outcomes = pool.map(_play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+    if progress:
+        from tqdm import tqdm
+
+        outcomes = tqdm(outcomes, total=len(tasks), desc="games")
+    try:
+        for (a, b, seat_names, seat_a, seat_b), (returns, scores, steps) in zip(
+            meta, outcomes, strict=True
+        ):
+            record = GameRecord(a, b, seat_names, seat_a, seat_b, returns, scores, steps)
+            result.games.append(record)
+            if on_game is not None:
+                on_game(record)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return result
+
+
+def evaluate_agent(
+    agent: Any,
+    game: str,
+    num_players: int | None = None,
+    opponents: Sequence[str] = ("random", "greedy"),
+    games_per_seat: int = 10,
+    seed: int | None = 0,
+    env_kwargs: dict[str, Any] | None = None,
+    name: str = "learner",
+) -> list[PairingStats]:
+    """Play ``agent`` from every seat against each opponent spec (all other seats).
+
+    Returns one :class:`~.stats.PairingStats` per opponent, counting the agent's own game
+    results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
+    other seats. Games of seat ``s`` come before those of seat ``s + 1``; every game is
+    seeded from ``seed``, the opponent's index and the game's index.
+    """
+    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed)
+    env = make_env(game, num_players=num_players, **(env_kwargs or {}))
+    check_agent_fits(agent, env, name)
+    rows = []
+    for spec, child in zip(
+        opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
+    ):
+        game_seeds = child.generate_state(num_players * games_per_seat * 2)
+        opponent = _agent(spec, int(game_seeds[-1]))
+        outcomes: list[float] = []
+        mine: list[float] = []
+        theirs: list[float] = []
+        for seat in range(num_players):
+            agents = [agent if s == seat else opponent for s in range(num_players)]
+            for g in range(games_per_seat):
+                result = play_game(env, agents, seed=int(game_seeds[seat * games_per_seat + g]))
+                outcomes.append(game_result(result.returns[seat]))
+                mine.append(result.scores[seat])
+                others = [x for s, x in enumerate(result.scores) if s != seat]
+                theirs.append(float(np.mean(others)))
+        rows.append(PairingStats.tally(name, spec, outcomes, mine, theirs))
+    env.close()
+    return rows

@@ -1,0 +1,85 @@
+"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations and the
+progress bar. This module imports stable-baselines3 (and so torch): only ``train`` imports it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from stable_baselines3.common.callbacks import BaseCallback
+
+from tabletop_zoo.baselines.training.eval_log import run_evaluation
+from tabletop_zoo.baselines.training.opponents import OpponentPool
+
+__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback"]
+
+
+class SnapshotCallback(BaseCallback):
+    """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically:
+    written to a temporary name, then renamed) and log how often each opponent played."""
+
+    def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | None = None) -> None:
+        super().__init__()
+        self.snapshot_dir = snapshot_dir
+        self.every = every
+        self.pool = pool
+        self.last = 0
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps - self.last >= self.every:
+            self.last = self.num_timesteps
+            self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+            tmp = self.snapshot_dir / f"tmp_{self.num_timesteps}.zip"
+            self.model.save(tmp)
+            os.replace(tmp, self.snapshot_dir / f"step_{self.num_timesteps}.zip")
+            if self.pool is not None:
+                for name, n in sorted(self.pool.counts.items()):
+                    self.logger.record(f"pool/{name}", n)
+        return True
+
+
+class EvalCallback(BaseCallback):
+    """Every ``every`` steps evaluate against random and greedy (the evaluation layer's
+    seat-rotated matches); append to ``eval.csv``, the SB3 logger and the learning curve."""
+
+    def __init__(self, cfg: Any, every: int) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.every = every
+        self.last = 0
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps - self.last >= self.every:
+            self.last = self.num_timesteps
+            # the final evaluation (more games) comes right after the end: skip this one
+            # (_total_timesteps: the learn() target, set by SB3's _setup_learn)
+            if self.num_timesteps + self.every // 2 >= self.model._total_timesteps:
+                return True
+            rows = run_evaluation(self.model, self.cfg, self.num_timesteps, self.cfg.eval_games)
+            for row in rows:
+                self.logger.record(f"eval/win_rate_{row.opponent}", row.win_rate)
+        return True
+
+
+class ProgressCallback(BaseCallback):
+    """A tqdm bar over the learner's steps (the one progress-bar library of the scripts)."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__()
+        self.total = total
+        self.bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=self.total, desc="steps", unit="step")
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.num_timesteps - self.bar.n)
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

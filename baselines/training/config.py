@@ -1,0 +1,179 @@
+"""Training configuration: generic defaults, per-game overrides from the registry, checks.
+
+A ``None`` field of :class:`TrainConfig` takes :data:`GENERIC_DEFAULTS`, overridden by the
+game's ``GameSpec.train_overrides`` (``tabletop_zoo.envs.registry``); a value set by the
+caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import GAMES, get_spec, make_raw_env
+
+__all__ = ["GENERIC_DEFAULTS", "RESERVED_ENV_OPTIONS", "TrainConfig", "defaults_for"]
+
+GENERIC_DEFAULTS: dict[str, int] = {
+    "timesteps": 30_000,
+    "n_steps": 512,
+    "batch_size": 256,
+    "snapshot_every": 10_000,
+    "eval_every": 10_000,
+    "eval_games": 5,
+    "final_eval_games": 20,
+}
+"""Defaults of the ``None`` fields for a game without ``train_overrides``."""
+
+RESERVED_ENV_OPTIONS = {
+    "num_players": "TrainConfig.num_players (--num-players)",
+    "render_mode": "nothing: training envs do not render",
+}
+"""Env keywords that are not env options in training, and where they belong instead."""
+
+
+def defaults_for(game: str) -> dict[str, Any]:
+    """The defaults of the ``None`` fields for ``game``: generic, then the game's overrides."""
+    return {**GENERIC_DEFAULTS, **get_spec(game).train_overrides}
+
+
+def _first_game() -> str:
+    """The first game of the registry: the default of :attr:`TrainConfig.game`."""
+    return next(iter(GAMES))
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; ``None`` fields take the defaults of the game."""
+
+    game: str = field(default_factory=_first_game)
+    num_players: int | None = None  # default: the game's smallest player count
+    name: str | None = None  # run folder name; default a fresh "<game>_<players>p_seed<seed>"
+    runs_dir: str = "runs"
+    seed: int = 0
+    timesteps: int | None = None
+    n_envs: int = 4
+    vec: str = "dummy"  # "dummy" | "subproc"
+    n_steps: int | None = None  # per env per rollout
+    batch_size: int | None = None
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.01
+    net_arch: tuple[int, ...] = (128, 128)
+    baselines: tuple[str, ...] = ("random", "greedy")  # fixed members of the opponent pool
+    self_play_prob: float = 0.5  # chance a seat gets a snapshot (once any exist)
+    max_snapshots: int = 5
+    snapshot_every: int | None = None  # 0 = no self-play snapshots
+    eval_every: int | None = None  # 0 = only the final evaluation
+    eval_games: int | None = None  # per opponent per seat, periodic evaluations
+    final_eval_games: int | None = None  # per opponent per seat, final evaluation
+    torch_threads: int = 1
+    device: str = "cpu"
+    progress_bar: bool = True
+    verbose: int = 0
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self) -> TrainConfig:
+        """A copy with the game's defaults filled in and every value checked.
+
+        Bad values raise :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a
+        ``ValueError``) naming what is allowed. Without a ``name``, the run folder is the
+        first free one of ``<game>_<N>p_seed<S>``, ``..._2``, ``..._3`` (so a re-run never
+        collides with an earlier run).
+        """
+        spec = get_spec(self.game)  # unknown game: lists the allowed ones
+        self._check_values()
+        for key in self.env_kwargs:
+            if key in RESERVED_ENV_OPTIONS:
+                raise InvalidOptionError(
+                    f"{key!r} is not an env option here; set it with {RESERVED_ENV_OPTIONS[key]}"
+                )
+        num_players = spec.default_players if self.num_players is None else self.num_players
+        env = make_raw_env(self.game, num_players, **self.env_kwargs)  # bad count or options
+        for agent_spec in self.baselines:  # bad spec: lists the allowed forms; bad model
+            if agent_spec.strip().lower() == "human":
+                raise InvalidOptionError("the opponent pool cannot hold 'human' agents")
+            check_agent_fits(make_agent(agent_spec), env, agent_spec)
+        env.close()
+        defaults = defaults_for(self.game)
+        values = {
+            k: (v if getattr(self, k) is None else getattr(self, k)) for k, v in defaults.items()
+        }
+        cfg = dataclasses.replace(self, num_players=num_players, **values)
+        for key in ("timesteps", "n_steps", "batch_size", "eval_games", "final_eval_games"):
+            if getattr(cfg, key) < 1:
+                raise InvalidOptionError(f"{key} must be >= 1, got {getattr(cfg, key)}")
+        for key in ("snapshot_every", "eval_every"):
+            if getattr(cfg, key) < 0:
+                raise InvalidOptionError(f"{key} must be >= 0 (0 = never), got {getattr(cfg, key)}")
+        if cfg.name is None:
+            cfg.name = cfg._fresh_name(f"{cfg.game}_{cfg.num_players}p_seed{cfg.seed}")
+        return cfg
+
+    def _check_values(self) -> None:
+        """Check the fields that need no game defaults."""
+        if self.vec not in ("dummy", "subproc"):
+            raise InvalidOptionError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
+        if not 0.0 <= self.self_play_prob <= 1.0:
+            raise InvalidOptionError(f"self_play_prob must be in [0, 1], got {self.self_play_prob}")
+        if self.n_envs < 1:
+            raise InvalidOptionError(f"n_envs must be >= 1, got {self.n_envs}")
+        if not self.baselines:
+            raise InvalidOptionError("the opponent pool needs at least one baseline agent")
+        check_seed(self.seed)
+        checks = [
+            ("net_arch", all(isinstance(n, int) and n >= 1 for n in self.net_arch), ">= 1 each"),
+            ("learning_rate", self.learning_rate > 0, "> 0"),
+            ("gamma", 0 < self.gamma <= 1, "in (0, 1]"),
+            ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
+            ("ent_coef", self.ent_coef >= 0, ">= 0"),
+            ("n_epochs", self.n_epochs >= 1, ">= 1"),
+            ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
+            ("torch_threads", self.torch_threads >= 1, ">= 1"),
+            ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
+            ("name", self.name is None or self.name.strip() not in ("", ".", ".."), "a folder"),
+        ]  # fmt: skip
+        for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
+            if not ok:
+                raise InvalidOptionError(f"{key} must be {allowed}, got {getattr(self, key)!r}")
+
+    def _fresh_name(self, base: str) -> str:
+        """``base``, or ``base_2``, ``base_3``, ... : the first without a run in it."""
+        name, number = base, 1
+        while _holds_a_run(Path(self.runs_dir) / name):
+            number += 1
+            name = f"{base}_{number}"
+        return name
+
+    def check_new_run_dir(self) -> None:
+        """:class:`InvalidOptionError` if ``run_dir`` already holds a run or cannot be made."""
+        run_dir = self.run_dir
+        if _holds_a_run(run_dir):
+            raise InvalidOptionError(
+                f"run folder {run_dir} already has a run in it; pick another --name "
+                "(or leave --name out: a fresh folder name is chosen)"
+            )
+        path = run_dir.absolute()
+        existing = next(p for p in (path, *path.parents) if p.exists())  # "/" always exists
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise InvalidOptionError(
+                f"cannot create run folder {run_dir}: {existing} is not writable"
+            )
+
+    @property
+    def run_dir(self) -> Path:
+        """``runs_dir/name``."""
+        return Path(self.runs_dir) / str(self.name)
+
+
+def _holds_a_run(folder: Path) -> bool:
+    """True if ``folder`` has files of a training run (config, evaluations or snapshots)."""
+    return any((folder / name).exists() for name in ("config.json", "eval.csv", "snapshots"))

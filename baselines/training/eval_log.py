@@ -1,0 +1,156 @@
+"""The learner's evaluations during training: rows, ``eval.csv``, the learning curve, the
+final table. The games themselves are played by the evaluation layer
+(:func:`tabletop_zoo.baselines.evaluation.evaluate_agent`: every seat, seat by seat)."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
+from tabletop_zoo.baselines.evaluation.stats import PairingStats
+from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
+from tabletop_zoo.baselines.extras import require_extra
+
+__all__ = [
+    "EVAL_FIELDS",
+    "EVAL_OPPONENTS",
+    "EvalRow",
+    "append_eval_csv",
+    "format_eval_table",
+    "plot_learning_curve",
+    "run_evaluation",
+]
+
+EVAL_OPPONENTS = ("random", "greedy")
+
+
+@dataclass
+class EvalRow(PairingStats):
+    """The learner's :class:`PairingStats` against one opponent (all seats), at ``timesteps``."""
+
+    timesteps: int = 0
+
+    @property
+    def win_rate(self) -> float:
+        """Fraction of games won (sole top scorer)."""
+        return self.rate("wins")
+
+    def as_dict(self) -> dict[str, Any]:
+        """CSV row with rates and Wilson 95% CI of the win rate."""
+        lo, hi = self.interval("wins")
+        return {
+            "timesteps": self.timesteps,
+            "opponent": self.opponent,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "win_rate": round(self.win_rate, 6),
+            "win_ci_low": round(lo, 6),
+            "win_ci_high": round(hi, 6),
+            "draw_rate": round(self.rate("draws"), 6),
+            "loss_rate": round(self.rate("losses"), 6),
+            "mean_score": round(self.mean_score, 4),
+            "opponent_mean_score": round(self.opponent_mean_score, 4),
+        }
+
+
+EVAL_FIELDS = list(EvalRow("learner", "", 1, 0, 0, 0, 0.0, 0.0).as_dict())
+
+
+def format_eval_table(rows: Sequence[EvalRow]) -> str:
+    """Plain-text win/draw/loss table (rates with the 95% CI of the win rate)."""
+    lines = [
+        f"{'opponent':<12}{'games':>6}{'win':>7}{'draw':>7}{'loss':>7}  {'win 95% CI':<14}"
+        f"{'score':>7}{'opp':>7}"
+    ]
+    for r in rows:
+        lo, hi = r.interval("wins")
+        lines.append(
+            f"{r.opponent:<12}{r.games:>6}{r.rate('wins'):>7.2f}{r.rate('draws'):>7.2f}"
+            f"{r.rate('losses'):>7.2f}  [{lo:.2f}, {hi:.2f}]  {r.mean_score:>7.2f}"
+            f"{r.opponent_mean_score:>7.2f}"
+        )
+    return "\n".join(lines)
+
+
+def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
+    """Append rows to an eval CSV (header written when the file is new)."""
+    path = Path(path)
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
+        if new:
+            writer.writeheader()
+        for row in rows:
+            writer.writerow(row.as_dict())
+
+
+def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "") -> Path:
+    """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG."""
+    require_extra("train", "the learning curve", ("matplotlib",))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    with Path(eval_csv).open() as f:
+        for row in csv.DictReader(f):
+            series.setdefault(row["opponent"], []).append(
+                (
+                    int(row["timesteps"]),
+                    float(row["win_rate"]),
+                    float(row["win_ci_low"]),
+                    float(row["win_ci_high"]),
+                )
+            )
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opponent, points in series.items():
+        points.sort()
+        t, w, lo, hi = (np.array(v) for v in zip(*points, strict=True))
+        ax.plot(t, w, marker="o", label=f"vs {opponent}")
+        ax.fill_between(t, lo, hi, alpha=0.2)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("timesteps")
+    ax.set_ylabel("win rate (all seats)")
+    ax.set_title(title or "learning curve")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    png_path = Path(png_path)
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+    return png_path
+
+
+def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) -> list[EvalRow]:
+    """Evaluate ``model`` (deterministic, masked) against random and greedy from every seat;
+    append the rows to ``run_dir/eval.csv`` and redraw ``run_dir/learning_curve.png``."""
+    from tabletop_zoo.baselines.agents.ppo import PPOAgent
+
+    learner = PPOAgent(model, deterministic=True, name="learner")
+    stats = evaluate_agent(
+        learner,
+        cfg.game,
+        cfg.num_players,
+        EVAL_OPPONENTS,
+        games_per_seat,
+        seed=(cfg.seed + 1_000_003 + timesteps) % SEED_LIMIT,
+        env_kwargs=cfg.env_kwargs,
+    )
+    rows = [EvalRow(**dataclasses.asdict(s), timesteps=timesteps) for s in stats]
+    append_eval_csv(cfg.run_dir / "eval.csv", rows)
+    plot_learning_curve(
+        cfg.run_dir / "eval.csv",
+        cfg.run_dir / "learning_curve.png",
+        title=f"{cfg.name}: {cfg.game}, {cfg.num_players} players",
+    )
+    return rows

@@ -1,0 +1,157 @@
+"""MaskablePPO self-play training against a pool of opponents.
+
+The learner plays one seat of a :class:`~tabletop_zoo.wrappers.single_agent.SingleAgentEnv`
+(a random seat each episode); at every reset the env calls the shared
+:class:`~.opponents.OpponentPool` for the other seats (baselines and frozen snapshots).
+
+Everything goes to ``runs_dir/name/``: ``config.json``; ``progress.csv`` (SB3's logger,
+a logger of ours, so SB3 writes nothing anywhere else; tensorboard too if installed);
+``snapshots/step_N.zip`` (self-play opponents, also the checkpoints); ``eval.csv`` and
+``learning_curve.png`` (periodic evaluations by the evaluation layer); ``final_model.zip``.
+
+Library use::
+
+    from tabletop_zoo.baselines.training import TrainConfig, format_eval_table, train
+    result = train(TrainConfig(timesteps=20_000, name="demo"))
+    print(format_eval_table(result.final_eval))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabletop_zoo.baselines.extras import require_extra
+from tabletop_zoo.baselines.training.config import TrainConfig
+from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
+from tabletop_zoo.baselines.training.opponents import _POOLS, shared_pool
+
+__all__ = ["TrainResult", "silent_logger", "train"]
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` produced."""
+
+    config: TrainConfig
+    run_dir: Path
+    model_path: Path
+    final_eval: list[EvalRow]
+    seconds: float
+
+
+def silent_logger() -> Any:
+    """An SB3 logger that writes nothing (give it to ``model.set_logger`` before ``learn()``:
+    without a logger of ours SB3 makes an ``SB3-<date>`` folder in the temp directory)."""
+    from stable_baselines3.common.logger import Logger
+
+    return Logger(folder=None, output_formats=[])
+
+
+def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
+    """Thunk building env ``rank``: Monitor(SingleAgentEnv(raw env, opponent=pool))."""
+
+    def thunk() -> Any:
+        from stable_baselines3.common.monitor import Monitor
+
+        from tabletop_zoo.envs.registry import make_raw_env
+        from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
+
+        if cfg.vec == "subproc":
+            import torch
+
+            torch.set_num_threads(1)
+        env = SingleAgentEnv(
+            make_raw_env(cfg.game, cfg.num_players, **cfg.env_kwargs),
+            opponent=shared_pool(cfg, rank),
+            learner_seat=None,
+            seed=cfg.seed * 1000 + rank,
+        )
+        return Monitor(env)
+
+    return thunk
+
+
+def _logger_formats(verbose: int) -> list[str]:
+    """csv, stdout when ``verbose``, and tensorboard only if it is installed."""
+    formats = ["csv"] + (["stdout"] if verbose else [])
+    try:
+        import tensorboard  # noqa: F401
+
+        formats.append("tensorboard")
+    except ImportError:
+        pass
+    return formats
+
+
+def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult:
+    """Run MaskablePPO self-play as configured; return paths and the final evaluation.
+
+    Needs the ``train`` extra (a one-line :class:`~tabletop_zoo.baselines.extras.
+    MissingExtraError` names the install command otherwise). Bad settings raise
+    ``InvalidOptionError`` before anything is written.
+    """
+    require_extra("train", "training (tabletop_zoo.baselines.training.train)")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from tabletop_zoo.baselines.training.callbacks import (
+        EvalCallback,
+        ProgressCallback,
+        SnapshotCallback,
+    )
+
+    cfg = config.resolved()
+    cfg.check_new_run_dir()
+    torch.set_num_threads(cfg.torch_threads)
+    set_random_seed(cfg.seed)
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    conf = dataclasses.asdict(cfg)
+    (run_dir / "config.json").write_text(json.dumps(conf, indent=2, default=str) + "\n")
+    _POOLS.pop(cfg.name, None)
+
+    thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
+    vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        ent_coef=cfg.ent_coef,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        seed=cfg.seed,
+        device=cfg.device,
+        verbose=cfg.verbose,
+    )
+    model.set_logger(configure(str(run_dir), _logger_formats(cfg.verbose)))
+    callbacks = [
+        SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, _POOLS.get(cfg.name)),
+        EvalCallback(cfg, cfg.eval_every),
+    ]
+    if cfg.progress_bar:
+        callbacks.append(ProgressCallback(cfg.timesteps))
+    log(f"training {cfg.game} ({cfg.num_players} players) for {cfg.timesteps} steps -> {run_dir}")
+    start = time.perf_counter()
+    model.learn(total_timesteps=cfg.timesteps, callback=CallbackList(callbacks))
+    vec_env.close()
+    model_path = run_dir / "final_model.zip"
+    model.save(model_path)
+    log(f"saved {model_path}; final evaluation ({cfg.final_eval_games} games per seat)...")
+    rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
+    model.logger.close()  # flushes and closes progress.csv
+    seconds = time.perf_counter() - start
+    return TrainResult(cfg, run_dir, model_path, rows, seconds)
