@@ -41,6 +41,7 @@ the C++ ``pyspiel.MCTSBot`` crashes on every Python game (OpenSpiel 2.0.2).
 
 from __future__ import annotations
 
+import ctypes
 import inspect
 import types
 import typing
@@ -397,9 +398,11 @@ def _register() -> list[str]:
                 return TabletopGame(_game, params)
 
             pyspiel.register_game(default_type, factory)
-            # OpenSpiel's registry lives past Python's shutdown; a factory whose only
-            # reference it holds is freed there without the GIL and aborts the process.
+            # OpenSpiel's registry outlives the interpreter: a factory whose last reference
+            # it drops after shutdown is freed without the GIL and aborts the process. One
+            # reference that is never released keeps the two small functions alive.
             _FACTORIES[name] = factory
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(factory))
         names.append(name)
     return names
 

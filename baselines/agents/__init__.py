@@ -36,7 +36,7 @@ __all__ = [
     "returns_from_scores",
 ]
 
-AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "human")
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "rllib:PATH", "human")
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
 
 returns_from_scores = win_returns
@@ -64,7 +64,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (200 simulations), ``"mcts:N"``
     (N simulations), ``"ppo:PATH"`` (a saved MaskablePPO model; needs the ``train``
-    extra), ``"human"`` (a person typing moves at the terminal). A bad spec raises
+    extra), ``"rllib:PATH"`` / ``"rllib:PATH#MODULE"`` (an RLlib module or checkpoint
+    from ``scripts/train_rllib.py``; needs the ``rllib`` extra), ``"human"`` (a person
+    typing moves at the terminal). A bad spec raises
     :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
     allowed forms.
     """
@@ -89,6 +91,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
         return PPOAgent(arg)
+    if kind == "rllib" and sep and arg:
+        from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
+
+        path, _, module_id = arg.partition("#")
+        return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE)
     if kind == "human" and not sep:
         from tabletop_zoo.baselines.agents.human import HumanAgent
 

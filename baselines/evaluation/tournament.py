@@ -53,6 +53,7 @@ __all__ = [
     "seating",
 ]
 
+MODEL_SPECS = ("ppo", "rllib")  # agents loaded from files: one per process, cached
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 
@@ -163,13 +164,13 @@ _MODEL_AGENT_CACHE: dict[str, Any] = {}
 
 
 def _agent(spec: str, seed: int) -> Any:
-    """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
+    """A fresh seeded agent, except model agents (deterministic, costly to load): cached."""
     if spec.strip().lower() in INTERACTIVE_SPECS:
         raise InvalidOptionError(
             f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
             "scripts/play.py, not in automatic matches"
         )
-    if spec.startswith("ppo"):
+    if spec.startswith(MODEL_SPECS):
         if spec not in _MODEL_AGENT_CACHE:
             _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
         return _MODEL_AGENT_CACHE[spec]
