@@ -33,6 +33,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "video": ("imageio", "imageio_ffmpeg"),
     "openspiel": ("pyspiel",),
     "rllib": ("ray", "torch"),
+    "torchrl": ("torchrl",),
 }
 
 
