@@ -114,13 +114,15 @@ def main(argv: list[str] | None = None) -> int:
         algo = build_config(args, num_players).build_algo()
         print(f"ray up and algorithm built in {time.perf_counter() - start:.1f} s")
         for _ in range(args.iterations):
+            tick = time.perf_counter()
             result = algo.train()
             runners = result.get("env_runners", {})
             print(
                 f"iteration {algo.iteration}: "
                 f"env steps {runners.get('num_env_steps_sampled_lifetime', 0):.0f}, "
                 f"episodes {runners.get('num_episodes_lifetime', 0):.0f}, "
-                f"mean episode length {runners.get('episode_len_mean', float('nan')):.1f}"
+                f"mean episode length {runners.get('episode_len_mean', float('nan')):.1f} "
+                f"({time.perf_counter() - tick:.1f} s)"
             )
         out = Path(args.out)
         checkpoint = algo.save_to_path(str((out / "checkpoint").absolute()))
