@@ -43,9 +43,10 @@ REFERENCE_DIR = Path(__file__).resolve().parents[1] / "reference_models"
 MANIFEST_PATH = REFERENCE_DIR / "manifest.json"
 
 
-def load_manifest(path: str | Path = MANIFEST_PATH) -> dict[str, Any]:
-    """The manifest (``{"models": {...}, "ladders": {...}}``); empty sections if missing."""
-    path = Path(path)
+def load_manifest(path: str | Path | None = None) -> dict[str, Any]:
+    """The manifest (``{"models": {...}, "ladders": {...}}``; default the shipped one);
+    empty sections if missing."""
+    path = Path(MANIFEST_PATH if path is None else path)
     data = json.loads(path.read_text()) if path.is_file() else {}
     data.setdefault("models", {})
     data.setdefault("ladders", {})
