@@ -181,3 +181,21 @@ def test_ray_backend_gives_the_tables_of_serial_play(ray_instance):
     assert remote.table() == serial.table()
     with pytest.raises(InvalidOptionError, match="backend"):
         round_robin(FIRST, specs, games=2, backend="cluster")
+
+
+def test_evaluate_script_backend_ray_writes_the_serial_tables(tmp_path, ray_instance):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "evaluate.py"
+    spec = importlib.util.spec_from_file_location("_script_evaluate_ray", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    common = ["--game", FIRST, "--agents", "random,greedy", "--games", "4", "--no-progress"]
+    assert module.main([*common, "--out", str(tmp_path / "local")]) == 0
+    assert module.main([*common, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
+    for name in ("games.csv", "standings.csv", "pairings.csv"):
+        local = (tmp_path / "local" / name).read_text()
+        assert local == (tmp_path / "ray" / name).read_text()
