@@ -31,8 +31,8 @@ STOP_WORDS = ("stop", "quit", "exit", "q")
 MOVES_WORDS = ("?", "moves")
 YES_WORDS = ("y", "yes")
 COMMANDS_HELP = (
-    "commands: '?' or 'moves' lists the legal moves, 'board' prints the board, "
-    "'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
+    "commands: '?' or 'moves' lists the legal moves, 'board' prints the board,\n"
+    "          'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
 )
 GENERIC_NOTATION = "type a move as the game writes it; '?' lists the legal moves in that notation"
 GENERIC_RULES = "no rules summary for this game; see docs/rules/ for its rulings"

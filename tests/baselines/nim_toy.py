@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from tabletop_zoo.envs.errors import IllegalActionError
+from tabletop_zoo.envs.errors import IllegalActionError, NotationError
 
 
 class NimGame:
@@ -103,6 +103,19 @@ class NimState:
     def action_to_string(self, action: int) -> str:
         pile, take = divmod(action, self.game.max_take)
         return f"{take + 1}@{pile}"
+
+    def string_to_action(self, text: str) -> int:
+        """``"take@pile"`` -> action; NotationError if malformed, IllegalActionError if illegal."""
+        take, sep, pile = text.strip().partition("@")
+        if not (sep and take.isdigit() and pile.isdigit()):
+            raise NotationError(f"bad move {text!r}: expected take@pile, e.g. 1@0")
+        take_n, pile_n = int(take), int(pile)
+        if not (1 <= take_n <= self.game.max_take and pile_n < len(self.piles)):
+            raise NotationError(f"bad move {text!r}: no such pile or take")
+        action = pile_n * self.game.max_take + take_n - 1
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"{text} is not legal now")
+        return action
 
     def __str__(self) -> str:
         return f"piles={self.piles} taken={self.taken} to_move={self.current_player}"
