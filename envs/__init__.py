@@ -1,14 +1,15 @@
-"""tabletop_zoo.envs: PettingZoo AEC environments for Arktia and Mole Hill.
+"""tabletop_zoo.envs: PettingZoo AEC environments for the games of ``registry.GAMES``.
 
-``from tabletop_zoo.envs import mole_hill_v0, arktia_v0`` gives the env modules
-(each with ``env()`` and ``raw_env``). Importing this package registers
-``tabletop_zoo/mole_hill-v0`` and ``tabletop_zoo/arktia-v0`` in PettingZoo's
-registry and ``tabletop_zoo/MoleHill-v0`` and ``tabletop_zoo/Arktia-v0`` in
-Gymnasium's. It imports neither torch nor pygame.
+``from tabletop_zoo.envs import <game>_v0`` gives a game's env module (``env()`` and
+``raw_env``). Importing this package registers every game's PettingZoo id and Gymnasium
+id (``GameSpec.pettingzoo_id``, ``GameSpec.gymnasium_id``). It imports neither torch nor
+pygame.
 """
 
 from tabletop_zoo.envs._registration import register_all
+from tabletop_zoo.envs.registry import GAMES
 
 register_all()
 
-__all__ = ["arktia_v0", "mole_hill_v0"]
+#: The versioned env modules (``<game>_v0``), importable as attributes of this package.
+__all__ = [spec.env_module.rsplit(".", 1)[1] for spec in GAMES.values()]

@@ -20,25 +20,24 @@ The raw env raises :class:`IllegalActionError` (from the engine) on an illegal
 action and changes nothing; :func:`wrap_classic` gives the usual PettingZoo
 classic behaviour instead (illegal move ends the game with -1 for the offender).
 
-Subclass hooks (``self.game`` is the live engine state):
+Composition: the constructor takes the engine's Game (``engine``, an
+:class:`~tabletop_zoo.envs.protocol.EngineGame`), an observation encoder (``shape``,
+``encode(state, seat)``, ``plane_names()``) and, for images, a renderer class built from
+the Game (``draw(state)``) plus a text function ``render_ansi(state, header)``. So the
+observation, ``state()`` and rendering are written once here; a game's ``env.py`` only
+builds these parts and declares its options. ``self.game_state`` is the live engine
+state (``self.game`` is kept as an alias).
 
-* ``_new_game(seed: int)`` -> a fresh engine state (required);
-* ``_observation(seat: int)`` -> the ``"observation"`` array for ``seat`` (required);
-* ``_render_rgb()`` -> ``(h, w, 3)`` uint8 image (required if ``rgb_array`` / ``human``
-  are in ``metadata["render_modes"]``);
-* ``_render_ansi()`` -> text (default ``str(self.game)``);
-* ``_state()`` -> array for :meth:`state` (required for ``state()``; set ``state_space``);
-* ``_turns_played()`` -> the count ``max_turns`` limits (default: actions taken).
-
-The subclass ``__init__`` builds its spaces, then calls
-``super().__init__(num_players, num_actions, observation_space, render_mode=...,
-reward_mode=..., max_turns=...)``.
+Hooks a subclass may override: ``_new_game(seed)`` (default
+``engine.new_initial_state(seed)``), ``_turns_played()`` (the count ``max_turns``
+limits; default the number of actions) and ``_ansi_header()`` (default none).
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -47,10 +46,33 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from tabletop_zoo.envs._render import HumanWindow
-from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import InvalidOptionError, UsageError, as_integer
+from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.results import score_margins, win_returns
 
 REWARD_MODES = ("win", "score")
+
+
+class ObservationEncoder(Protocol):
+    """Turns engine states into observation planes (``envs/<game>/observation.py``)."""
+
+    shape: tuple[int, ...]
+
+    def encode(self, state: Any, seat: int) -> np.ndarray:
+        """``float32`` planes of ``shape`` in [0, 1] as seen by ``seat``."""
+        ...
+
+    def plane_names(self) -> list[str]:
+        """Name of every plane (last axis), in order."""
+        ...
+
+
+class ImageRenderer(Protocol):
+    """Draws engine states (``envs/<game>/render.py``)."""
+
+    def draw(self, state: Any) -> np.ndarray:
+        """``(h, w, 3)`` uint8 picture of ``state``."""
+        ...
 
 
 def wrap_classic(raw: AECEnv) -> AECEnv:
@@ -83,13 +105,14 @@ class TurnBasedAECEnv(AECEnv):
 
     def __init__(
         self,
-        num_players: int,
-        num_actions: int,
-        observation_space: spaces.Box,
+        engine: EngineGame,
+        encoder: ObservationEncoder,
         *,
         render_mode: str | None = None,
         reward_mode: str = "win",
         max_turns: int | None = None,
+        renderer_class: Callable[[EngineGame], ImageRenderer] | None = None,
+        ansi_renderer: Callable[[Any, str], str] | None = None,
     ) -> None:
         super().__init__()
         modes = self.metadata["render_modes"]
@@ -106,45 +129,91 @@ class TurnBasedAECEnv(AECEnv):
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.max_turns = max_turns
+        self.engine = engine
+        self.encoder = encoder
+        self._renderer_class = renderer_class
+        self._ansi_renderer = ansi_renderer
+        self._renderer: ImageRenderer | None = None
+        num_players, num_actions = engine.num_players, engine.num_actions
         self.num_actions = num_actions
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        planes = spaces.Box(0.0, 1.0, tuple(encoder.shape), dtype=np.float32)
+        self.state_space = planes
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": observation_space,
+                    "observation": planes,
                     "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.game: Any = None
+        self.game_state: EngineState | Any = None
+        self.agents: list[str] = []
         self.num_turns = 0
         self._rng = random.Random()
         self._window: HumanWindow | None = None
 
+    @property
+    def game(self) -> EngineState | Any:
+        """Alias of :attr:`game_state` (the live engine state), kept for old code."""
+        return self.game_state
+
+    @game.setter
+    def game(self, state: EngineState | Any) -> None:
+        self.game_state = state
+
+    # ------------------------------------------------------------ copies
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the window: a copy or an unpickled env continues the same game
+        (same position, rewards, agent order and RNG stream), independent of the original."""
+        state = self.__dict__.copy()
+        state["_window"] = None
+        state["_renderer"] = None  # rebuilt on first use
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def _require_game(self, call: str) -> None:
+        """UsageError unless a game has been started with ``reset()``."""
+        if self.game_state is None:
+            raise UsageError(f"{call} before reset(): call env.reset() first to start a game")
+
+    @property
+    def renderer(self) -> ImageRenderer:
+        """The image renderer, built from the engine on first use."""
+        if self._renderer is None:
+            if self._renderer_class is None:
+                raise InvalidOptionError(f"{type(self).__name__} draws no images")
+            self._renderer = self._renderer_class(self.engine)
+        return self._renderer
+
     # ------------------------------------------------------------ hooks
-    def _new_game(self, seed: int) -> Any:
-        raise NotImplementedError
-
-    def _observation(self, seat: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def _render_rgb(self) -> np.ndarray:
-        raise NotImplementedError
-
-    def _render_ansi(self) -> str:
-        return str(self.game)
-
-    def _state(self) -> np.ndarray:
-        raise NotImplementedError
+    def _new_game(self, seed: int) -> EngineState:
+        return self.engine.new_initial_state(seed)
 
     def _turns_played(self) -> int:
         return self.num_turns
 
+    def _ansi_header(self) -> str:
+        return ""
+
+    def _observation(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game_state, seat)
+
+    def _render_rgb(self) -> np.ndarray:
+        return self.renderer.draw(self.game_state)
+
+    def _render_ansi(self) -> str:
+        if self._ansi_renderer is None:
+            return str(self.game_state)
+        return self._ansi_renderer(self.game_state, self._ansi_header())
+
     def _update_infos(self) -> None:
-        scores = list(self.game.scores())
+        scores = list(self.game_state.scores())
         for a in self.agents:
             self.infos[a] = {"scores": scores}
 
@@ -165,7 +234,7 @@ class TurnBasedAECEnv(AECEnv):
         """
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game = self._new_game(self._rng.getrandbits(63))
+        self.game_state = self._new_game(self._rng.getrandbits(63))
         self.num_turns = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -174,18 +243,29 @@ class TurnBasedAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._update_infos()
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self.possible_agents[self.game_state.current_player]
         self._skip_agent_selection = None
         if self.render_mode == "human":
             self.render()
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done)."""
+        if not self.agents:
+            self._require_game("step()")
+            raise UsageError(
+                "step() after the game is over and every agent is done: call env.reset() "
+                "to start a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise UsageError(
+                    f"{agent} is done (terminated or truncated): step(None) for it, or "
+                    "call env.reset() to start a new game"
+                )
             self._was_dead_step(action)
             return
-        game = self.game
+        game = self.game_state
         game.apply_action(action)  # IllegalActionError (nothing changed) if illegal
         self.num_turns += 1
         self._cumulative_rewards[agent] = 0.0
@@ -214,38 +294,53 @@ class TurnBasedAECEnv(AECEnv):
 
     def _final_rewards(self) -> list[float]:
         """Rewards of the position as it stands (end of game or truncation)."""
-        scores = self.game.scores()
+        scores = self.game_state.scores()
         if self.reward_mode == "score":
             return score_margins(scores)
-        if self.game.is_terminal():
-            return [float(r) for r in self.game.returns()]
+        if self.game_state.is_terminal():
+            return [float(r) for r in self.game_state.returns()]
         return win_returns(scores)
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""
+        if self.game_state is None:
+            self._require_game("action_mask()")
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
         ):
-            mask[self.game.legal_actions()] = 1
+            mask[self.game_state.legal_actions()] = 1
         return mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": planes from agent's point of view, "action_mask": int8}``."""
+        seat = self._seat_of.get(agent)
+        if seat is None or self.game_state is None:
+            self._require_game("observe()")
+            raise UsageError(
+                f"observe({agent!r}): no such agent; the agents are {self.possible_agents}"
+            )
         return {
-            "observation": self._observation(self._seat_of[agent]),
+            "observation": self._observation(seat),
             "action_mask": self.action_mask(agent),
         }
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``; UsageError before ``reset()``."""
+        self._require_game("last()")
+        return super().last(observe)
+
     def state(self) -> np.ndarray:
-        """Seat-absolute global view of the position (for centralized critics)."""
-        return self._state()
+        """Seat-absolute global view of the position (seat 0's planes; centralized critics)."""
+        self._require_game("state()")
+        return self.encoder.encode(self.game_state, 0)
 
     def render(self) -> None | np.ndarray | str:
         """``ansi`` -> str, ``rgb_array`` -> uint8 image, ``human`` -> draws a window, None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
+        self._require_game("render()")
         if self.render_mode == "ansi":
             return self._render_ansi()
         if self.render_mode == "rgb_array":

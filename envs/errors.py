@@ -23,7 +23,7 @@ class InvalidStateError(TabletopZooError):
 
 
 class InvalidLayoutError(TabletopZooError):
-    """A board layout that cannot be played (Arktia custom layouts)."""
+    """A board layout that cannot be played (custom layouts)."""
 
 
 class InvalidOptionError(TabletopZooError):
@@ -32,6 +32,11 @@ class InvalidOptionError(TabletopZooError):
 
 class NotationError(TabletopZooError):
     """A move string that cannot be parsed."""
+
+
+class UsageError(TabletopZooError):
+    """A call the env cannot serve in its current state (e.g. ``step()`` before ``reset()``);
+    the message says which call to make first."""
 
 
 def as_integer(value: Any) -> int | None:

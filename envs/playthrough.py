@@ -8,21 +8,11 @@ text depends only on the rules engine (``legal_actions``, ``apply_action``,
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
 
+from tabletop_zoo.envs.protocol import EngineState
+from tabletop_zoo.envs.registry import GAMES
 
-class EngineState(Protocol):
-    """What a rules-engine state offers (both games implement it)."""
-
-    current_player: int
-
-    def legal_actions(self) -> list[int]: ...
-    def apply_action(self, action: int) -> None: ...
-    def is_terminal(self) -> bool: ...
-    def scores(self) -> list[int]: ...
-    def returns(self) -> list[float]: ...
-    def action_to_string(self, action: int) -> str: ...
-    def clone(self) -> Any: ...
+__all__ = ["EngineState", "golden_games", "golden_text", "playthrough"]
 
 
 def playthrough(state: EngineState, seed: int, title: str = "") -> str:
@@ -47,3 +37,19 @@ def playthrough(state: EngineState, seed: int, title: str = "") -> str:
         state.apply_action(action)
         ply += 1
     return "\n".join(lines) + "\n"
+
+
+def golden_games() -> dict[str, tuple[str, int, int]]:
+    """Every golden playthrough of every game of :data:`GAMES`:
+    ``file stem -> (game, num_players, seed)`` (``GameSpec.golden_seeds``)."""
+    return {
+        name: (spec.name, num_players, seed)
+        for spec in GAMES.values()
+        for name, num_players, seed in spec.golden_games()
+    }
+
+
+def golden_text(name: str) -> str:
+    """The golden playthrough ``name`` (a key of :func:`golden_games`) as text."""
+    game, num_players, seed = golden_games()[name]
+    return playthrough(GAMES[game].new_state(num_players), seed, title=name)

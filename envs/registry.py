@@ -10,14 +10,26 @@ no env and nothing heavy.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import importlib.util
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
 from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["GAMES", "GameSpec", "get_spec", "make_env", "make_raw_env", "new_game"]
+__all__ = [
+    "GAMES",
+    "GameSpec",
+    "extended",
+    "fast_engine",
+    "fast_path_available",
+    "get_spec",
+    "make_env",
+    "make_raw_env",
+    "new_game",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,8 @@ class GameSpec:
     """The versioned face PettingZoo users import (has ``env`` and ``raw_env``)."""
     engine: str
     """``"module:GameClass"``: the rules engine's Game (``new_initial_state``)."""
+    observation_encoder: str
+    """``"module:EncoderClass"``: built as ``EncoderClass(game, max_turns=None)``."""
     players: tuple[int, ...]
     """The player counts the game supports."""
     pettingzoo_id: str
@@ -44,6 +58,9 @@ class GameSpec:
     """A PettingZoo classic env module of similar size to compare speed with."""
     train_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Training defaults that differ from the generic ones (``baselines.training``)."""
+    fast_engine: str | None = None
+    """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
+    from a Game object; ``None`` if the game has none."""
 
     @property
     def default_players(self) -> int:
@@ -56,7 +73,33 @@ class GameSpec:
 
     def game_class(self) -> type:
         """Import and return the engine's Game class."""
-        module, _, name = self.engine.partition(":")
+        return _import_attribute(self.engine)
+
+    def make_observation_encoder(self, game: Any, max_turns: int | None = None) -> Any:
+        """The observation encoder of ``game`` (an engine Game object of this spec):
+        ``shape``, ``encode(state, seat)``, ``plane_names()``."""
+        return _import_attribute(self.observation_encoder)(game, max_turns=max_turns)
+
+    def new_state(
+        self, num_players: int | None = None, seed: int | None = None, **options: Any
+    ) -> Any:
+        """A fresh engine state (``Game(num_players, **options).new_initial_state(seed)``)."""
+        players = self.default_players if num_players is None else num_players
+        return self.game_class()(num_players=players, **options).new_initial_state(seed)
+
+    def golden_games(self) -> list[tuple[str, int, int]]:
+        """``(file stem, num_players, seed)`` of every golden playthrough of this game."""
+        return [(self.golden_name(n, seed), n, seed) for n, seed in self.golden_seeds]
+
+    def fast_engine_class(self) -> type:
+        """Import and return the compiled engine's class.
+
+        Raises ImportError (saying how to install the ``fast`` extra) when numba is
+        missing, and InvalidOptionError when the game has no compiled engine.
+        """
+        if self.fast_engine is None:
+            raise InvalidOptionError(f"{self.name} has no compiled engine")
+        module, _, name = self.fast_engine.partition(":")
         return getattr(importlib.import_module(module), name)
 
     def golden_name(self, num_players: int, seed: int) -> str:
@@ -69,43 +112,71 @@ class GameSpec:
         return self.name if len(self.players) == 1 else f"{self.name} ({num_players}p)"
 
 
-GAMES: Mapping[str, GameSpec] = MappingProxyType(
-    {
-        spec.name: spec
-        for spec in (
-            GameSpec(
-                name="mole_hill",
-                title="Mole Hill",
-                env_module="tabletop_zoo.envs.mole_hill_v0",
-                engine="tabletop_zoo.envs.mole_hill:MoleHillGame",
-                players=(2,),
-                pettingzoo_id="tabletop_zoo/mole_hill-v0",
-                gymnasium_id="tabletop_zoo/MoleHill-v0",
-                golden_seeds=((2, 7),),
-                benchmark_players=(2,),
-                benchmark_anchor="pettingzoo.classic.connect_four_v3",
-                train_overrides=MappingProxyType(
-                    {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
-                ),
+_REGISTERED: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="mole_hill",
+            title="Mole Hill",
+            env_module="tabletop_zoo.envs.mole_hill_v0",
+            engine="tabletop_zoo.envs.mole_hill:MoleHillGame",
+            observation_encoder=(
+                "tabletop_zoo.envs.mole_hill.observation:MoleHillObservationEncoder"
             ),
-            GameSpec(
-                name="arktia",
-                title="Arktia",
-                env_module="tabletop_zoo.envs.arktia_v0",
-                engine="tabletop_zoo.envs.arktia:ArktiaGame",
-                players=(2, 3, 4),
-                pettingzoo_id="tabletop_zoo/arktia-v0",
-                gymnasium_id="tabletop_zoo/Arktia-v0",
-                golden_seeds=((2, 3), (3, 5), (4, 11)),
-                benchmark_players=(2, 3, 4),
-                benchmark_anchor="pettingzoo.classic.go_v5",
-                train_overrides=MappingProxyType(
-                    {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
-                ),
+            players=(2,),
+            pettingzoo_id="tabletop_zoo/mole_hill-v0",
+            gymnasium_id="tabletop_zoo/MoleHill-v0",
+            golden_seeds=((2, 7),),
+            benchmark_players=(2,),
+            benchmark_anchor="pettingzoo.classic.connect_four_v3",
+            fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
+            train_overrides=MappingProxyType(
+                {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
             ),
-        )
-    }
-)
+        ),
+        GameSpec(
+            name="arktia",
+            title="Arktia",
+            env_module="tabletop_zoo.envs.arktia_v0",
+            engine="tabletop_zoo.envs.arktia:ArktiaGame",
+            observation_encoder="tabletop_zoo.envs.arktia.observation:ArktiaObservationEncoder",
+            players=(2, 3, 4),
+            pettingzoo_id="tabletop_zoo/arktia-v0",
+            gymnasium_id="tabletop_zoo/Arktia-v0",
+            golden_seeds=((2, 3), (3, 5), (4, 11)),
+            benchmark_players=(2, 3, 4),
+            benchmark_anchor="pettingzoo.classic.go_v5",
+            fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
+            train_overrides=MappingProxyType(
+                {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
+            ),
+        ),
+    )
+}
+#: name -> spec of every game (read-only view; :func:`extended` adds one for a while).
+GAMES: Mapping[str, GameSpec] = MappingProxyType(_REGISTERED)
+
+
+@contextmanager
+def extended(spec: GameSpec) -> Iterator[GameSpec]:
+    """Add ``spec`` to :data:`GAMES` inside a ``with`` block (tests, experiments).
+
+    Everything that iterates ``GAMES`` (scripts, generic tests, registration) sees the
+    extra game until the block ends.
+    """
+    if spec.name in _REGISTERED:
+        raise InvalidOptionError(f"a game named {spec.name!r} is already registered")
+    _REGISTERED[spec.name] = spec
+    try:
+        yield spec
+    finally:
+        del _REGISTERED[spec.name]
+
+
+def _import_attribute(path: str) -> Any:
+    """The object named by ``"module:attribute"``."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def get_spec(game: str) -> GameSpec:
@@ -138,3 +209,21 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     if num_players is None:
         num_players = spec.default_players
     return spec.game_class()(num_players=num_players, **options)
+
+
+def fast_path_available() -> bool:
+    """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def fast_engine(
+    game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
+) -> Any:
+    """The compiled batched engine of ``game`` for these game options (imports numba).
+
+    ``max_turns``: truncation limit for games that have one (default: the env's).
+    ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
+    """
+    engine_class = get_spec(game).fast_engine_class()
+    rules = new_game(game, num_players, **options)
+    return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)

@@ -18,6 +18,4 @@ def win_returns(scores: Sequence[float]) -> list[float]:
 
 def score_margins(scores: Sequence[float]) -> list[float]:
     """Each player's score minus the best score among the other players."""
-    return [
-        float(s - max(x for j, x in enumerate(scores) if j != i)) for i, s in enumerate(scores)
-    ]
+    return [float(s - max(x for j, x in enumerate(scores) if j != i)) for i, s in enumerate(scores)]

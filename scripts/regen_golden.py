@@ -3,8 +3,9 @@
     python scripts/regen_golden.py            # rewrite all files
     python scripts/regen_golden.py --check    # exit 1 if any file differs
 
-The list of golden games lives in ``tests/envs/golden/specs.py``; the test
-``tests/envs/test_golden.py`` regenerates each and compares.
+The golden games are the ``golden_seeds`` of every ``GameSpec`` in
+``tabletop_zoo.envs.registry.GAMES``; ``tests/envs/test_golden.py`` regenerates each and
+compares.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "envs" / "golden"))
+from tabletop_zoo.envs.playthrough import golden_games, golden_text
 
-from specs import GOLDEN_DIR, SPECS, render  # noqa: E402
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "envs" / "golden"
 
 
 def main() -> int:
@@ -24,9 +24,9 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only compare, do not write")
     args = parser.parse_args()
     bad = 0
-    for name in SPECS:
+    for name in golden_games():
         path = GOLDEN_DIR / f"{name}.txt"
-        text = render(name)
+        text = golden_text(name)
         if args.check:
             if not path.exists() or path.read_text() != text:
                 print(f"DIFFERS: {path}")

@@ -6,7 +6,7 @@
 
 from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
 from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, DIRECTIONS, Layout, parse_layout
-from tabletop_zoo.envs.arktia.state import (
+from tabletop_zoo.envs.arktia.rules import (
     COLOUR_LETTERS,
     NEUTRAL,
     PHASES,

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.arktia import KIND_LETTERS, NEUTRAL, PHASES, ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.rules import DEFAULT_MAX_TURNS
 
 NUM_LEVELS = 3
 NUM_KINDS = 3
@@ -56,8 +57,11 @@ class ArktiaObservationEncoder:
     the tiles.
     """
 
-    def __init__(self, game: ArktiaGame, max_turns: int) -> None:
-        """Precompute the tables for ``game``; ``max_turns`` scales the turn plane."""
+    def __init__(self, game: ArktiaGame, max_turns: int | None = None) -> None:
+        """Precompute the tables for ``game``; ``max_turns`` scales the turn plane
+        (default :data:`~tabletop_zoo.envs.arktia.rules.DEFAULT_MAX_TURNS`)."""
+        if max_turns is None:
+            max_turns = DEFAULT_MAX_TURNS
         layout = game.layout
         n = game.num_players
         self.num_players = n

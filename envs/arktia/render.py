@@ -28,7 +28,7 @@ from tabletop_zoo.envs._render import (
     fill_ring,
     text_size,
 )
-from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaState, Layout
+from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaGame, ArktiaState
 
 #: RGB colour per owner: seats 0..3 (red, blue, yellow, green), neutral grey.
 OWNER_RGB: dict[int, Color] = {
@@ -68,8 +68,11 @@ def render_ansi(state: ArktiaState, header: str = "") -> str:
 class ArktiaImageRenderer:
     """Draws positions of one layout as ``(height, width, 3)`` ``uint8`` arrays."""
 
-    def __init__(self, layout: Layout, num_players: int, hex_radius: int = 36) -> None:
-        """Precompute hex centres, label positions and the image size for ``layout``."""
+    def __init__(self, game: ArktiaGame, hex_radius: int = 36) -> None:
+        """Precompute hex centres, label positions and the image size for ``game``'s layout."""
+        layout = game.layout
+        num_players = game.num_players
+        self.game = game
         self.layout = layout
         self.num_players = num_players
         s = self.s = float(hex_radius)

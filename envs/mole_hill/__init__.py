@@ -1,18 +1,19 @@
-"""Mole Hill rules engine (no RL imports).
+"""Mole Hill: rules engine (no RL imports) and PettingZoo env.
 
-``MoleHillGame(random_flowers=False).new_initial_state(seed)`` gives a
-:class:`MoleHillState`; the action encoding and notation live in
-:mod:`tabletop_zoo.envs.mole_hill.actions`.
+``MoleHillGame(num_players=2, random_flowers=False).new_initial_state(seed)`` gives a
+:class:`MoleHillState`. Files: ``board.py`` (geometry, action encoding, notation),
+``rules.py`` (Game, State), ``serialization.py`` (JSON), ``observation.py``,
+``render.py`` and ``env.py`` (``raw_env``, ``env``); ``tabletop_zoo.envs.mole_hill_v0``
+is the versioned face.
 """
 
-from tabletop_zoo.envs.mole_hill.actions import NUM_ACTIONS, action_to_string, string_to_action
-from tabletop_zoo.envs.mole_hill.game import MoleHillGame, MoleHillState, round_score
+from tabletop_zoo.envs.mole_hill.board import NUM_ACTIONS, action_to_string, string_to_action
+from tabletop_zoo.envs.mole_hill.rules import MoleHillGame, MoleHillState
 
 __all__ = [
     "NUM_ACTIONS",
     "MoleHillGame",
     "MoleHillState",
     "action_to_string",
-    "round_score",
     "string_to_action",
 ]

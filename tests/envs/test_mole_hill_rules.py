@@ -13,7 +13,7 @@ import pytest
 
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidStateError, NotationError
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
-from tabletop_zoo.envs.mole_hill import actions as A
+from tabletop_zoo.envs.mole_hill import board as A
 
 
 def sq(name: str) -> int:

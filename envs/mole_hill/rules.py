@@ -1,6 +1,6 @@
 """Mole Hill rules engine: :class:`MoleHillGame` and :class:`MoleHillState`.
 
-Pure Python (no gymnasium / pettingzoo / numpy). Rules: Reiner Knizia's text
+Pure Python (no numpy / gymnasium / pettingzoo / torch / pygame). Rules: Reiner Knizia's text
 plus rulings M1-M10 (``docs/rules/MOLE_HILL.md``).
 
 Seats: seat 0 is the mole in round 1 and the gardener in round 2; seat 1 the
@@ -17,28 +17,31 @@ Sets of spaces / edges are kept as Python int bitmasks (bit ``s`` for space
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
     InvalidStateError,
+    NotationError,
     as_integer,
 )
-from tabletop_zoo.envs.mole_hill import actions as A
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.mole_hill import board as A
+from tabletop_zoo.envs.mole_hill import serialization
+from tabletop_zoo.envs.mole_hill.serialization import (
+    DEFAULT_RED,
+    DEFAULT_WHITE,
+    MAX_ROUND_SCORE,
+    MoleHillSnapshot,
+)
+from tabletop_zoo.envs.protocol import StateBase
 
 NUM_PLAYERS = 2
 NUM_ROUNDS = 2
 MOLE_PIECES = 22  # M3: 10 light then 12 dark
 LIGHT_PIECES = 10
-MAX_ROUND_SCORE = (MOLE_PIECES - LIGHT_PIECES) + 4 * 2 + 4 * 1  # 24: dark pieces + flowers
-DEFAULT_RED = tuple(sorted(A.parse_space(n) for n in ("e1", "a4", "i4", "e7")))  # M2
-DEFAULT_WHITE = tuple(sorted(A.parse_space(n) for n in ("b2", "h2", "b6", "h6")))  # M2
-JSON_VERSION = 1
+assert MAX_ROUND_SCORE == (MOLE_PIECES - LIGHT_PIECES) + 4 * 2 + 4 * 1  # dark pieces + flowers
 
 
 def _king_steps() -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
@@ -82,16 +85,6 @@ def _mask(spaces: Iterable[int]) -> int:
     return m
 
 
-def round_score(trail: Sequence[int], red: Iterable[int], white: Iterable[int]) -> int:
-    """M9: ``max(0, visited - 10)`` + 1 per white + 2 per red flower space visited."""
-    visited = _mask(trail)
-    return (
-        max(0, len(trail) - LIGHT_PIECES)
-        + (visited & _mask(white)).bit_count()
-        + 2 * (visited & _mask(red)).bit_count()
-    )
-
-
 class MoleHillGame:
     """Options and constants of a Mole Hill game.
 
@@ -131,8 +124,11 @@ class MoleHillGame:
         return MoleHillState(self, red, white)
 
 
-class MoleHillState:
-    """A Mole Hill position (see the module docstring and docs/DESIGN.md)."""
+class MoleHillState(StateBase):
+    """A Mole Hill position (see the module docstring); the protocol is
+    :class:`~tabletop_zoo.envs.protocol.EngineState`."""
+
+    game_name = serialization.GAME_NAME
 
     __slots__ = (
         "game",
@@ -144,9 +140,9 @@ class MoleHillState:
         "round_scores",
         "trail",
         "rods",
-        "_visited",
+        "_visited_mask",
         "_rod_mask",
-        "_free_rods",
+        "_free_rod_actions",
         "mole_to_move",
         "current_player",
     )
@@ -169,9 +165,9 @@ class MoleHillState:
     def _start_round(self) -> None:
         self.trail: list[int] = []  # visited spaces in order; the last is the mole
         self.rods: list[int] = []  # edges with a rod, in the order placed
-        self._visited = 0
+        self._visited_mask = 0
         self._rod_mask = 0
-        self._free_rods = list(ALL_ROD_ACTIONS)  # rod actions still legal, ascending
+        self._free_rod_actions = list(ALL_ROD_ACTIONS)  # rod actions still legal, ascending
         self.mole_to_move = True
         self.current_player = self.round  # the mole of round r is seat r
 
@@ -208,7 +204,7 @@ class MoleHillState:
         if n >= MOLE_PIECES or self.current_player < 0:
             return []  # M8: no piece left to leave behind
         pos = self.trail[-1]
-        visited = self._visited
+        visited = self._visited_mask
         if pos == A.CENTRE:  # M7: jump to any unvisited space
             return [s for s in ALL_SPACES if not visited >> s & 1]
         rods = self._rod_mask
@@ -228,7 +224,7 @@ class MoleHillState:
         pos = self.trail[-1]
         if pos == A.CENTRE:
             return True  # fewer than 22 of the 63 spaces are visited
-        visited, rods = self._visited, self._rod_mask
+        visited, rods = self._visited_mask, self._rod_mask
         for _q, qbit, path1, path2 in STEPS[pos]:
             if not visited & qbit and (not rods & path1 or not rods & path2):
                 return True
@@ -240,14 +236,14 @@ class MoleHillState:
             return []
         if self.mole_to_move:
             return self.mole_destinations()
-        return list(self._free_rods)
+        return list(self._free_rod_actions)
 
     def round_score(self) -> int:
         """The mole's score in the current round as the position stands (M9)."""
         return (
             max(0, len(self.trail) - LIGHT_PIECES)
-            + (self._visited & self._white_mask).bit_count()
-            + 2 * (self._visited & self._red_mask).bit_count()
+            + (self._visited_mask & self._white_mask).bit_count()
+            + 2 * (self._visited_mask & self._red_mask).bit_count()
         )
 
     def scores(self) -> list[int]:
@@ -256,12 +252,6 @@ class MoleHillState:
         if self.current_player >= 0:
             out[self.round] = self.round_score()
         return out
-
-    def returns(self) -> list[float]:
-        """+1 higher total, -1 lower, 0 each on a tie (M10); zeros while not terminal."""
-        if self.current_player >= 0:
-            return [0.0] * NUM_PLAYERS
-        return win_returns(self.round_scores)
 
     # ----------------------------------------------------------------- moves
     def apply_action(self, action: int) -> None:
@@ -275,9 +265,9 @@ class MoleHillState:
             raise IllegalActionError("the game is over: no action is legal")
         if self.mole_to_move:
             if not 0 <= a < A.NUM_SPACES or a not in self.mole_destinations():
-                raise IllegalActionError(self._illegal_message(a))
+                raise self._illegal_action_error(a)
             self.trail.append(a)
-            self._visited |= 1 << a
+            self._visited_mask |= 1 << a
             if len(self.trail) >= MOLE_PIECES:  # M8: no piece left to leave behind
                 self._end_round()
                 return
@@ -286,17 +276,18 @@ class MoleHillState:
         else:
             edge = a - A.ROD_OFFSET
             if not 0 <= edge < A.NUM_EDGES or self._rod_mask >> edge & 1:
-                raise IllegalActionError(self._illegal_message(a))
+                raise self._illegal_action_error(a)
             self.rods.append(edge)
             self._rod_mask |= 1 << edge
-            self._free_rods.remove(a)
+            self._free_rod_actions.remove(a)
             if not self._mole_can_move():
                 self._end_round()
                 return
             self.mole_to_move = True
             self.current_player = self.round
 
-    def _illegal_message(self, a: int) -> str:
+    def _illegal_action_error(self, a: int) -> IllegalActionError:
+        """The error for action ``a`` (an int), naming the role, the rule and legal moves."""
         role = "mole" if self.mole_to_move else "gardener"
         what = A.ACTION_NAMES[a] if 0 <= a < A.NUM_ACTIONS else "out of range"
         if self.mole_to_move:
@@ -304,7 +295,7 @@ class MoleHillState:
         else:
             allowed = "a free interior edge (actions 63..172)"
         legal = ", ".join(A.ACTION_NAMES[x] for x in self.legal_actions()[:12])
-        return (
+        return IllegalActionError(
             f"illegal action {a} ({what}) for the {role} (player_{self.current_player}): "
             f"it must choose {allowed}; legal now: {legal}"
             + (", ..." if len(self.legal_actions()) > 12 else "")
@@ -331,9 +322,9 @@ class MoleHillState:
         new.round_scores = list(self.round_scores)
         new.trail = list(self.trail)
         new.rods = list(self.rods)
-        new._visited = self._visited
+        new._visited_mask = self._visited_mask
         new._rod_mask = self._rod_mask
-        new._free_rods = list(self._free_rods)
+        new._free_rod_actions = list(self._free_rod_actions)
         new.mole_to_move = self.mole_to_move
         new.current_player = self.current_player
         return new
@@ -343,12 +334,8 @@ class MoleHillState:
         """Notation of an action: ``e4`` (mole) or ``e4-f4`` (rod)."""
         return A.action_to_string(action)
 
-    def string_to_action(self, text: str) -> int:
-        """Parse notation; NotationError if malformed, IllegalActionError if not legal now."""
-        a = A.string_to_action(text)
-        if a not in self.legal_actions():
-            raise IllegalActionError(self._illegal_message(a))
-        return a
+    def _parse_notation(self, text: str) -> int:
+        return A.string_to_action(text)
 
     def history(self) -> list[int]:
         """Actions of the current round in the order played (mole, rod, mole, ...)."""
@@ -361,80 +348,49 @@ class MoleHillState:
 
     # ----------------------------------------------------------------- JSON
     def to_json(self) -> str:
-        """Exact, human-readable snapshot (see :meth:`from_json`)."""
-        return json.dumps(
-            {
-                "game": "mole_hill",
-                "version": JSON_VERSION,
-                "random_flowers": self.game.random_flowers,
-                "red_flowers": [A.SPACE_NAMES[s] for s in self.red_flowers],
-                "white_flowers": [A.SPACE_NAMES[s] for s in self.white_flowers],
-                "round": self.round + 1,
-                "round_scores": list(self.round_scores),
-                "moves": [A.ACTION_NAMES[a] for a in self.history()],
-            }
+        """Exact, human-readable snapshot (schema in :mod:`.serialization`)."""
+        return serialization.dumps(
+            MoleHillSnapshot(
+                random_flowers=self.game.random_flowers,
+                red_flowers=self.red_flowers,
+                white_flowers=self.white_flowers,
+                round=self.round + 1,
+                round_scores=tuple(self.round_scores),
+                moves=tuple(A.ACTION_NAMES[a] for a in self.history()),
+            )
         )
 
     @classmethod
     def from_json(cls, text: str) -> MoleHillState:
         """Rebuild a state from :meth:`to_json`; :class:`InvalidStateError` on bad input.
 
-        The current round's moves are replayed, so every rule is checked.
+        :func:`.serialization.loads` checks the form; the moves of the round in progress
+        are then replayed here, so every rule is checked.
         """
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise InvalidStateError(f"Mole Hill state is not valid JSON: {exc}") from None
-        keys = {"game", "version", "random_flowers", "red_flowers", "white_flowers", "round",
-                "round_scores", "moves"}  # fmt: skip
-        if not isinstance(data, dict) or set(data) != keys:
-            got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise InvalidStateError(
-                f"Mole Hill state needs exactly the keys {sorted(keys)}, got {got}"
-            )
-        if data["game"] != "mole_hill" or data["version"] != JSON_VERSION:
-            raise InvalidStateError(
-                f"not a Mole Hill state of version {JSON_VERSION}: "
-                f"game={data['game']!r}, version={data['version']!r}"
-            )
-        try:
-            game = MoleHillGame(random_flowers=data["random_flowers"])
-        except InvalidOptionError as exc:
-            raise InvalidStateError(str(exc)) from None
-        red, white = _parse_flowers(data["red_flowers"], data["white_flowers"], game)
-        rnd, scores, moves = data["round"], data["round_scores"], data["moves"]
-        if rnd not in (1, 2) or isinstance(rnd, bool):
-            raise InvalidStateError(f"round must be 1 or 2, got {rnd!r}")
-        if (
-            not isinstance(scores, list)
-            or not all(type(x) is int and 0 <= x <= MAX_ROUND_SCORE for x in scores)
-            or len(scores) not in (rnd - 1, rnd)
-        ):
-            raise InvalidStateError(
-                f"round_scores must list the scores (0..{MAX_ROUND_SCORE}) of the {rnd - 1} "
-                f"finished round(s), plus the last one once the game is over; got {scores!r}"
-            )
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise InvalidStateError(f"moves must be a list of move strings, got {moves!r}")
-        state = cls(game, red, white)
-        state.round = rnd - 1
-        state.round_scores = list(scores[: rnd - 1])
+        snapshot = serialization.loads(text)
+        round_number, scores = snapshot.round, list(snapshot.round_scores)
+        game = MoleHillGame(random_flowers=snapshot.random_flowers)
+        state = cls(game, snapshot.red_flowers, snapshot.white_flowers)
+        state.round = round_number - 1
+        state.round_scores = scores[: round_number - 1]
         state._start_round()
-        for i, move in enumerate(moves):
-            if state.is_terminal() or state.round != rnd - 1:
+        for i, move in enumerate(snapshot.moves):
+            if state.is_terminal() or state.round != round_number - 1:
                 raise InvalidStateError(
                     f"moves go on after the round ended (move {i + 1}: {move!r})"
                 )
             try:
                 state.apply_action(state.string_to_action(move))
-            except ValueError as exc:
-                raise InvalidStateError(f"move {i + 1} ({move!r}) of round {rnd}: {exc}") from None
-        if state.round != rnd - 1:
+            except (IllegalActionError, NotationError) as exc:
+                raise InvalidStateError(
+                    f"move {i + 1} ({move!r}) of round {round_number}: {exc}"
+                ) from None
+        if state.round != round_number - 1:
             raise InvalidStateError(
-                f"the moves end round {rnd}: a saved state lists only the moves of the "
-                "round in progress (or of round 2 once the game is over)"
+                f"the moves end round {round_number}: a saved state lists only the moves of "
+                "the round in progress (or of round 2 once the game is over)"
             )
-        if state.is_terminal() != (len(scores) == rnd) or state.round_scores != scores:
+        if state.is_terminal() != (len(scores) == round_number) or state.round_scores != scores:
             raise InvalidStateError(
                 f"round_scores {scores!r} do not match the moves, which give {state.round_scores!r}"
             )
@@ -463,7 +419,9 @@ class MoleHillState:
             game, red, white = MoleHillGame(), DEFAULT_RED, DEFAULT_WHITE
         else:  # custom flowers are the "flowers anywhere" variant
             game = MoleHillGame(random_flowers=True)
-            red, white = _parse_flowers(list(red_flowers or ()), list(white_flowers or ()), game)
+            red, white = serialization.parse_flowers(
+                list(red_flowers or ()), list(white_flowers or ()), True
+            )
         if round_number not in (1, 2) or len(round_scores) != round_number - 1:
             raise InvalidStateError("round_number must be 1 or 2 with one score per finished round")
         state = cls(game, red, white)
@@ -489,9 +447,9 @@ class MoleHillState:
             raise InvalidStateError("the gardener cannot move before the mole is placed")
         state.trail = spaces
         state.rods = edges
-        state._visited = _mask(spaces)
+        state._visited_mask = _mask(spaces)
         state._rod_mask = _mask(edges)
-        state._free_rods = [a for a in ALL_ROD_ACTIONS if a - A.ROD_OFFSET not in edges]
+        state._free_rod_actions = [a for a in ALL_ROD_ACTIONS if a - A.ROD_OFFSET not in edges]
         state.mole_to_move = mole_to_move
         state.current_player = state.round if mole_to_move else 1 - state.round
         if not (state._mole_can_move() or (not mole_to_move and len(state.trail) < MOLE_PIECES)):
@@ -501,34 +459,6 @@ class MoleHillState:
     # ----------------------------------------------------------------- text
     def __str__(self) -> str:
         return board_text(self)
-
-    def __repr__(self) -> str:
-        return f"MoleHillState.from_json({self.to_json()!r})"
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, MoleHillState) and self.to_json() == other.to_json()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-
-def _parse_flowers(
-    red: Any, white: Any, game: MoleHillGame
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Validate flower lists (M2): 4 red + 4 white distinct spaces, never the centre."""
-    if not (isinstance(red, list) and isinstance(white, list) and len(red) == len(white) == 4):
-        raise InvalidStateError("red_flowers and white_flowers must be lists of 4 spaces each")
-    try:
-        r = tuple(sorted(A.parse_space(s) for s in red))
-        w = tuple(sorted(A.parse_space(s) for s in white))
-    except (ValueError, AttributeError) as exc:
-        raise InvalidStateError(f"bad flower space: {exc}") from None
-    if len(set(r + w)) != 8 or A.CENTRE in r + w:
-        raise InvalidStateError("the 8 flowers must be on 8 distinct spaces other than the centre")
-    if not game.random_flowers and (r, w) != (DEFAULT_RED, DEFAULT_WHITE):
-        raise InvalidStateError(
-            "flowers off the printed spots need random_flowers=true (variant of M2)"
-        )
-    return r, w
 
 
 LEGEND = (

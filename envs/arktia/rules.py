@@ -9,24 +9,38 @@ consecutive decisions of the same player; ``phase`` says which one is pending.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from tabletop_zoo.envs.arktia import serialization
 from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
 from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, Layout, iter_bits, parse_layout
+from tabletop_zoo.envs.arktia.serialization import NEUTRAL, PHASES, ArktiaSnapshot, bad
+
+__all__ = [
+    "COLOUR_LETTERS",
+    "DEFAULT_MAX_TURNS",
+    "NEUTRAL",
+    "PHASES",
+    "STACK_SHAPES",
+    "ArktiaGame",
+    "ArktiaState",
+    "state_from_snapshot",
+]
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidLayoutError,
     InvalidOptionError,
-    InvalidStateError,
     as_integer,
 )
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.protocol import StateBase
 
-NEUTRAL = 4  # owner id of neutral pieces; seats are 0..3
 NUM_COLOURS = 5  # colour index = owner id (seats 0..3, NEUTRAL)
 COLOUR_LETTERS = "rbygn"  # seat 0..3 = red, blue, yellow, green; index 4 = neutral
 PIECES_PER_KIND = 3  # each player owns 3 G, 3 D, 3 T
+#: Default truncation limit of the env in completed turns (R23). A 2-player game where
+#: both players place all 9 pieces and then melt lasts well under 100 turns; 300 leaves
+#: room for long manoeuvring without letting a stalled game run forever.
+DEFAULT_MAX_TURNS = 300
 
 # Round of play (stored as ``round`` in JSON): setup of the neutral pieces (R5-R6),
 # the two placement rounds of the opening (R8-R9), then normal play (R10).
@@ -55,7 +69,6 @@ LANDING: dict[tuple[int, ...], frozenset[tuple[int, ...]]] = {
     (G, T): _EMPTY_ONLY,
     (T, D, G): _EMPTY_ONLY,
 }
-PHASES = ("setup", "opening", "normal", "melt", "choose")
 
 Piece = tuple[int, int]  # (owner, kind)
 
@@ -92,8 +105,9 @@ class ArktiaGame:
         if neutral_pieces is None:
             neutral_pieces = num_players == 2
         if not isinstance(neutral_pieces, bool):
-            raise InvalidOptionError(f"neutral_pieces must be True, False or None, got "
-                                     f"{neutral_pieces!r}")
+            raise InvalidOptionError(
+                f"neutral_pieces must be True, False or None, got {neutral_pieces!r}"
+            )
         if neutral_pieces and num_players == 4:
             raise InvalidOptionError("neutral_pieces=True is not allowed with 4 players (R5)")
         if layout is None:
@@ -101,8 +115,9 @@ class ArktiaGame:
         if isinstance(layout, str):
             layout = parse_layout(layout)
         elif not isinstance(layout, Layout):
-            raise InvalidOptionError(f"layout must be an ASCII string or a Layout, got "
-                                     f"{type(layout).__name__}")
+            raise InvalidOptionError(
+                f"layout must be an ASCII string or a Layout, got {type(layout).__name__}"
+            )
         self.num_players = num_players
         self.neutral_pieces = neutral_pieces
         self.layout: Layout = layout
@@ -124,8 +139,10 @@ class ArktiaGame:
         self.material_per_kind.append(self.neutral_per_kind)
 
     def __repr__(self) -> str:
-        return (f"ArktiaGame(num_players={self.num_players}, tiles={self.num_tiles}, "
-                f"neutral_pieces={self.neutral_pieces})")
+        return (
+            f"ArktiaGame(num_players={self.num_players}, tiles={self.num_tiles}, "
+            f"neutral_pieces={self.neutral_pieces})"
+        )
 
     def new_initial_state(self, seed: int | None = None) -> ArktiaState:
         """The start position (Arktia has no chance: ``seed`` is accepted and ignored)."""
@@ -134,21 +151,40 @@ class ArktiaGame:
         n = self.num_players
         if self.neutral_pieces:
             st._round = SETUP
-            st._nres = [(1, 1, 1)] * n  # R5: one neutral G, D and T per player
+            st._neutral_reserve = [(1, 1, 1)] * n  # R5: one neutral G, D and T per player
         else:
             st._round = OPENING_1
-        st._cur = 0
+        st._current = 0
         st._legal = st._turn_actions()
         return st
 
 
-class ArktiaState:
-    """A position plus whose decision it is. Mutated in place by ``apply_action``."""
+class ArktiaState(StateBase):
+    """A position plus whose decision it is. Mutated in place by ``apply_action``; the
+    protocol is :class:`~tabletop_zoo.envs.protocol.EngineState`."""
+
+    game_name = serialization.GAME_NAME
 
     __slots__ = (
-        "game", "_stacks", "_kinds", "_cmask", "_occ", "_alive", "_reserve", "_nres",
-        "_removed", "_melted", "_lost", "_ended", "_round", "_sub", "_pending",
-        "_must_melt", "_cur", "_turn", "_legal",
+        "game",
+        "_stacks",
+        "_kinds",
+        "_colour_tiles",
+        "_occupied",
+        "_alive",
+        "_reserve",
+        "_neutral_reserve",
+        "_removed",
+        "_melted",
+        "_lost_pieces",
+        "_ended",
+        "_round",
+        "_pending_decision",
+        "_pending_choices",
+        "_must_melt",
+        "_current",
+        "_turn",
+        "_legal",
     )
 
     # ------------------------------------------------------------------ creation
@@ -159,21 +195,21 @@ class ArktiaState:
         st.game = game
         st._stacks = [()] * N  # per tile: pieces bottom to top as (owner, kind)
         st._kinds = [()] * N  # per tile: the kinds of the stack (shape lookups)
-        st._cmask = [0] * NUM_COLOURS  # per colour: tiles holding a piece of it
-        st._occ = 0  # tiles with any piece
+        st._colour_tiles = [0] * NUM_COLOURS  # per colour: tiles holding a piece of it
+        st._occupied = 0  # tiles with any piece
         st._alive = game.layout.all_mask  # tiles not melted
         st._reserve = [(3, 3, 3)] * n
-        st._nres = [(0, 0, 0)] * n
+        st._neutral_reserve = [(0, 0, 0)] * n
         st._removed = [0] * n
         st._melted = [0] * n
-        st._lost = [0] * NUM_COLOURS  # pieces of each colour removed from the board
+        st._lost_pieces = [0] * NUM_COLOURS  # pieces of each colour removed from the board
         st._ended = [False] * n
         st._round = SETUP
-        st._sub: str | None = None  # None, "choose" or "melt" (pending sub-decision)
+        st._pending_decision: str | None = None  # None, "choose" or "melt" (pending sub-decision)
         # pending group choices: ((colour, (group mask, ...)), ...), first one active
-        st._pending: tuple[tuple[int, tuple[int, ...]], ...] = ()
+        st._pending_choices: tuple[tuple[int, tuple[int, ...]], ...] = ()
         st._must_melt = False  # reserve was empty at the start of this turn (R17)
-        st._cur = 0
+        st._current = 0
         st._turn = 0
         st._legal: list[int] = []
         return st
@@ -184,20 +220,20 @@ class ArktiaState:
         c.game = self.game
         c._stacks = self._stacks[:]
         c._kinds = self._kinds[:]
-        c._cmask = self._cmask[:]
-        c._occ = self._occ
+        c._colour_tiles = self._colour_tiles[:]
+        c._occupied = self._occupied
         c._alive = self._alive
         c._reserve = self._reserve[:]
-        c._nres = self._nres[:]
+        c._neutral_reserve = self._neutral_reserve[:]
         c._removed = self._removed[:]
         c._melted = self._melted[:]
-        c._lost = self._lost[:]
+        c._lost_pieces = self._lost_pieces[:]
         c._ended = self._ended[:]
         c._round = self._round
-        c._sub = self._sub
-        c._pending = self._pending
+        c._pending_decision = self._pending_decision
+        c._pending_choices = self._pending_choices
         c._must_melt = self._must_melt
-        c._cur = self._cur
+        c._current = self._current
         c._turn = self._turn
         c._legal = self._legal  # never mutated in place, only replaced
         return c
@@ -206,7 +242,7 @@ class ArktiaState:
     @property
     def current_player(self) -> int:
         """Seat that decides now; -1 once the game is over."""
-        return self._cur
+        return self._current
 
     @property
     def num_players(self) -> int:
@@ -216,8 +252,8 @@ class ArktiaState:
     @property
     def phase(self) -> str:
         """``"setup"``, ``"opening"``, ``"normal"``, ``"melt"`` or ``"choose"``."""
-        if self._sub is not None:
-            return self._sub
+        if self._pending_decision is not None:
+            return self._pending_decision
         return ("setup", "opening", "opening", "normal")[self._round]
 
     @property
@@ -228,7 +264,7 @@ class ArktiaState:
     @property
     def choosing_colour(self) -> int | None:
         """During "choose": the colour (seat or NEUTRAL) whose tied groups are offered."""
-        return self._pending[0][0] if self._pending else None
+        return self._pending_choices[0][0] if self._pending_choices else None
 
     @property
     def must_melt(self) -> bool:
@@ -261,7 +297,7 @@ class ArktiaState:
 
     def neutral_reserve(self, seat: int) -> tuple[int, int, int]:
         """Neutral pieces (G, D, T) the seat still has to place in the setup."""
-        return self._nres[seat]
+        return self._neutral_reserve[seat]
 
     def removed(self, seat: int) -> int:
         """Pieces (any colour) this seat has removed from the board."""
@@ -278,36 +314,34 @@ class ArktiaState:
     def pieces_on_board(self, colour: int) -> int:
         """Pieces of a colour (seat or NEUTRAL) on the board, covered ones included."""
         if colour == NEUTRAL:
-            return self.game.num_neutral - sum(map(sum, self._nres)) - self._lost[NEUTRAL]
-        return 3 * PIECES_PER_KIND - sum(self._reserve[colour]) - self._lost[colour]
+            return (
+                self.game.num_neutral
+                - sum(map(sum, self._neutral_reserve))
+                - self._lost_pieces[NEUTRAL]
+            )
+        return 3 * PIECES_PER_KIND - sum(self._reserve[colour]) - self._lost_pieces[colour]
 
     def colour_tiles(self, colour: int) -> int:
         """Bitmask of the tiles holding a piece of ``colour``."""
-        return self._cmask[colour]
+        return self._colour_tiles[colour]
 
     def pending_groups(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Pending group choices as ((colour, (group bitmask, ...)), ...), active first."""
-        return self._pending
+        return self._pending_choices
 
     def is_terminal(self) -> bool:
         """True when every player's game has ended (R20)."""
-        return self._cur < 0
+        return self._current < 0
 
     def scores(self) -> list[int]:
         """R21 as the position stands: removed pieces + melted tiles + controlled tiles."""
         sc = [r + m for r, m in zip(self._removed, self._melted, strict=True)]
         stacks = self._stacks
-        for t in iter_bits(self._occ):
+        for t in iter_bits(self._occupied):
             owner = stacks[t][-1][0]
             if owner != NEUTRAL:
                 sc[owner] += 1
         return sc
-
-    def returns(self) -> list[float]:
-        """+1 sole top scorer, 0 for players tied on top, -1 others; zeros mid-game (R22)."""
-        if self._cur >= 0:
-            return [0.0] * self.num_players
-        return win_returns(self.scores())
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[int]:
@@ -319,22 +353,22 @@ class ArktiaState:
         game = self.game
         lay = game.layout
         N = game.num_tiles
-        p = self._cur
-        empty = self._alive & ~self._occ
+        p = self._current
+        empty = self._alive & ~self._occupied
         out: list[int] = []
         if self._round == SETUP:
-            neutral = self._cmask[NEUTRAL]
+            neutral = self._colour_tiles[NEUTRAL]
             # R6: the first neutral piece anywhere, later ones next to a neutral piece
             targets = empty & lay.closed_neighbourhood(neutral) if neutral else empty
-            res = self._nres[p]
+            res = self._neutral_reserve[p]
         else:
             if self._round == OPENING_1:
-                occ = self._occ
+                occ = self._occupied
                 # R8: seat 0 next to a neutral piece (the only pieces yet), later seats
                 # next to any occupied tile; on an empty board anywhere
                 targets = empty & lay.closed_neighbourhood(occ) if occ else empty
             else:
-                targets = empty & lay.closed_neighbourhood(self._cmask[p])  # R9, R11
+                targets = empty & lay.closed_neighbourhood(self._colour_tiles[p])  # R9, R11
             res = self._reserve[p]
         if targets:
             tiles = iter_bits(targets)
@@ -359,7 +393,7 @@ class ArktiaState:
         move_base = game.codec.MOVE
         stacks, kinds, alive = self._stacks, self._kinds, self._alive
         rays = lay.rays
-        own = self._cmask[p]
+        own = self._colour_tiles[p]
         own_reach = lay.closed_neighbourhood(own)
         out: list[int] = []
         for o in iter_bits(own):
@@ -401,7 +435,7 @@ class ArktiaState:
         alive = self._alive
         melt = self.game.codec.MELT
         out = []
-        for t in iter_bits(alive & ~self._occ):
+        for t in iter_bits(alive & ~self._occupied):
             if (nbr[t] & alive).bit_count() < 6:
                 rest = alive & ~(1 << t)
                 low = rest & -rest
@@ -412,7 +446,7 @@ class ArktiaState:
     def _keep_actions(self) -> list[int]:
         """One keep action per tied group of the active choice: its lowest tile."""
         keep = self.game.codec.KEEP
-        return sorted(keep + (g & -g).bit_length() - 1 for g in self._pending[0][1])
+        return sorted(keep + (g & -g).bit_length() - 1 for g in self._pending_choices[0][1])
 
     # ------------------------------------------------------------------ applying
     def apply_action(self, action: int) -> None:
@@ -429,29 +463,34 @@ class ArktiaState:
         elif a < codec.KEEP:
             t = a - codec.MELT
             self._alive &= ~(1 << t)
-            self._melted[self._cur] += 1
+            self._melted[self._current] += 1
             self._end_turn()
         elif a < codec.STOP:
             self._keep(a - codec.KEEP)
         else:
-            self._ended[self._cur] = True  # R19d
+            self._ended[self._current] = True  # R19d
             self._end_turn()
 
     def _check(self, action: Any) -> int:
+        """``action`` as an int if it is legal now, else the IllegalActionError."""
         a = as_integer(action)
         if a is None:
             raise IllegalActionError(f"action {action!r} is not an integer action index")
         if a in self._legal:
             return a
-        if self._cur < 0:
-            raise IllegalActionError(f"action {a}: the game is over, no action is legal")
+        raise self._illegal_action_error(a)
+
+    def _illegal_action_error(self, a: int) -> IllegalActionError:
+        """The error for the illegal action ``a`` (an int), with the reason and legal moves."""
+        if self._current < 0:
+            return IllegalActionError(f"action {a}: the game is over, no action is legal")
         codec = self.game.codec
         if not 0 <= a < codec.num_actions:
-            raise IllegalActionError(f"action {a} out of range 0..{codec.num_actions - 1}")
+            return IllegalActionError(f"action {a} out of range 0..{codec.num_actions - 1}")
         shown = ", ".join(self.action_to_string(x) for x in self._legal[:15])
         more = f" and {len(self._legal) - 15} more" if len(self._legal) > 15 else ""
-        raise IllegalActionError(
-            f"action {a} ({self.action_to_string(a)}) is not legal for player {self._cur} "
+        return IllegalActionError(
+            f"action {a} ({self.action_to_string(a)}) is not legal for player {self._current} "
             f"in phase {self.phase!r}: {self._why_illegal(a)}; legal: {shown}{more}"
         )
 
@@ -459,38 +498,53 @@ class ArktiaState:
         kind, *f = self.game.codec.decode(a)
         phase = self.phase
         allowed = {
-            "setup": "placing a neutral piece", "opening": "placing (or moving in round 2)",
-            "normal": "placing, moving or stop", "melt": "melting a tile",
+            "setup": "placing a neutral piece",
+            "opening": "placing (or moving in round 2)",
+            "normal": "placing, moving or stop",
+            "melt": "melting a tile",
             "choose": "keeping one of the tied groups",
         }[phase]
-        if (phase, kind) not in {("setup", "place"), ("opening", "place"), ("opening", "move"),
-                                 ("normal", "place"), ("normal", "move"), ("normal", "stop"),
-                                 ("melt", "melt"), ("choose", "keep")}:
+        if (phase, kind) not in {
+            ("setup", "place"),
+            ("opening", "place"),
+            ("opening", "move"),
+            ("normal", "place"),
+            ("normal", "move"),
+            ("normal", "stop"),
+            ("melt", "melt"),
+            ("choose", "keep"),
+        }:
             return f"this phase allows only {allowed}"
         if kind == "place":
-            res = self._nres[self._cur] if self._round == SETUP else self._reserve[self._cur]
+            res = (
+                self._neutral_reserve[self._current]
+                if self._round == SETUP
+                else self._reserve[self._current]
+            )
             if not res[f[0]]:
                 return f"no {KIND_LETTERS[f[0]]} left to place"
             return "that tile is not an empty tile where a piece may be placed now"
         if kind == "move":
             frm, to, k = f
-            if self.controller(frm) != self._cur:
+            if self.controller(frm) != self._current:
                 return "the player does not control the stack on the origin tile (R12)"
             if k > len(self._stacks[frm]):
                 return f"the stack is only {len(self._stacks[frm])} high"
-            return ("not a straight line over existing tiles, an illegal landing (R14) or a "
-                    "move that splits the mover's pieces (R14b)")
+            return (
+                "not a straight line over existing tiles, an illegal landing (R14) or a "
+                "move that splits the mover's pieces (R14b)"
+            )
         if kind == "melt":
             return "only an empty border tile whose removal leaves no island may melt (R17)"
         return "name the lowest tile of one of the tied groups"
 
     def _place(self, kind: int, t: int) -> None:
-        p = self._cur
+        p = self._current
         if self._round == SETUP:
             owner = NEUTRAL
-            res = list(self._nres[p])
+            res = list(self._neutral_reserve[p])
             res[kind] -= 1
-            self._nres[p] = tuple(res)
+            self._neutral_reserve[p] = tuple(res)
         else:
             owner = p
             res = list(self._reserve[p])
@@ -499,13 +553,13 @@ class ArktiaState:
         self._stacks[t] = ((owner, kind),)
         self._kinds[t] = (kind,)
         bit = 1 << t
-        self._occ |= bit
-        self._cmask[owner] |= bit
+        self._occupied |= bit
+        self._colour_tiles[owner] |= bit
         # a placement never splits another colour, so no removal check (R15)
 
     def _move(self, frm: int, to: int, k: int) -> None:
-        p = self._cur
-        stacks, kinds, cmask = self._stacks, self._kinds, self._cmask
+        p = self._current
+        stacks, kinds, cmask = self._stacks, self._kinds, self._colour_tiles
         st = stacks[frm]
         h = len(st)
         unit, rest = st[h - k :], st[: h - k]
@@ -514,9 +568,9 @@ class ArktiaState:
         stacks[to] = stacks[to] + unit
         kinds[to] = kinds[to] + kinds_of(unit)
         bf, bt = 1 << frm, 1 << to
-        self._occ |= bt
+        self._occupied |= bt
         if not rest:
-            self._occ &= ~bf
+            self._occupied &= ~bf
         left = {owner for owner, _ in rest}
         moved = sorted({owner for owner, _ in unit})  # seat order, then NEUTRAL (R16)
         for c in moved:
@@ -539,8 +593,8 @@ class ArktiaState:
             if len(tied) > 1:
                 pending.append((c, tied))  # R16: the mover chooses
         if pending:
-            self._pending = tuple(pending)
-            self._sub = "choose"
+            self._pending_choices = tuple(pending)
+            self._pending_decision = "choose"
             self._legal = self._keep_actions()
         else:
             self._after_removals()
@@ -561,21 +615,21 @@ class ArktiaState:
             stacks[t] = rest
             kinds[t] = kinds_of(rest)
             if not rest:
-                self._occ &= ~(1 << t)
-        self._cmask[colour] &= ~mask
-        self._removed[self._cur] += count
-        self._lost[colour] += count
+                self._occupied &= ~(1 << t)
+        self._colour_tiles[colour] &= ~mask
+        self._removed[self._current] += count
+        self._lost_pieces[colour] += count
 
     def _keep(self, tile: int) -> None:
-        colour, groups = self._pending[0]
+        colour, groups = self._pending_choices[0]
         for g in groups:
             if not g >> tile & 1:
                 self._remove(colour, g)
-        self._pending = self._pending[1:]
-        if self._pending:
+        self._pending_choices = self._pending_choices[1:]
+        if self._pending_choices:
             self._legal = self._keep_actions()
         else:
-            self._sub = None
+            self._pending_decision = None
             self._after_removals()
 
     def _after_removals(self) -> None:
@@ -583,28 +637,28 @@ class ArktiaState:
         if self._must_melt:
             melts = self._melt_actions()
             if melts:
-                self._sub = "melt"
+                self._pending_decision = "melt"
                 self._legal = melts
                 return
-            self._ended[self._cur] = True  # R18: the move stands, the game ends
+            self._ended[self._current] = True  # R18: the move stands, the game ends
         self._end_turn()
 
     def _end_turn(self) -> None:
         n = self.game.num_players
-        p = self._cur
+        p = self._current
         self._turn += 1
-        self._sub = None
-        self._pending = ()
+        self._pending_decision = None
+        self._pending_choices = ()
         self._must_melt = False
         if self._round == SETUP:
-            nres = self._nres
-            if any(map(any, nres)):
+            neutral_reserve = self._neutral_reserve
+            if any(map(any, neutral_reserve)):
                 s = p
                 for _ in range(n):
                     s = (s + 1) % n
-                    if any(nres[s]):
+                    if any(neutral_reserve[s]):
                         break
-                self._cur = s
+                self._current = s
                 self._legal = self._turn_actions()
                 return
             p = n - 1  # the opening starts with seat 0 (R8); wrapping to 0 starts round 1
@@ -624,7 +678,7 @@ class ArktiaState:
                     self._end_small_players()
             if self._ended[s]:
                 continue
-            self._cur = s
+            self._current = s
             self._must_melt = self._round == NORMAL and not any(self._reserve[s])
             legal = self._turn_actions()
             # stop (R19d) alone does not count as a legal placement or move (R19a)
@@ -632,7 +686,7 @@ class ArktiaState:
                 self._legal = legal
                 return
             self._ended[s] = True  # R19a
-        self._cur = -1
+        self._current = -1
         self._must_melt = False
         self._legal = []
 
@@ -650,12 +704,8 @@ class ArktiaState:
         height = len(self._stacks[d[1]]) if d[0] == "move" else None
         return codec.to_string(action, height)
 
-    def string_to_action(self, text: str) -> int:
-        """Parse notation for this position; NotationError / IllegalActionError."""
-        a = self.game.codec.parse(text, lambda t: len(self._stacks[t]))
-        if a not in self._legal:
-            self._check(a)  # raises with the reason
-        return a
+    def _parse_notation(self, text: str) -> int:
+        return self.game.codec.parse(text, lambda t: len(self._stacks[t]))
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:
@@ -675,19 +725,23 @@ class ArktiaState:
             lines.append("".join(names).rstrip())
             lines.append("".join(cells).rstrip())
         sc = self.scores()
-        cur = self._cur
+        cur = self._current
         who = "nobody (game over)" if cur < 0 else f"player {cur} ({COLOUR_LETTERS[cur]})"
-        lines.append(f"phase {self.phase}, round {self._round}, turn {self._turn}, to act: {who}"
-                     + (", must melt" if self._must_melt else ""))
+        lines.append(
+            f"phase {self.phase}, round {self._round}, turn {self._turn}, to act: {who}"
+            + (", must melt" if self._must_melt else "")
+        )
         for s in range(self.num_players):
             g, d, t = self._reserve[s]
-            line = (f"player {s} ({COLOUR_LETTERS[s]}): score {sc[s]}, reserve G{g} D{d} T{t}, "
-                    f"removed {self._removed[s]}, melted {self._melted[s]}")
-            if self.game.neutral_pieces and any(self._nres[s]):
-                ng, nd, nt = self._nres[s]
+            line = (
+                f"player {s} ({COLOUR_LETTERS[s]}): score {sc[s]}, reserve G{g} D{d} T{t}, "
+                f"removed {self._removed[s]}, melted {self._melted[s]}"
+            )
+            if self.game.neutral_pieces and any(self._neutral_reserve[s]):
+                ng, nd, nt = self._neutral_reserve[s]
                 line += f", neutral to place G{ng} D{nd} T{nt}"
             lines.append(line + (", ended" if self._ended[s] else ""))
-        for colour, groups in self._pending:
+        for colour, groups in self._pending_choices:
             options = " | ".join(" ".join(lay.mask_names(g)) for g in groups)
             lines.append(f"choose which group of {COLOUR_LETTERS[colour]} stays: {options}")
         return "\n".join(lines)
@@ -700,49 +754,37 @@ class ArktiaState:
             return "."
         return "".join(COLOUR_LETTERS[o] + KIND_LETTERS[k] for o, k in st)
 
-    def __repr__(self) -> str:
-        return f"<ArktiaState {self.phase} turn={self._turn} to_act={self._cur}>"
-
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> str:
-        """The full state as JSON (schema in the README, section "JSON")."""
-        lay = self.game.layout
-
-        def owner_json(o: int) -> int | str:
-            return "neutral" if o == NEUTRAL else o
-
-        return json.dumps(
-            {
-                "game": "arktia",
-                "version": 1,
-                "num_players": self.num_players,
-                "neutral_pieces": self.game.neutral_pieces,
-                "layout": lay.text,
-                "stacks": {
-                    lay.names[t]: [[owner_json(o), KIND_LETTERS[k]] for o, k in self._stacks[t]]
-                    for t in iter_bits(self._alive)
-                },
-                "melted_tiles": lay.mask_names(lay.all_mask & ~self._alive),
-                "reserves": [list(r) for r in self._reserve],
-                "neutral_reserves": [list(r) for r in self._nres],
-                "removed": list(self._removed),
-                "melted": list(self._melted),
-                "round": self._round,
-                "phase": self.phase,
-                "current_player": self._cur,
-                "ended": [s for s in range(self.num_players) if self._ended[s]],
-                "turn": self._turn,
-                "pending_choices": [
-                    {"colour": owner_json(c), "groups": [lay.mask_names(g) for g in groups]}
-                    for c, groups in self._pending
-                ],
-            }
+        """The full state as JSON (schema in :mod:`.serialization`)."""
+        return serialization.dumps(
+            ArktiaSnapshot(
+                num_players=self.num_players,
+                neutral_pieces=self.game.neutral_pieces,
+                layout=self.game.layout,
+                alive=self._alive,
+                stacks=tuple(self._stacks),
+                reserves=tuple(self._reserve),
+                neutral_reserves=tuple(self._neutral_reserve),
+                removed=tuple(self._removed),
+                melted=tuple(self._melted),
+                round=self._round,
+                phase=self.phase,
+                current_player=self._current,
+                ended=tuple(self._ended),
+                turn=self._turn,
+                pending_choices=self._pending_choices,
+            )
         )
 
     @classmethod
     def from_json(cls, text: str) -> ArktiaState:
-        """Rebuild a state from ``to_json`` output, validating everything (InvalidStateError)."""
-        return _from_json(text)
+        """Rebuild a state from ``to_json`` output (InvalidStateError if it is malformed or
+        not a position the rules can reach).
+
+        :func:`.serialization.loads` checks the form; :func:`state_from_snapshot` the rules.
+        """
+        return state_from_snapshot(serialization.loads(text))
 
 
 def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
@@ -750,239 +792,220 @@ def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
     return tuple(k for _, k in stack)
 
 
-# ---------------------------------------------------------------------- JSON loading
-_REQUIRED_KEYS = (
-    "num_players", "neutral_pieces", "layout", "stacks", "melted_tiles", "reserves",
-    "neutral_reserves", "removed", "melted", "round", "phase", "current_player", "ended",
-    "turn", "pending_choices",
-)
-_OPTIONAL_KEYS = ("game", "version")
+# ---------------------------------------------------------------------- loading
+def state_from_snapshot(snapshot: ArktiaSnapshot) -> ArktiaState:
+    """The position of a well-formed snapshot, after the rule-level checks.
 
-
-def _bad(msg: str) -> InvalidStateError:
-    return InvalidStateError(f"invalid Arktia state: {msg}")
-
-
-def _int(value: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _bad(f"{what} must be an integer, got {value!r}")
-    if not lo <= value <= hi:
-        raise _bad(f"{what} = {value} is out of range {lo}..{hi}")
-    return value
-
-
-def _list(value: Any, what: str, length: int | None = None) -> list:
-    if not isinstance(value, list):
-        raise _bad(f"{what} must be a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        raise _bad(f"{what} must have {length} entries, got {len(value)}")
-    return value
-
-
-def _from_json(text: str) -> ArktiaState:
+    Every check names the ruling it enforces; together they make every accepted state
+    one from which legal play only reaches states this function accepts again.
+    """
     try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as e:
-        raise _bad(f"not valid JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise _bad(f"top level must be a JSON object, got {type(data).__name__}")
-    missing = [k for k in _REQUIRED_KEYS if k not in data]
-    if missing:
-        raise _bad(f"missing keys {missing}")
-    unknown = sorted(set(data) - set(_REQUIRED_KEYS) - set(_OPTIONAL_KEYS))
-    if unknown:
-        raise _bad(f"unknown keys {unknown}; allowed: {list(_REQUIRED_KEYS + _OPTIONAL_KEYS)}")
-    if data.get("game", "arktia") != "arktia":
-        raise _bad(f"game is {data['game']!r}, not 'arktia'")
-    if data.get("version", 1) != 1:
-        raise _bad(f"version {data['version']!r} is not supported (only 1)")
-    n = _int(data["num_players"], "num_players", 2, 4)
-    neutral = data["neutral_pieces"]
-    if not isinstance(neutral, bool):
-        raise _bad(f"neutral_pieces must be true or false, got {neutral!r}")
-    if not isinstance(data["layout"], str):
-        raise _bad("layout must be the ASCII layout string")
-    try:
-        game = ArktiaGame(n, data["layout"], neutral)
-    except (InvalidLayoutError, InvalidOptionError) as e:
-        raise _bad(str(e)) from None
-    lay = game.layout
+        game = ArktiaGame(snapshot.num_players, snapshot.layout, snapshot.neutral_pieces)
+    except (InvalidLayoutError, InvalidOptionError) as exc:
+        raise bad(str(exc)) from None
     st = ArktiaState._blank(game)
+    _load_board(st, snapshot)
+    _load_material(st, snapshot)
+    _load_progress(st, snapshot)
+    _load_pending_choices(st, snapshot)
+    _load_decision(st, snapshot)
+    return st
 
-    def tile(name: Any, what: str) -> int:
-        if not isinstance(name, str) or not lay.has_name(name):
-            raise _bad(f"{what}: unknown tile name {name!r} (tiles {lay.names[0]}.."
-                       f"{lay.names[-1]})")
-        return lay.index_of(name)
 
-    # melted tiles
-    alive = lay.all_mask
-    for name in _list(data["melted_tiles"], "melted_tiles"):
-        t = tile(name, "melted_tiles")
-        if not alive >> t & 1:
-            raise _bad(f"melted_tiles lists {name} twice")
-        alive &= ~(1 << t)
-    if not alive:
-        raise _bad("every tile is melted")
+def _load_board(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
+    """Tiles (one connected piece, R17) and stacks (legal shapes, R11-R14)."""
+    lay = st.game.layout
+    alive = snapshot.alive
     low = alive & -alive
     if lay.component_of(low.bit_length() - 1, alive) != alive:
-        raise _bad("the tiles that are not melted do not form one connected piece (R17)")
+        raise bad("the tiles that are not melted do not form one connected piece (R17)")
     st._alive = alive
-    # stacks
-    stacks = data["stacks"]
-    if not isinstance(stacks, dict):
-        raise _bad("stacks must be an object mapping tile names to lists of [owner, kind]")
+    for t, stack in enumerate(snapshot.stacks):
+        if stack and kinds_of(stack) not in STACK_SHAPES:
+            shape = "".join(KIND_LETTERS[k] for k in kinds_of(stack))
+            raise bad(
+                f"stack on {lay.names[t]} is {shape} (bottom to top), not a legal stack: "
+                "singles, A=[D,G], B=[T,D], C=[G,T], D=[T,D,G]"
+            )
+        st._stacks[t] = stack
+        st._kinds[t] = kinds_of(stack)
+        if stack:
+            st._occupied |= 1 << t
+            for owner, _ in stack:
+                st._colour_tiles[owner] |= 1 << t
+
+
+def _load_material(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
+    """Pieces on the board + in reserve never exceed the material (R5, R7); removed
+    pieces and melted tiles add up."""
+    game = st.game
+    n = game.num_players
+    st._reserve = list(snapshot.reserves)
+    st._neutral_reserve = list(snapshot.neutral_reserves)
     on_board = [[0, 0, 0] for _ in range(NUM_COLOURS)]
-    for name, pieces in stacks.items():
-        t = tile(name, "stacks")
-        pieces = _list(pieces, f"stack on {name}")
-        if pieces and not alive >> t & 1:
-            raise _bad(f"tile {name} is melted but holds pieces")
-        stack = []
-        for pc in pieces:
-            if not isinstance(pc, list) or len(pc) != 2:
-                raise _bad(f"stack on {name}: a piece must be [owner, kind], got {pc!r}")
-            owner, kind = pc
-            if owner == "neutral":
-                if not neutral:
-                    raise _bad(f"stack on {name}: neutral piece but neutral_pieces is false")
-                owner = NEUTRAL
-            else:
-                owner = _int(owner, f"stack on {name}: owner (a seat or 'neutral')", 0, n - 1)
-            if kind not in ("G", "D", "T"):
-                raise _bad(f"stack on {name}: kind must be 'G', 'D' or 'T', got {kind!r}")
-            k = KIND_LETTERS.index(kind)
-            stack.append((owner, k))
-            on_board[owner][k] += 1
-        stack_t = tuple(stack)
-        if stack_t and kinds_of(stack_t) not in STACK_SHAPES:
-            shape = "".join(KIND_LETTERS[k] for k in kinds_of(stack_t))
-            raise _bad(f"stack on {name} is {shape} (bottom to top), not a legal stack: "
-                       "singles, A=[D,G], B=[T,D], C=[G,T], D=[T,D,G]")
-        st._stacks[t] = stack_t
-        st._kinds[t] = kinds_of(stack_t)
-        if stack_t:
-            st._occ |= 1 << t
-            for owner, _ in stack_t:
-                st._cmask[owner] |= 1 << t
-    # reserves and material
-    reserves = _list(data["reserves"], "reserves", n)
-    nres = _list(data["neutral_reserves"], "neutral_reserves", n)
-    for s in range(n):
-        r = _list(reserves[s], f"reserves[{s}]", 3)
-        st._reserve[s] = tuple(_int(x, f"reserves[{s}]", 0, PIECES_PER_KIND) for x in r)
-        r = _list(nres[s], f"neutral_reserves[{s}]", 3)
-        st._nres[s] = tuple(_int(x, f"neutral_reserves[{s}]", 0, 1 if neutral else 0)
-                            for x in r)
-    for c in list(range(n)) + [NEUTRAL]:
-        res = ([sum(r[k] for r in st._nres) for k in range(3)] if c == NEUTRAL
-               else st._reserve[c])
-        who = "neutral" if c == NEUTRAL else f"player {c}"
+    for stack in snapshot.stacks:
+        for owner, kind in stack:
+            on_board[owner][kind] += 1
+    for colour in [*range(n), NEUTRAL]:
+        if colour == NEUTRAL:
+            reserve = [sum(r[k] for r in st._neutral_reserve) for k in range(3)]
+        else:
+            reserve = list(st._reserve[colour])
+        who = "neutral" if colour == NEUTRAL else f"player {colour}"
+        material = game.material_per_kind[colour]
         for k in range(3):
-            total = on_board[c][k] + res[k]
-            if total > game.material_per_kind[c]:
-                raise _bad(f"{who} has {total} {KIND_LETTERS[k]} ({on_board[c][k]} on the board "
-                           f"+ {res[k]} to place); the material is {game.material_per_kind[c]}")
-        st._lost[c] = 3 * game.material_per_kind[c] - sum(on_board[c]) - sum(res)
-    removed = _list(data["removed"], "removed", n)
-    melted = _list(data["melted"], "melted", n)
-    st._removed = [_int(x, "removed", 0, 10**6) for x in removed]
-    st._melted = [_int(x, "melted", 0, lay.num_tiles) for x in melted]
-    if sum(st._removed) != sum(st._lost):
-        raise _bad(f"removed counts sum to {sum(st._removed)} but {sum(st._lost)} pieces are "
-                   "missing from the board and reserves")
-    num_melted = lay.num_tiles - alive.bit_count()
+            total = on_board[colour][k] + reserve[k]
+            if total > material:
+                raise bad(
+                    f"{who} has {total} {KIND_LETTERS[k]} ({on_board[colour][k]} on the board "
+                    f"+ {reserve[k]} to place); the material is {material}"
+                )
+        st._lost_pieces[colour] = 3 * material - sum(on_board[colour]) - sum(reserve)
+    st._removed = list(snapshot.removed)
+    st._melted = list(snapshot.melted)
+    if sum(st._removed) != sum(st._lost_pieces):
+        raise bad(
+            f"removed counts sum to {sum(st._removed)} but {sum(st._lost_pieces)} pieces are "
+            "missing from the board and reserves"
+        )
+    num_melted = game.num_tiles - st._alive.bit_count()
     if sum(st._melted) != num_melted:
-        raise _bad(f"melted counts sum to {sum(st._melted)} but {num_melted} tiles are melted")
-    # progress
-    rnd = _int(data["round"], "round", 0, 3)
+        raise bad(f"melted counts sum to {sum(st._melted)} but {num_melted} tiles are melted")
+
+
+def _placed(st: ArktiaState, seat: int) -> int:
+    """Own pieces ``seat`` has taken out of its reserve so far."""
+    return 3 * PIECES_PER_KIND - sum(st._reserve[seat])
+
+
+def _load_progress(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
+    """Round, phase, turn counter, ended seats and whose decision it is (R5-R10, R19, R20)."""
+    game = st.game
+    n = game.num_players
+    rnd, phase, cur = snapshot.round, snapshot.phase, snapshot.current_player
     st._round = rnd
-    phase = data["phase"]
-    if phase not in PHASES:
-        raise _bad(f"phase {phase!r} is not one of {list(PHASES)}")
-    main_phase = ("setup", "opening", "opening", "normal")[rnd]
-    if phase in ("setup", "opening", "normal") and phase != main_phase:
-        raise _bad(f"phase {phase!r} does not match round {rnd} (expected {main_phase!r})")
+    st._turn = snapshot.turn
+    st._ended = list(snapshot.ended)
+    st._current = cur
     if phase == "melt" and rnd != NORMAL or phase == "choose" and rnd < OPENING_2:
-        raise _bad(f"phase {phase!r} cannot happen in round {rnd}")
-    if rnd == SETUP:
-        if not any(map(any, st._nres)):
-            raise _bad("round 0 (setup) but no neutral pieces are left to place")
-        if any(st._cmask[s] for s in range(n)) or any(r != (3, 3, 3) for r in st._reserve):
-            raise _bad("player pieces left their reserve during the setup")
-    elif any(map(any, st._nres)):
-        raise _bad(f"round {rnd} but neutral pieces are still to be placed (setup unfinished)")
-    st._turn = _int(data["turn"], "turn", 0, 10**9)
-    ended = _list(data["ended"], "ended")
-    for s in ended:
-        s = _int(s, "ended seat", 0, n - 1)
-        if st._ended[s]:
-            raise _bad(f"ended lists seat {s} twice")
-        st._ended[s] = True
-    cur = _int(data["current_player"], "current_player", -1, n - 1)
+        raise bad(f"phase {phase!r} cannot happen in round {rnd}")
     if all(st._ended) != (cur == -1):
-        raise _bad("current_player must be -1 exactly when every player's game has ended")
+        raise bad("current_player must be -1 exactly when every player's game has ended")
     if cur >= 0 and st._ended[cur]:
-        raise _bad(f"current_player {cur} is listed as ended")
+        raise bad(f"current_player {cur} is listed as ended")
     if cur < 0 and phase in ("melt", "choose"):
-        raise _bad(f"a finished game cannot be in phase {phase!r}")
-    st._cur = cur
-    # pending choices
-    pend = _list(data["pending_choices"], "pending_choices")
-    if bool(pend) != (phase == "choose"):
-        raise _bad("pending_choices must be non-empty exactly in phase 'choose'")
-    pending = []
+        raise bad(f"a finished game cannot be in phase {phase!r}")
+    neutral_left = [sum(r) for r in st._neutral_reserve]
+    if rnd != SETUP and any(neutral_left):
+        raise bad(f"round {rnd} but neutral pieces are still to be placed (setup unfinished)")
+    if rnd < NORMAL:
+        if any(st._melted) or any(st._removed) and rnd < OPENING_2:
+            raise bad(f"round {rnd}: tiles melt and pieces are removed only later (R10, R15)")
+        if rnd < OPENING_2 and any(len(stack) > 1 for stack in st._stacks):
+            raise bad(f"round {rnd}: stacks form only by moving, from opening round 2 (R9)")
+    placed = [_placed(st, s) for s in range(n)]
+    neutral_placed = game.num_neutral - sum(neutral_left)
+    if rnd == SETUP:
+        # R5-R6: the seats place one neutral piece each in turn, seat 0 first
+        if not any(neutral_left):
+            raise bad("round 0 (setup) but no neutral pieces are left to place")
+        if any(st._colour_tiles[s] for s in range(n)) or any(placed):
+            raise bad("player pieces left their reserve during the setup")
+        if any(st._ended):
+            raise bad("a player's game cannot end during the setup (R19 applies from R8 on)")
+        turn = neutral_placed
+        expected = [turn // n + (1 if s < turn % n else 0) for s in range(n)]
+        if [3 - left for left in neutral_left] != expected or cur != turn % n:
+            raise bad(
+                "setup: the seats place their neutral pieces in turn from seat 0 (R6), so "
+                f"after {turn} placements seat {turn % n} is to act and the seats have "
+                f"placed {expected}"
+            )
+    elif rnd == OPENING_1:
+        # R8: one placement per seat in seat order; a seat without a placement ends (R19a)
+        for s in range(n):
+            before = cur < 0 or s < cur
+            allowed = (0,) if st._ended[s] else (1,) if before else (0,)
+            if placed[s] not in allowed or (st._ended[s] and not before):
+                raise bad(
+                    f"opening round 1: seat {s} has placed {placed[s]} piece(s); seats before "
+                    "the current player place one each (R8), the others none yet"
+                )
+        turn = neutral_placed + sum(placed)
+    elif rnd == OPENING_2:
+        for s in range(n):
+            if not st._ended[s] and (placed[s] not in (1, 2) or placed[s] == 2 and 0 <= cur <= s):
+                raise bad(
+                    f"opening round 2: seat {s} has placed {placed[s]} piece(s); one in round "
+                    "1 (R8) and one more once its round-2 turn is over (R9)"
+                )
+        turn = neutral_placed + sum(placed)
+    else:
+        turn = neutral_placed + sum(placed)
+    if rnd <= OPENING_1 and st._turn != turn:
+        raise bad(f"turn is {st._turn}, but {turn} turns have been played to reach round {rnd}")
+    if st._turn < turn:
+        raise bad(f"turn is {st._turn}, but the pieces placed alone took {turn} turns")
+
+
+def _load_pending_choices(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
+    """Tied groups the mover chooses among (R16); every other colour is one group (R15)."""
+    lay = st.game.layout
+    n = st.game.num_players
+    cur, phase = st._current, snapshot.phase
+    if bool(snapshot.pending_choices) != (phase == "choose"):
+        raise bad("pending_choices must be non-empty exactly in phase 'choose'")
     last = -1
-    for i, entry in enumerate(pend):
-        if not isinstance(entry, dict) or set(entry) != {"colour", "groups"}:
-            raise _bad(f"pending_choices[{i}] must be an object with 'colour' and 'groups'")
-        c = entry["colour"]
-        c = NEUTRAL if c == "neutral" else _int(c, f"pending_choices[{i}].colour", 0, n - 1)
-        if c <= last or c == cur:
-            raise _bad(f"pending_choices[{i}]: colours must be other players' or neutral, "
-                       "in seat order then neutral (R16)")
-        last = c
-        groups = []
-        for names in _list(entry["groups"], f"pending_choices[{i}].groups"):
-            m = 0
-            for name in _list(names, f"pending_choices[{i}] group"):
-                m |= 1 << tile(name, f"pending_choices[{i}]")
-            groups.append(m)
-        comps = lay.components(st._cmask[c])
+    for i, (colour, groups) in enumerate(snapshot.pending_choices):
+        if colour <= last or colour == cur:
+            raise bad(
+                f"pending_choices[{i}]: colours must be other players' or neutral, "
+                "in seat order then neutral (R16)"
+            )
+        if colour == NEUTRAL and not st.game.neutral_pieces:
+            raise bad(f"pending_choices[{i}]: neutral colour but neutral_pieces is false")
+        last = colour
+        comps = lay.components(st._colour_tiles[colour])
         if len(groups) < 2 or sorted(groups) != sorted(comps):
-            raise _bad(f"pending_choices[{i}]: groups must be exactly the (2 or more) "
-                       "connected groups of that colour on the board")
-        if len({st._count(c, g) for g in groups}) != 1:
-            raise _bad(f"pending_choices[{i}]: the groups must tie in size (R16)")
-        pending.append((c, tuple(groups)))
-    st._pending = tuple(pending)
-    pending_colours = {c for c, _ in pending}
-    for c in list(range(n)) + ([NEUTRAL] if neutral else []):
-        if c not in pending_colours and len(lay.components(st._cmask[c])) > 1:
-            who = "neutral" if c == NEUTRAL else f"player {c}"
-            raise _bad(f"{who}'s pieces are in several groups; between turns every colour "
-                       "is one connected group (R15)")
-    # the decision at hand
+            raise bad(
+                f"pending_choices[{i}]: groups must be exactly the (2 or more) "
+                "connected groups of that colour on the board"
+            )
+        if len({st._count(colour, g) for g in groups}) != 1:
+            raise bad(f"pending_choices[{i}]: the groups must tie in size (R16)")
+    st._pending_choices = snapshot.pending_choices
+    pending_colours = {c for c, _ in snapshot.pending_choices}
+    for colour in list(range(n)) + ([NEUTRAL] if st.game.neutral_pieces else []):
+        if colour not in pending_colours and len(lay.components(st._colour_tiles[colour])) > 1:
+            who = "neutral" if colour == NEUTRAL else f"player {colour}"
+            raise bad(
+                f"{who}'s pieces are in several groups; between turns every colour "
+                "is one connected group (R15)"
+            )
+
+
+def _load_decision(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
+    """The decision at hand and its legal actions (R17-R19)."""
+    cur, rnd, phase = st._current, st._round, snapshot.phase
     if cur < 0:
         st._legal = []
-        return st
-    if rnd == SETUP and not any(st._nres[cur]):
-        raise _bad(f"setup: player {cur} has no neutral piece left to place")
+        return
+    if rnd == SETUP and not any(st._neutral_reserve[cur]):
+        raise bad(f"setup: player {cur} has no neutral piece left to place")
     st._must_melt = rnd == NORMAL and not any(st._reserve[cur])
     if phase == "melt":
         if not st._must_melt:
-            raise _bad("phase 'melt' but the current player still has pieces in reserve (R17)")
-        st._sub = "melt"
+            raise bad("phase 'melt' but the current player still has pieces in reserve (R17)")
+        st._pending_decision = "melt"
         st._legal = st._melt_actions()
         if not st._legal:
-            raise _bad("phase 'melt' but no tile can melt (R18 should have ended the game)")
+            raise bad("phase 'melt' but no tile can melt (R18 should have ended the game)")
     elif phase == "choose":
-        st._sub = "choose"
+        st._pending_decision = "choose"
         st._legal = st._keep_actions()
     else:
         st._legal = st._turn_actions()
-        if not st._legal or st._legal == [game.codec.STOP]:
-            raise _bad(f"player {cur} has no legal placement or move; its game should have "
-                       "ended (R19a)")
-    return st
-
+        if not st._legal or st._legal == [st.game.codec.STOP]:
+            raise bad(
+                f"player {cur} has no legal placement or move; its game should have ended (R19a)"
+            )

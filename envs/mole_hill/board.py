@@ -1,5 +1,7 @@
 """Mole Hill board geometry, action encoding and move notation (the one place for all three).
 
+Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
+
 Board (ruling M1): 7 rows x 9 columns. Columns ``a``-``i`` from the left, rows
 ``1``-``7`` from the top. Space index ``s = row * 9 + col`` with ``row`` 0..6
 (rows 1..7) and ``col`` 0..8 (``a``..``i``); ``e4`` (index 31) is the centre.
@@ -19,9 +21,7 @@ Actions (``Discrete(173)``, the same for both roles):
 
 from __future__ import annotations
 
-import operator
-
-from tabletop_zoo.envs.errors import NotationError
+from tabletop_zoo.envs.errors import NotationError, as_integer
 
 ROWS = 7
 COLS = 9
@@ -77,23 +77,28 @@ def rod_action(edge: int) -> int:
     return ROD_OFFSET + edge
 
 
+#: Longest notation string accepted (the longest move, ``e4-f4``, has 5 characters).
+MAX_NOTATION_LENGTH = 32
+
+
 def parse_space(text: str) -> int:
-    """Space index of a name such as ``e4`` (case and surrounding blanks ignored)."""
-    key = text.strip().lower()
+    """Space index of a name such as ``e4`` (ASCII; case and surrounding spaces ignored)."""
+    if not isinstance(text, str):
+        raise NotationError(f"a space must be a string such as 'e4', got {type(text).__name__}")
+    short_ascii = len(text) <= MAX_NOTATION_LENGTH and text.isascii()
+    key = text.strip().lower() if short_ascii else ""
     if key not in _SPACE_BY_NAME:
         raise NotationError(
-            f"bad space {text!r}: expected a column a-i followed by a row 1-7, e.g. 'e4'"
+            f"bad space {text[:MAX_NOTATION_LENGTH]!r}: expected a column a-i followed by "
+            "a row 1-7, e.g. 'e4'"
         )
     return _SPACE_BY_NAME[key]
 
 
 def action_to_string(action: int) -> str:
     """Notation of any action 0..172 (``e4`` or ``e4-f4``)."""
-    try:
-        index = operator.index(action)  # accepts Python and NumPy integers, rejects floats
-    except TypeError:
-        index = -1
-    if not 0 <= index < NUM_ACTIONS:
+    index = as_integer(action)  # Python and NumPy integers; bools, floats, strings: no
+    if index is None or not 0 <= index < NUM_ACTIONS:
         raise NotationError(f"action {action!r} is not an integer in 0..{NUM_ACTIONS - 1}")
     return ACTION_NAMES[index]
 
@@ -106,6 +111,11 @@ def string_to_action(text: str) -> int:
     """
     if not isinstance(text, str):
         raise NotationError(f"notation must be a string, got {type(text).__name__}")
+    if len(text) > MAX_NOTATION_LENGTH:
+        raise NotationError(
+            f"bad move {text[:MAX_NOTATION_LENGTH]!r}...: a move is at most "
+            f"{MAX_NOTATION_LENGTH} characters, e.g. 'e4' or 'e4-f4'"
+        )
     parts = text.split("-")
     if len(parts) == 1:
         return parse_space(parts[0])

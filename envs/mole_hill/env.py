@@ -1,0 +1,74 @@
+"""Mole Hill as a two-player PettingZoo AEC environment (``raw_env``, ``env``, options).
+
+The turn cycle, rewards, masks, observation, ``state()`` and rendering are those of
+:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`; this module builds the engine,
+the observation encoder and the renderer, and declares the options. The env card is the
+docstring of :mod:`tabletop_zoo.envs.mole_hill_v0`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, check_options, wrap_classic
+from tabletop_zoo.envs.mole_hill.observation import MoleHillObservationEncoder
+from tabletop_zoo.envs.mole_hill.render import MoleHillImageRenderer, render_ansi
+from tabletop_zoo.envs.mole_hill.rules import MoleHillGame
+
+#: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
+ALLOWED_OPTIONS = {
+    "num_players": "2 (Mole Hill is a 2-player game)",
+    "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
+    "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
+    "max_turns": "None (default: no limit) or a positive int (actions before truncation)",
+    "random_flowers": "bool, flowers on random spaces (default False)",
+}
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The wrapped env: an illegal action ends the game with -1 for the offender."""
+    return wrap_classic(raw_env(**kwargs))
+
+
+class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
+    """Unwrapped Mole Hill env; raises IllegalActionError on an illegal action."""
+
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "mole_hill_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        reward_mode: str = "win",
+        max_turns: int | None = None,
+        random_flowers: bool = False,
+        **unknown: Any,
+    ) -> None:
+        """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
+        check_options(unknown, ALLOWED_OPTIONS)
+        EzPickle.__init__(
+            self,
+            num_players=num_players,
+            render_mode=render_mode,
+            reward_mode=reward_mode,
+            max_turns=max_turns,
+            random_flowers=random_flowers,
+        )
+        engine = MoleHillGame(num_players=num_players, random_flowers=random_flowers)
+        super().__init__(
+            engine,
+            MoleHillObservationEncoder(engine, max_turns),
+            render_mode=render_mode,
+            reward_mode=reward_mode,
+            max_turns=max_turns,
+            renderer_class=MoleHillImageRenderer,
+            ansi_renderer=render_ansi,
+        )

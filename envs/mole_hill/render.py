@@ -1,0 +1,113 @@
+"""Drawing Mole Hill positions: ``ansi`` text and ``rgb_array`` images (numpy only).
+
+Images use the shared primitives of :mod:`tabletop_zoo.envs._render` (no pygame):
+a checkered lawn, flowers in the top-left corner of their space, the centre hole, rods as
+white bars on the edges, the trail as numbered pieces (light 1-10, dark 11-22) joined by
+earth lines (thin for a jump), the mole's stack ringed in yellow and its possible
+destinations dotted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_zoo.envs import _render
+from tabletop_zoo.envs.mole_hill import board
+from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MoleHillGame, MoleHillState
+
+CELL = 56
+MARGIN = 28
+LAWN = ((104, 168, 80), (94, 156, 72))  # checkered lawn
+GRID = (70, 120, 55)
+RED = (215, 40, 40)
+WHITE = (245, 245, 245)
+YELLOW = (250, 215, 50)
+EARTH = (110, 72, 40)
+HOLE = (60, 40, 25)
+LIGHT_PIECE = (240, 150, 50)
+DARK_PIECE = (45, 35, 30)
+ROD_EDGE = (40, 40, 40)
+INK = (20, 20, 20)
+PAPER = (235, 230, 215)
+
+
+def render_ansi(state: MoleHillState, header: str = "") -> str:
+    """Text picture: the engine's board (``str(state)``) preceded by an optional header."""
+    text = str(state)
+    return f"{header}\n{text}" if header else text
+
+
+def space_centre(space: int) -> tuple[float, float]:
+    """``(y, x)`` pixel centre of ``space`` in the picture."""
+    row, col = divmod(space, board.COLS)
+    return MARGIN + (row + 0.5) * CELL, MARGIN + (col + 0.5) * CELL
+
+
+class MoleHillImageRenderer:
+    """Draws Mole Hill positions as ``(height, width, 3)`` ``uint8`` arrays."""
+
+    def __init__(self, game: MoleHillGame) -> None:
+        """The picture size is fixed by the 7 x 9 board."""
+        self.game = game
+        self.height = MARGIN + board.ROWS * CELL + 8
+        self.width = MARGIN + board.COLS * CELL + 8
+
+    def draw(self, state: MoleHillState) -> np.ndarray:
+        """The picture of ``state``."""
+        return draw_board(state)
+
+
+def draw_board(state: MoleHillState) -> np.ndarray:
+    """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole."""
+    h, w = MARGIN + board.ROWS * CELL + 8, MARGIN + board.COLS * CELL + 8
+    img = _render.blank_image(h, w, PAPER)
+    for s in range(board.NUM_SPACES):
+        r, c = divmod(s, board.COLS)
+        y, x = MARGIN + r * CELL, MARGIN + c * CELL
+        _render.fill_rect(img, y, x, y + CELL, x + CELL, GRID)
+        _render.fill_rect(img, y + 1, x + 1, y + CELL - 1, x + CELL - 1, LAWN[(r + c) % 2])
+    for c, letter in enumerate(board.COLUMN_LETTERS):
+        _render.draw_text(img, letter, 8, MARGIN + c * CELL + CELL // 2 - 3, 2, INK)
+    for r in range(board.ROWS):
+        _render.draw_text(img, str(r + 1), MARGIN + r * CELL + CELL // 2 - 5, 8, 2, INK)
+    cy, cx = space_centre(board.CENTRE)
+    _render.fill_ring(img, cy, cx, 0.45 * CELL, 0.36 * CELL, HOLE)
+    for spaces, colour in ((state.red_flowers, RED), (state.white_flowers, WHITE)):
+        for s in spaces:  # a flower in the top-left corner stays visible under a piece
+            fy, fx = space_centre(s)
+            fy, fx = fy - 0.3 * CELL, fx - 0.3 * CELL
+            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                _render.fill_disc(img, fy + dy * 4, fx + dx * 4, 4.5, colour)
+            _render.fill_disc(img, fy, fx, 3, YELLOW)
+    if not state.is_terminal() and state.mole_to_move:
+        for s in state.mole_destinations():
+            dy, dx = space_centre(s)
+            _render.fill_disc(img, dy, dx, 4, YELLOW)
+    trail = state.trail
+    for p, q in zip(trail[:-1], trail[1:], strict=True):
+        width = 3 if p == board.CENTRE else 7  # thin line for a jump
+        _render.draw_segment(img, space_centre(p), space_centre(q), width, EARTH)
+    for k, s in enumerate(trail):
+        y, x = space_centre(s)
+        light = k < LIGHT_PIECES
+        _render.fill_disc(img, y, x, 0.3 * CELL, LIGHT_PIECE if light else DARK_PIECE)
+        label = str(k + 1)
+        th, tw = _render.text_size(label, 2)
+        _render.draw_text(img, label, int(y - th / 2), int(x - tw / 2), 2, INK if light else WHITE)
+    if trail:
+        y, x = space_centre(trail[-1])
+        _render.fill_ring(img, y, x, 0.46 * CELL, 0.36 * CELL, YELLOW)  # the mole's stack
+    for e in state.rods:
+        a, b = board.EDGE_SPACES[e]
+        ay, ax = space_centre(a)
+        if b == a + 1:  # vertical bar on the edge to the right of a
+            x = int(ax + CELL / 2)
+            top, bottom = int(ay - CELL / 2), int(ay + CELL / 2)
+            _render.fill_rect(img, top - 1, x - 4, bottom + 1, x + 4, ROD_EDGE)
+            _render.fill_rect(img, top + 1, x - 2, bottom - 1, x + 2, WHITE)
+        else:  # horizontal bar on the edge below a
+            y = int(ay + CELL / 2)
+            left, right = int(ax - CELL / 2), int(ax + CELL / 2)
+            _render.fill_rect(img, y - 4, left - 1, y + 4, right + 1, ROD_EDGE)
+            _render.fill_rect(img, y - 2, left + 1, y + 2, right - 1, WHITE)
+    return img

@@ -1,0 +1,207 @@
+"""The shape of the house (``docs/DESIGN.md``), checked on the source files.
+
+* every package folder is listed in ``pyproject.toml`` (else it silently fails to install);
+* engine rule modules import no gymnasium / pettingzoo / torch / pygame (nor numpy);
+* import layers: envs imports neither wrappers nor baselines; wrappers imports only
+  ``tabletop_zoo.baselines.agents``; the agents layer imports neither wrappers nor the
+  evaluation/training layers;
+* no code outside a game's own places names the game (iterate ``GAMES`` instead).
+
+Everything here reads the files with ``ast``; nothing is imported from the checkout.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from tabletop_zoo.envs.registry import GAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP_PACKAGES = {"envs": "tabletop_zoo.envs", "wrappers": "tabletop_zoo.wrappers"}
+TOP_PACKAGES["baselines"] = "tabletop_zoo.baselines"
+#: pyproject's package-dir: folder -> package (e.g. envs/_package is the package tabletop_zoo)
+PACKAGE_DIRS = {
+    folder: package
+    for package, folder in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
+        "setuptools"
+    ]["package-dir"].items()
+}
+RL_MODULES = {"gymnasium", "pettingzoo", "torch", "pygame", "numpy", "stable_baselines3"}
+#: File names of the pure engine modules in every game folder (plus shared pure modules).
+ENGINE_MODULE_NAMES = {"rules.py", "serialization.py", "board.py", "layout.py", "actions.py"}
+SHARED_PURE_MODULES = ["envs/protocol.py", "envs/_json.py", "envs/errors.py", "envs/results.py"]
+
+
+def _module_name(path: Path) -> str:
+    """``tabletop_zoo.…`` name of a source file, by the innermost folder of package-dir."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for cut in range(len(parts) - 1, 0, -1):
+        package = PACKAGE_DIRS.get("/".join(parts[:cut]))
+        if package is not None:
+            rest = [p for p in parts[cut:] if p != "__init__"]
+            return ".".join([package, *rest])
+    raise ValueError(f"{path} is in no folder of package-dir")
+
+
+def _imports(path: Path, top_level_only: bool = False) -> list[str]:
+    """Absolute names of the modules ``path`` imports (``from x import y`` gives x and x.y)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    package = _module_name(path)
+    if path.name != "__init__.py":
+        package = package.rsplit(".", 1)[0]
+    names = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            names.append(module)
+            names += [f"{module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def _sources(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+# ---------------------------------------------------------------- packaging
+def test_every_package_folder_is_listed_in_pyproject() -> None:
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = setuptools.get("package-dir", {})
+
+    def folder_of(package: str) -> Path:
+        """Where setuptools looks for ``package`` (longest package-dir prefix wins)."""
+        for prefix in sorted(mapping, key=len, reverse=True):
+            if package == prefix or package.startswith(prefix + "."):
+                rest = package[len(prefix) :].lstrip(".").split(".") if package != prefix else []
+                return ROOT.joinpath(mapping[prefix], *rest).resolve()
+        return ROOT.joinpath(*package.split(".")).resolve()
+
+    listed = {folder_of(package) for package in setuptools["packages"]}
+    folders = {
+        init.parent.resolve() for top in TOP_PACKAGES for init in (ROOT / top).rglob("__init__.py")
+    }
+    missing = sorted(str(f.relative_to(ROOT)) for f in folders - listed)
+    assert not missing, f"add these folders to [tool.setuptools] packages: {missing}"
+
+
+# ---------------------------------------------------------------- pure engines
+def _engine_modules() -> list[Path]:
+    game_folders = [ROOT / "envs" / spec.name for spec in GAMES.values()]
+    found = [p for folder in game_folders for p in folder.glob("*.py")]
+    return sorted(p for p in found if p.name in ENGINE_MODULE_NAMES) + [
+        ROOT / p for p in SHARED_PURE_MODULES
+    ]
+
+
+@pytest.mark.parametrize("path", _engine_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_engine_modules_import_no_rl_or_drawing_library(path: Path) -> None:
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:  # follow our own imports: a pure module imports only pure modules
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name in _imports(current, top_level_only=True):
+            top = name.split(".")[0]
+            assert top not in RL_MODULES, f"{current.relative_to(ROOT)} imports {name}"
+            if name.startswith("tabletop_zoo.envs."):
+                rel = name.removeprefix("tabletop_zoo.envs.").replace(".", "/")
+                for candidate in (ROOT / "envs" / f"{rel}.py", ROOT / "envs" / rel / "__init__.py"):
+                    if candidate.exists():
+                        todo.append(candidate)
+
+
+# ---------------------------------------------------------------- import layers
+def test_envs_import_neither_wrappers_nor_baselines() -> None:
+    for path in _sources("envs"):
+        for name in _imports(path):
+            assert not name.startswith(("tabletop_zoo.wrappers", "tabletop_zoo.baselines")), (
+                f"{path.relative_to(ROOT)} imports {name}: envs is the bottom layer"
+            )
+
+
+def test_wrappers_import_only_the_agents_layer_of_baselines() -> None:
+    for path in _sources("wrappers"):
+        for name in _imports(path):
+            if name.startswith("tabletop_zoo.baselines"):
+                assert name.startswith("tabletop_zoo.baselines.agents"), (
+                    f"{path.relative_to(ROOT)} imports {name}: wrappers may import only "
+                    "tabletop_zoo.baselines.agents"
+                )
+
+
+def test_agents_layer_imports_no_higher_layer() -> None:
+    higher = ("tabletop_zoo.wrappers", "tabletop_zoo.baselines.evaluation")
+    higher += ("tabletop_zoo.baselines.training",)
+    agents = ROOT / "baselines" / "agents"
+    for path in sorted(agents.rglob("*.py")) if agents.exists() else []:
+        for name in _imports(path):
+            assert not name.startswith(higher), f"{path.relative_to(ROOT)} imports {name}"
+
+
+# ---------------------------------------------------------------- game names
+def _game_name_pattern() -> re.Pattern[str]:
+    words = set()
+    for spec in GAMES.values():
+        for word in (spec.name, spec.title):
+            words |= {word, word.replace("_", " "), word.replace("_", ""), word.replace(" ", "")}
+    return re.compile("|".join(sorted(map(re.escape, words))), re.IGNORECASE)
+
+
+def _allowed(path: Path) -> bool:
+    rel = path.relative_to(ROOT)
+    if rel == Path("envs/registry.py"):
+        return True
+    for spec in GAMES.values():
+        if rel.parts[:2] == ("envs", spec.name) or rel == Path("envs", f"{spec.name}_v0.py"):
+            return True
+    return False
+
+
+def _code_words(path: Path) -> list[tuple[int, str]]:
+    """``(line, text)`` of the names and non-docstring strings of a module."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    words = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docstrings:
+                words.append((node.lineno, node.value))
+        elif isinstance(node, ast.Name):
+            words.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            words.append((node.lineno, node.attr))
+        elif isinstance(node, ast.alias):
+            words.append((getattr(node, "lineno", 0), node.name))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            words.append((node.lineno, node.module))
+    return words
+
+
+def test_no_code_names_a_game_outside_its_places() -> None:
+    pattern = _game_name_pattern()
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for path in _sources("envs", "wrappers", "baselines", "scripts")
+        if not _allowed(path)
+        for line, text in _code_words(path)
+        if pattern.search(text)
+    ]
+    assert not found, "iterate GAMES instead of naming a game:\n" + "\n".join(found)
