@@ -245,7 +245,9 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self) -> Any:
         """The live rules-engine state (read only: clone before changing it)."""
-        return getattr(self.aec_env.unwrapped, "game", None)
+        unwrapped = self.aec_env.unwrapped
+        state = getattr(unwrapped, "game_state", None)
+        return getattr(unwrapped, "game", None) if state is None else state
 
     # ---------------------------------------------------------------- internals
     def _play_opponents(self) -> tuple[float, bool, bool, dict[str, Any]]:
