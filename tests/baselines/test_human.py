@@ -46,8 +46,8 @@ def test_commands_then_a_legal_move() -> None:
     text = out.getvalue()
     assert "legal moves (7): 1@0 1@1 2@1 1@2 2@2 3@2 4@2" in text
     assert str(state) in text  # 'board'
-    assert "not a legal move: bad move '9@9': no such pile or take" in text  # asked again
-    assert "not a legal move: 4@0 is not legal now" in text  # the engine's reason
+    assert "not a legal move: '9@9': no such pile or take" in text  # asked again
+    assert "not a legal move: illegal action 3; legal: [0, 4, 5," in text  # the engine's reason
 
 
 @pytest.mark.parametrize("word", ["stop", "quit", "exit", "q", "STOP"])

@@ -87,10 +87,11 @@ def test_random_games_rewards_sum_to_the_engine_return(num_players: int) -> None
 
 # ---------------------------------------------------------------------- mechanics
 def test_observation_is_the_learners_own_view() -> None:
-    # NimEnv puts the observer's own taken count first after the piles.
+    # Nim's planes: each pile as a fraction of its start, then the objects taken (out of
+    # all 5) from the observer's seat on.
     env = SingleAgentEnv(NimEnv(piles=(5,), max_take=3), opponent=Scripted([2]), learner_seat=1)
     obs, _ = env.reset(seed=0)
-    assert obs.tolist() == [2.0, 0.0, 3.0]  # 2 left, learner took 0, opponent took 3
+    assert obs.ravel().tolist() == pytest.approx([2 / 5, 0 / 5, 3 / 5])  # 2 left; 0; 3 taken
     assert env.action_masks().tolist() == [True, True, False]
 
 
