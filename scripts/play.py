@@ -33,7 +33,7 @@ from typing import Any
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
-from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
+from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -155,7 +155,8 @@ class Narrator:
         print(f"{names[seat]} ({self.labels[seat]}) plays {self.before.action_to_string(action)}")
         new_round = getattr(state, "round", None)
         if new_round != self.round:
-            print(f"--- round {self.round + 1} is over; scores: {_scores_text(names, state)} ---")
+            ended = round_name(state, self.round)
+            print(f"--- {ended} is over; scores: {_scores_text(names, state)} ---")
             self.round = new_round
         human_next = not state.is_terminal() and state.current_player in self.humans
         if not self.quiet or human_next or state.is_terminal():

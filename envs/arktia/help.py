@@ -1,5 +1,8 @@
 """Texts for people playing Arktia at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, and the rules on one screen."""
+``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+engine's rounds (``state.round``: setup, two opening rounds, normal play) for announcements."""
+
+ROUND_NAMES = ("the setup", "opening round 1", "opening round 2", "normal play")
 
 NOTATION_HELP = """\
 Arktia notation: tiles are named by row letter (a = top row) and number within the row

@@ -1,5 +1,8 @@
 """Texts for people playing Mole Hill at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, and the rules on one screen."""
+``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+engine's rounds (``state.round``) for announcements."""
+
+ROUND_NAMES = ("round 1", "round 2")
 
 NOTATION_HELP = """\
 Mole Hill notation: the garden has columns a-i (left to right) and rows 1-7 (top to

@@ -17,6 +17,8 @@ from tabletop_zoo.baselines.agents.human import (
     GameAbandoned,
     HumanAgent,
     game_texts,
+    help_module,
+    round_name,
 )
 from tabletop_zoo.envs.registry import GAMES, new_game
 
@@ -93,3 +95,15 @@ def test_every_game_ships_its_help_texts(name: str) -> None:
     assert max(map(len, texts.NOTATION_HELP.splitlines())) <= 100
     first = state.action_to_string(state.legal_actions()[0])
     assert state.string_to_action(first) == state.legal_actions()[0]
+    if hasattr(state, "round"):  # games with rounds name every round the engine can be in
+        assert round_name(state, state.round) == texts.ROUND_NAMES[state.round]
+
+
+def test_round_names() -> None:
+    nim = NimGame().new_initial_state()
+    assert round_name(nim, 3) == "round 3"  # no help module: the engine's number
+    for name in GAMES:
+        state = new_game(name).new_initial_state(seed=0)
+        if hasattr(state, "round"):
+            names = help_module(state).ROUND_NAMES
+            assert [round_name(state, r) for r in range(len(names))] == list(names)
