@@ -26,7 +26,7 @@ __all__ = ["EXTRAS", "MissingExtraError", "install_command", "missing_modules", 
 # stable-baselines3 is imported as stable_baselines3). tests/baselines/test_extras.py checks
 # that every extra listed here exists in pyproject.toml.
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm", "openskill"),
     "render": ("pygame",),
     "bench": ("pygame",),
     "record": ("imageio",),

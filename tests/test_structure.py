@@ -76,14 +76,23 @@ def _sources(*folders: str) -> list[Path]:
 
 # ---------------------------------------------------------------- packaging
 def test_every_package_folder_is_listed_in_pyproject() -> None:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    listed = set(config["tool"]["setuptools"]["packages"])
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = setuptools.get("package-dir", {})
+
+    def folder_of(package: str) -> Path:
+        """Where setuptools looks for ``package`` (longest package-dir prefix wins)."""
+        for prefix in sorted(mapping, key=len, reverse=True):
+            if package == prefix or package.startswith(prefix + "."):
+                rest = package[len(prefix) :].lstrip(".").split(".") if package != prefix else []
+                return ROOT.joinpath(mapping[prefix], *rest).resolve()
+        return ROOT.joinpath(*package.split(".")).resolve()
+
+    listed = {folder_of(package) for package in setuptools["packages"]}
     folders = {
-        _module_name(init)
-        for folder in TOP_PACKAGES
-        for init in (ROOT / folder).rglob("__init__.py")
+        init.parent.resolve() for top in TOP_PACKAGES for init in (ROOT / top).rglob("__init__.py")
     }
-    assert folders <= listed, f"add to [tool.setuptools] packages: {sorted(folders - listed)}"
+    missing = sorted(str(f.relative_to(ROOT)) for f in folders - listed)
+    assert not missing, f"add these folders to [tool.setuptools] packages: {missing}"
 
 
 # ---------------------------------------------------------------- pure engines
