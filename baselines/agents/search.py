@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
@@ -47,7 +47,9 @@ class RandomAgent(_SeededAgent):
     def __init__(self, seed: int | None = None, name: str = "random") -> None:
         super().__init__(seed, name)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState | None = None
+    ) -> int:
         """Pick a legal action uniformly at random."""
         return self._rng.choice(_legal_from_mask(action_mask))
 
@@ -64,7 +66,7 @@ class GreedyAgent(_SeededAgent):
     def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
         super().__init__(seed, name)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Evaluate every legal action one ply deep and return a best one."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
@@ -138,7 +140,7 @@ class MCTSAgent(_SeededAgent):
         self.exploration = float(exploration)
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Search from ``state`` and return the most visited root action."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
@@ -146,7 +148,7 @@ class MCTSAgent(_SeededAgent):
         root = self.search(state, legal)
         return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
 
-    def search(self, state: Any, legal: list[int] | None = None) -> _Node:
+    def search(self, state: EngineState, legal: list[int] | None = None) -> _Node:
         """Run ``n_simulations`` playouts from a clone of ``state``; return the root node."""
         rng = self._rng
         c = self.exploration
@@ -194,7 +196,7 @@ class MCTSAgent(_SeededAgent):
                     value[i] += result[i]
         return root
 
-    def _rollout(self, sim: Any) -> list[float]:
+    def _rollout(self, sim: EngineState) -> list[float]:
         """Play uniformly random moves on ``sim``; return each seat's value."""
         choice = self._rng.choice
         depth = self.max_rollout_depth
