@@ -333,6 +333,22 @@ def _apply_checked(row, action, tables):
     return True
 
 
+@jit
+def _rollout(row, max_depth, tables, out):
+    nbr, rays, prm, shapes = tables
+    steps = 0
+    while row[K.CUR] >= 0 and (max_depth < 0 or steps < max_depth):
+        action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
+        K.apply_action(row, action, nbr, rays, prm, shapes)
+        steps += 1
+    B.win_rewards(row, prm[K.P_PLAYERS], out)
+
+
+@jit
+def _greedy(row, tables):
+    return B.greedy_action(row, np.empty(row.shape[0], dtype=np.int64), tables)
+
+
 class FastArktiaState:
     """One compiled game behind the engine protocol; text, notation and JSON go through
     the Python state."""
@@ -347,6 +363,29 @@ class FastArktiaState:
     def num_players(self) -> int:
         """Number of seats."""
         return self.engine.num_players
+
+    @property
+    def game(self) -> ArktiaGame:
+        """The rules engine's Game object (options, layout)."""
+        return self.engine.game
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled random generator used by :meth:`rollout` and
+        :meth:`greedy_action` (shared by all states of this process)."""
+        self.engine.seed(seed)
+
+    def rollout(self, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth``
+        decisions); the value per seat (R22 from the scores as they then stand). Mutates
+        the row."""
+        out = np.zeros(self.engine.num_players, dtype=np.float32)
+        _rollout(self.row, -1 if max_depth is None else max_depth, self.engine.tables, out)
+        return [float(x) for x in out]
+
+    def greedy_action(self) -> int:
+        """The greedy rule's action (best result, then score margin, one ply deep; ties at
+        random from the compiled generator, see :meth:`FastArktia.seed`)."""
+        return int(_greedy(self.row, self.engine.tables))
 
     @property
     def current_player(self) -> int:

@@ -193,6 +193,7 @@ class FastMoleHill:
         self.random_flowers = bool(self.game.random_flowers)
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
         self._red, self._white = np.int64(_space_mask(red)), np.int64(_space_mask(white))
+        self._scratch = np.empty(K.NUM_ACTIONS, dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"FastMoleHill({self.game!r})"
@@ -373,6 +374,22 @@ def _apply_checked(row, action):
     return True
 
 
+@jit
+def _rollout(row, max_depth, buffer, out):
+    steps = 0
+    while row[K.PLAYER] >= 0 and (max_depth < 0 or steps < max_depth):
+        K.apply_action(row, K.random_action(row, buffer))
+        steps += 1
+    s0, s1 = K.score_of(row, 0), K.score_of(row, 1)
+    out[0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+    out[1] = -out[0]
+
+
+@jit
+def _greedy(row, buffer, scratch):
+    return K.greedy_action(row, buffer, scratch)
+
+
 def _bits(mask: int) -> list[int]:
     mask = int(mask) & (2**64 - 1)
     return [i for i in range(64) if mask >> i & 1]
@@ -387,14 +404,36 @@ class FastMoleHillState:
     def __init__(self, engine: FastMoleHill, row: np.ndarray) -> None:
         self.engine = engine
         self.row = row
-        self._buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        self._buffer = engine._scratch  # scratch for action lists (never kept)
 
     num_players = 2
+
+    @property
+    def game(self) -> MoleHillGame:
+        """The rules engine's Game object (options)."""
+        return self.engine.game
 
     @property
     def current_player(self) -> int:
         """Seat to move, -1 once the game is over."""
         return int(self.row[K.PLAYER])
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled random generator used by :meth:`rollout` and
+        :meth:`greedy_action` (shared by all states of this process)."""
+        self.engine.seed(seed)
+
+    def rollout(self, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth`` actions);
+        the value per seat (+1/-1/0 from the scores as they then stand). Mutates the row."""
+        out = np.zeros(2, dtype=np.float64)
+        _rollout(self.row, -1 if max_depth is None else max_depth, self._buffer, out)
+        return out.tolist()
+
+    def greedy_action(self) -> int:
+        """The greedy rule's action (best result, then score margin, one ply deep; ties at
+        random from the compiled generator, see :meth:`FastMoleHill.seed`)."""
+        return int(_greedy(self.row, self._buffer, np.empty(K.WIDTH, dtype=np.int64)))
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
