@@ -185,6 +185,8 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
             "python": platform.python_version(),
             "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+            "cpus": os.cpu_count(),
         },
         "seconds_per_measurement": seconds,
         "seed": seed,
@@ -199,6 +201,7 @@ def format_table(report: dict) -> str:
     lines = [
         f"{'name':<{width}}{'steps/s':>11}{'games/s':>10}{'steps/game':>11}"
         + "".join(f"{'vs ' + ref.split()[0]:>19}" for ref in REFERENCES)
+        + f"{'steps/cpu-s':>14}"
     ]
     for r in report["results"]:
         if r["kind"] == "mcts":
@@ -208,10 +211,19 @@ def format_table(report: dict) -> str:
             f"{r['name']:<{width}}{r['steps_per_s']:>11,.0f}{r['games_per_s']:>10,.1f}"
             f"{r['steps_per_game']:>11.1f}"
             + "".join(f"{'' if x is None else f'{x:.2f}x':>19}" for x in ratios)
+            + (f"{r['steps_per_cpu_s']:>14,.0f}" if r.get("steps_per_cpu_s") else "")
         )
     for r in report["results"]:
         if r["kind"] == "mcts":
-            lines.append(f"{r['name']:<{width}}{r['seconds_per_move']:>11.4f} s/move")
+            lines.append(
+                f"{r['name']:<{width}}{r['seconds_per_move']:>11.4f} s/move"
+                f"{r['cpu_seconds_per_move']:>11.4f} cpu-s/move"
+            )
+    load = report["machine"].get("load_average")
+    if load:
+        lines.append(
+            f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in load)}"
+        )
     lines += report["notes"]
     return "\n".join(lines)
 
@@ -288,13 +300,20 @@ PGX_GAMES = ("connect_four", "go_9x9")
 SPIEL_GAMES = ("connect_four", "go(board_size=9)")
 
 
+def _cpu_fields(steps: int, cpu_start: float) -> dict:
+    """CPU time of this process since ``cpu_start`` (all threads) and steps per CPU second:
+    on a shared machine the wall-clock rate understates single-thread speed."""
+    cpu = time.process_time() - cpu_start
+    return {"cpu_seconds": round(cpu, 4), "steps_per_cpu_s": steps / cpu if cpu > 0 else None}
+
+
 def measure_batched(engine: Any, batch: int, seconds: float, seed: int, threads: int) -> dict:
     """Random play inside compiled code on ``batch`` games until ``seconds`` have passed."""
     per_call = max(20, 400_000 // batch)  # steps per game per call: ~0.1-1 s a call
     parallel = threads > 1
     engine.random_play(batch, 2, seed, parallel)  # compile / load the cache, untimed
     steps = games = calls = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         done_steps, done_games = engine.random_play(batch, per_call, seed + calls, parallel)
         steps, games, calls = steps + done_steps, games + done_games, calls + 1
@@ -303,7 +322,8 @@ def measure_batched(engine: Any, batch: int, seconds: float, seed: int, threads:
             break
     return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
             "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-            "steps_per_game": steps / max(games, 1), "threads": threads}  # fmt: skip
+            "steps_per_game": steps / max(games, 1), "threads": threads,
+            **_cpu_fields(steps, cpu)}  # fmt: skip
 
 
 def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> dict:
@@ -315,7 +335,7 @@ def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> 
     for _ in range(3):  # compile / load the cache, untimed
         envs.step(envs.sample_legal_actions())
     steps = games = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         _obs, _rewards, terminated, truncated, _infos = envs.step(envs.sample_legal_actions())
         steps += batch
@@ -325,7 +345,7 @@ def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> 
             break
     return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
             "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-            "steps_per_game": steps / max(games, 1)}  # fmt: skip
+            "steps_per_game": steps / max(games, 1), **_cpu_fields(steps, cpu)}  # fmt: skip
 
 
 def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> dict:
@@ -353,7 +373,7 @@ def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> di
     if fast:
         decide(position())  # loads the compiled code, untimed
     moves = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while True:
         decide(position())
         moves += 1
@@ -363,7 +383,8 @@ def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> di
     # every decision is made in a game of its own: "games" counts positions searched
     return {"steps": moves, "games": moves, "seconds": round(elapsed, 4),
             "steps_per_s": moves / elapsed, "games_per_s": 0.0, "steps_per_game": 0.0,
-            "seconds_per_move": elapsed / moves, "simulations": MCTS_SIMULATIONS}  # fmt: skip
+            "seconds_per_move": elapsed / moves, "simulations": MCTS_SIMULATIONS,
+            "cpu_seconds_per_move": (time.process_time() - cpu) / moves}  # fmt: skip
 
 
 def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[dict], list[str]]:

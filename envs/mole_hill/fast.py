@@ -127,7 +127,7 @@ def _legal_mask(states, mask):
 @jit
 def _observe(states, seats, obs):
     for i in range(states.shape[0]):
-        K.encode(states[i], seats[i], obs[i])
+        K.encode(states[i], seats[i], obs[i])  # obs: (B, 63, 16)
 
 
 @jit
@@ -295,9 +295,9 @@ class FastMoleHill:
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
         if np.any((seats < 0) | (seats > 1)):
             raise InvalidStateError(f"seats must be 0 or 1, got {np.unique(seats).tolist()}")
-        obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
+        obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
         _observe(states, np.ascontiguousarray(seats), obs)
-        return obs
+        return obs.reshape(len(states), *self.observation_shape)
 
     def random_play(
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
