@@ -36,7 +36,17 @@ __all__ = [
     "returns_from_scores",
 ]
 
-AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "human")
+AGENT_SPECS = (
+    "random",
+    "greedy",
+    "mcts",
+    "mcts:N",
+    "ppo:PATH",
+    "az:PATH",
+    "az:PATH:N",
+    "ref:NAME",
+    "human",
+)
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
 
 returns_from_scores = win_returns
@@ -64,7 +74,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (200 simulations), ``"mcts:N"``
     (N simulations), ``"ppo:PATH"`` (a saved MaskablePPO model; needs the ``train``
-    extra), ``"human"`` (a person typing moves at the terminal). A bad spec raises
+    extra), ``"az:PATH"`` / ``"az:PATH:N"`` (an AlphaZero-style network file searched with
+    N simulations, NumPy only), ``"ref:NAME"`` (a reference model shipped with the package,
+    e.g. ``ref:<game>-3p-ppo``; see ``baselines/reference_models/manifest.json``),
+    ``"human"`` (a person typing moves at the terminal). A bad spec raises
     :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
     allowed forms.
     """
@@ -89,6 +102,17 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
         return PPOAgent(arg)
+    if kind == "az" and sep and arg:
+        from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
+
+        path, colon, sims = arg.rpartition(":")
+        if colon and sims.isascii() and sims.isdigit() and int(sims) > 0 and path:
+            return AlphaZeroAgent(path, num_simulations=int(sims), seed=seed)
+        return AlphaZeroAgent(arg, seed=seed)
+    if kind == "ref" and sep and arg:
+        from tabletop_zoo.baselines.agents.reference import reference_agent
+
+        return reference_agent(arg, seed=seed)
     if kind == "human" and not sep:
         from tabletop_zoo.baselines.agents.human import HumanAgent
 

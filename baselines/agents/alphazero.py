@@ -1,0 +1,144 @@
+"""The AlphaZero-style agent: PUCT search guided by a small policy/value network.
+
+The network (:class:`~.numpy_net.DenseNet`, heads ``policy`` over the action space and
+``value`` with one output per seat) reads the observation planes of the seat to act, built
+by the game's own encoder (``GameSpec.make_observation_encoder``). Values are relative to
+the seat to act: output ``k`` is the expected result of seat ``(current + k) % n``, so one
+network plays every seat of a 2-4 player game. Playing needs NumPy only; training
+(:mod:`tabletop_zoo.baselines.training.alphazero`) needs torch.
+
+Spec: ``az:PATH`` or ``az:PATH:SIMS`` (default :data:`DEFAULT_SIMULATIONS` simulations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec
+
+__all__ = ["DEFAULT_SIMULATIONS", "AlphaZeroAgent", "NetworkEvaluator", "model_shape"]
+
+DEFAULT_SIMULATIONS = 64
+
+
+def model_shape(meta: dict[str, Any]) -> SimpleNamespace:
+    """What :func:`~.checks.check_agent_fits` reads of a model: observation shape and
+    number of actions (so a network for another game or player count is refused)."""
+    return SimpleNamespace(
+        observation_space=SimpleNamespace(shape=tuple(meta["observation_shape"])),
+        action_space=SimpleNamespace(n=int(meta["num_actions"])),
+    )
+
+
+class NetworkEvaluator:
+    """Batched PUCT evaluator: one forward pass for a list of states.
+
+    ``relative_values``: the network's value head is in seat order relative to the seat to
+    act; the evaluator turns it into absolute seat order for the search.
+    """
+
+    def __init__(self, net: DenseNet) -> None:
+        self.net = net
+        self.game_name = str(net.meta["game"])
+        self.num_players = int(net.meta["num_players"])
+        self._encoders: dict[int, Any] = {}
+
+    def encoder(self, state: Any) -> Any:
+        """The observation encoder of ``state.game`` (built once per Game object)."""
+        game = state.game
+        key = id(game)
+        if key not in self._encoders:
+            encoder = get_spec(self.game_name).make_observation_encoder(game)
+            want = tuple(self.net.meta["observation_shape"])
+            if tuple(encoder.shape) != want or game.num_actions != self.net.meta["num_actions"]:
+                raise InvalidOptionError(
+                    f"this network was trained for observations {want} with "
+                    f"{self.net.meta['num_actions']} actions, but the game has "
+                    f"{tuple(encoder.shape)} and {game.num_actions}: use a network trained on "
+                    "the same game and number of players"
+                )
+            self._encoders = {key: encoder}  # keep one: games are rarely mixed
+        return self._encoders[key]
+
+    def planes(self, states: Sequence[Any]) -> np.ndarray:
+        """Observation planes of the seat to act, one per state."""
+        encoder = self.encoder(states[0])
+        return np.stack([encoder.encode(s, s.current_player) for s in states])
+
+    def __call__(self, states: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
+        outputs = self.net.forward(self.planes(states))
+        logits, relative = outputs["policy"], np.tanh(outputs["value"])
+        n = self.num_players
+        priors, values = [], np.zeros((len(states), n))
+        for i, state in enumerate(states):
+            legal = state.legal_actions()
+            mask = np.zeros(logits.shape[1], dtype=bool)
+            mask[legal] = True
+            priors.append(masked_softmax(logits[i], mask)[legal])
+            seat = state.current_player
+            values[i, [(seat + k) % n for k in range(n)]] = relative[i]
+        return priors, values
+
+
+class AlphaZeroAgent:
+    """PUCT search with a policy/value network; plays the most visited action.
+
+    Args:
+        net_or_path: a :class:`~.numpy_net.DenseNet` or the path of its ``.npz`` file.
+        num_simulations: leaves evaluated per move.
+        c_puct: exploration weight of the search.
+        batch_size: leaves per network call.
+        seed: seed of the search's generator (only used with ``temperature > 0``).
+        name: display name (default ``az:<file stem>``).
+    """
+
+    def __init__(
+        self,
+        net_or_path: DenseNet | str | Path,
+        num_simulations: int = DEFAULT_SIMULATIONS,
+        c_puct: float = 1.5,
+        batch_size: int = 8,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(net_or_path, DenseNet):
+            net, default_name = net_or_path, "az"
+        else:
+            net, default_name = DenseNet.load(net_or_path), f"az:{Path(net_or_path).stem}"
+        if net.meta.get("kind") != "alphazero":
+            raise InvalidOptionError(
+                f"{default_name}: not an AlphaZero network (kind {net.meta.get('kind')!r})"
+            )
+        if int(num_simulations) < 1:
+            raise InvalidOptionError(f"num_simulations must be >= 1, got {num_simulations!r}")
+        self.net = net
+        self.model = model_shape(net.meta)
+        self.evaluator = NetworkEvaluator(net)
+        self.num_simulations = int(num_simulations)
+        self.search = PUCTSearch(
+            self.evaluator, self.num_simulations, c_puct=c_puct, batch_size=batch_size, seed=seed
+        )
+        self.name = name or default_name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the search's generator."""
+        if seed is not None:
+            self.search.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+        """Search from ``state`` and return the most visited legal action."""
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("action_mask has no legal action; agents can only act when one exists")
+        if legal.size == 1:
+            return int(legal[0])
+        root = self.search.run(state)
+        return int(root.actions[int(np.argmax(root.child_visits))])

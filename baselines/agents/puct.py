@@ -1,0 +1,200 @@
+"""PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
+
+The search sees engines only through the protocol (``current_player``, ``legal_actions``,
+``apply_action``, ``clone``, ``is_terminal``, ``returns``), so any engine (or a faster one
+dropped in later) works unchanged, for any number of players.
+
+An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)`` where
+``priors[i]`` is a probability per legal action of ``states[i]`` (in ``legal_actions()``
+order) and ``values[i]`` the expected result of every seat (absolute seat order, in
+``[-1, 1]``). The search collects up to ``batch_size`` leaves with *virtual loss* (a leaf on
+the way counts as a loss for the seat choosing it until its value arrives, which steers the
+other descents of the batch elsewhere), evaluates them in one call and backs every seat's
+value up the path. At a node, the seat to act picks ``argmax Q + U`` with
+``U = c_puct * P * sqrt(N) / (1 + n)``; an unvisited child's ``Q`` is the node's own value
+for that seat (first-play urgency).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Evaluator", "PUCTNode", "PUCTSearch"]
+
+Evaluator = Callable[[Sequence[Any]], tuple[Sequence[np.ndarray], np.ndarray]]
+
+
+class PUCTNode:
+    """A position in the tree; edge statistics of its children are kept in arrays."""
+
+    __slots__ = (
+        "player",
+        "actions",
+        "priors",
+        "child_visits",
+        "child_values",
+        "children",
+        "visits",
+        "value_sum",
+        "terminal_values",
+    )
+
+    def __init__(self, player: int, num_players: int) -> None:
+        self.player = player  # seat to act (-1 when terminal)
+        self.actions: list[int] = []
+        self.priors = np.zeros(0)
+        self.child_visits = np.zeros(0)
+        self.child_values = np.zeros((0, num_players))  # summed values per seat per child
+        self.children: list[PUCTNode | None] = []
+        self.visits = 0
+        self.value_sum = np.zeros(num_players)
+        self.terminal_values: np.ndarray | None = None
+
+    @property
+    def expanded(self) -> bool:
+        """True once the node has its actions and priors (or is terminal)."""
+        return bool(self.actions) or self.terminal_values is not None
+
+    def expand(self, actions: Sequence[int], priors: np.ndarray) -> None:
+        """Give the node its legal actions and their prior probabilities."""
+        self.actions = list(actions)
+        self.priors = np.asarray(priors, dtype=np.float64)
+        self.child_visits = np.zeros(len(self.actions))
+        self.child_values = np.zeros((len(self.actions), len(self.value_sum)))
+        self.children = [None] * len(self.actions)
+
+    def visit_counts(self, num_actions: int) -> np.ndarray:
+        """Visits per action over the whole action space (0 for illegal actions)."""
+        counts = np.zeros(num_actions)
+        counts[self.actions] = self.child_visits
+        return counts
+
+
+class PUCTSearch:
+    """PUCT search with batched leaf evaluation.
+
+    Args:
+        evaluate: the :data:`Evaluator` (a network, or a perfect oracle in tests).
+        num_simulations: leaves evaluated per search (terminal leaves included).
+        c_puct: exploration weight.
+        batch_size: leaves collected before one ``evaluate`` call.
+        dirichlet_alpha: if set, Dirichlet noise of this concentration is mixed into the
+            root priors (weight ``noise_fraction``): self-play exploration.
+        seed: generator of the noise.
+    """
+
+    def __init__(
+        self,
+        evaluate: Evaluator,
+        num_simulations: int = 64,
+        c_puct: float = 1.5,
+        batch_size: int = 8,
+        dirichlet_alpha: float | None = None,
+        noise_fraction: float = 0.25,
+        seed: int | None = None,
+    ) -> None:
+        if num_simulations < 1 or batch_size < 1 or c_puct < 0:
+            raise ValueError("need num_simulations >= 1, batch_size >= 1 and c_puct >= 0")
+        self.evaluate = evaluate
+        self.num_simulations = int(num_simulations)
+        self.c_puct = float(c_puct)
+        self.batch_size = int(batch_size)
+        self.dirichlet_alpha = dirichlet_alpha
+        self.noise_fraction = noise_fraction
+        self.rng = np.random.default_rng(seed)
+
+    def run(self, state: Any) -> PUCTNode:
+        """Search from a clone of ``state``; return the root (``state`` is not changed)."""
+        num_players = len(state.returns())
+        root = PUCTNode(state.current_player, num_players)
+        if state.is_terminal():
+            root.terminal_values = np.asarray(state.returns(), dtype=np.float64)
+            return root
+        priors, values = self.evaluate([state])
+        root.expand(state.legal_actions(), priors[0])
+        root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
+        if self.dirichlet_alpha is not None and len(root.actions) > 1:
+            noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
+            root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
+        done = 0
+        while done < self.num_simulations:
+            done += self._simulate_batch(root, state, self.num_simulations - done)
+        return root
+
+    # ------------------------------------------------------------------ internals
+    def _select(self, node: PUCTNode) -> int:
+        """Index of the child the seat to act at ``node`` explores next."""
+        seat = node.player
+        visits = node.child_visits
+        parent_q = node.value_sum[seat] / node.visits if node.visits else 0.0
+        q = np.where(visits > 0, node.child_values[:, seat] / np.maximum(visits, 1), parent_q)
+        u = self.c_puct * node.priors * math.sqrt(visits.sum() + 1) / (1 + visits)
+        return int(np.argmax(q + u))
+
+    def _simulate_batch(self, root: PUCTNode, state: Any, budget: int) -> int:
+        """Descend up to ``min(batch_size, budget)`` times; evaluate the new leaves together."""
+        pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode, Any]] = []
+        finished = 0
+        for _ in range(min(self.batch_size, budget)):
+            path: list[tuple[PUCTNode, int]] = []
+            node, sim = root, state.clone()
+            while True:
+                index = self._select(node)
+                path.append((node, index))
+                node.child_visits[index] += 1  # virtual loss until the value is backed up
+                node.child_values[index, node.player] -= 1.0
+                child = node.children[index]
+                if child is None:
+                    sim.apply_action(node.actions[index])
+                    child = PUCTNode(sim.current_player, len(node.value_sum))
+                    node.children[index] = child
+                    if sim.is_terminal():
+                        child.terminal_values = np.asarray(sim.returns(), dtype=np.float64)
+                    break
+                sim.apply_action(node.actions[index])
+                node = child
+                if not node.expanded:  # another descent of this batch is evaluating it
+                    break
+                if node.terminal_values is not None:
+                    child = node
+                    break
+            if child.terminal_values is not None:
+                self._backup(path, child, child.terminal_values)
+                finished += 1
+            elif any(child is leaf for _, leaf, _ in pending):
+                self._undo(path)  # a collision: stop collecting, evaluate what we have
+                break
+            else:
+                pending.append((path, child, sim))
+        if pending:
+            priors, values = self.evaluate([sim for _, _, sim in pending])
+            for (path, leaf, sim), leaf_priors, leaf_values in zip(
+                pending, priors, values, strict=True
+            ):
+                leaf.expand(sim.legal_actions(), leaf_priors)
+                self._backup(path, leaf, np.asarray(leaf_values, dtype=np.float64))
+        if not pending and not finished:  # only collisions: cannot happen at batch start
+            raise RuntimeError("PUCT search made no progress")
+        return len(pending) + finished
+
+    @staticmethod
+    def _backup(path: list[tuple[PUCTNode, int]], leaf: PUCTNode, values: np.ndarray) -> None:
+        """Add ``values`` along ``path`` and take the virtual losses back."""
+        leaf.visits += 1
+        leaf.value_sum += values
+        for node, index in path:
+            node.child_values[index] += values
+            node.child_values[index, node.player] += 1.0
+            node.visits += 1
+            node.value_sum += values
+
+    @staticmethod
+    def _undo(path: list[tuple[PUCTNode, int]]) -> None:
+        """Remove the virtual loss of an abandoned descent."""
+        for node, index in path:
+            node.child_visits[index] -= 1
+            node.child_values[index, node.player] += 1.0

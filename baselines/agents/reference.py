@@ -1,0 +1,124 @@
+"""Reference models shipped with the package, and the rating ladders built from them.
+
+``baselines/reference_models/manifest.json`` lists:
+
+* ``models``: name (``<game>-<N>p-<kind>``) -> game, player count, kind (``ppo``: the actor
+  of a MaskablePPO model played greedily; ``alphazero``: PUCT search with the network),
+  file, SHA-256, size, the training command and commit, and its rating on the ladder;
+* ``ladders``: ``<game>-<N>p`` -> the ladder's members (agent specs) with their published
+  ratings (Plackett-Luce ``mu``/``sigma`` from ``openskill``; 2-player ladders also Elo),
+  the command that produced them and how many games it played.
+
+Models are :class:`~.numpy_net.DenseNet` files: they load and play with NumPy alone (no
+training, no torch). ``ref:NAME`` in :func:`~tabletop_zoo.baselines.agents.make_agent` plays
+one; ``scripts/rate.py`` rates a new agent against a ladder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+__all__ = [
+    "MANIFEST_PATH",
+    "REFERENCE_DIR",
+    "PolicyNetAgent",
+    "file_sha256",
+    "ladder_entry",
+    "load_manifest",
+    "reference_agent",
+    "reference_entry",
+    "reference_path",
+]
+
+REFERENCE_DIR = Path(__file__).resolve().parents[1] / "reference_models"
+MANIFEST_PATH = REFERENCE_DIR / "manifest.json"
+
+
+def load_manifest(path: str | Path | None = None) -> dict[str, Any]:
+    """The manifest (``{"models": {...}, "ladders": {...}}``; default the shipped one);
+    empty sections if missing."""
+    path = Path(MANIFEST_PATH if path is None else path)
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data.setdefault("models", {})
+    data.setdefault("ladders", {})
+    return data
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file, hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def reference_entry(name: str, manifest: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest entry of model ``name``; ``InvalidOptionError`` listing the names."""
+    models = (manifest or load_manifest())["models"]
+    if name not in models:
+        known = ", ".join(sorted(models)) or "none shipped"
+        raise InvalidOptionError(f"unknown reference model {name!r}; known: {known}")
+    return models[name]
+
+
+def reference_path(name: str, manifest: dict[str, Any] | None = None) -> Path:
+    """The file of model ``name``, checked against the manifest's SHA-256."""
+    entry = reference_entry(name, manifest)
+    path = REFERENCE_DIR / entry["file"]
+    if not path.is_file():
+        raise InvalidOptionError(f"reference model {name!r}: file {path} is missing")
+    if file_sha256(path) != entry["sha256"]:
+        raise InvalidOptionError(
+            f"reference model {name!r}: {path} does not match the manifest's SHA-256 "
+            "(a damaged or replaced file; reinstall the package)"
+        )
+    return path
+
+
+def ladder_entry(game: str, num_players: int, manifest: dict[str, Any] | None = None) -> dict:
+    """The ladder of ``game`` with ``num_players``; ``InvalidOptionError`` listing them."""
+    ladders = (manifest or load_manifest())["ladders"]
+    key = f"{game}-{num_players}p"
+    if key not in ladders:
+        known = ", ".join(sorted(ladders)) or "none shipped"
+        raise InvalidOptionError(f"no rating ladder for {key!r}; ladders: {known}")
+    return ladders[key]
+
+
+class PolicyNetAgent:
+    """Plays the most probable legal action of a policy network (an exported PPO actor).
+
+    The network reads the env's observation of the acting seat (as the PPO model did).
+    """
+
+    def __init__(self, net: DenseNet, name: str = "policy") -> None:
+        if "policy" not in net.heads:
+            raise InvalidOptionError(f"{name}: the network has no policy head")
+        self.net = net
+        self.model = model_shape(net.meta)
+        self.name = name
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+        """The legal action with the largest logit."""
+        mask = np.asarray(action_mask, dtype=bool)
+        if not mask.any():
+            raise ValueError("action_mask has no legal action; agents can only act when one exists")
+        logits = self.net.forward(np.asarray(observation)[None])["policy"][0]
+        return int(np.argmax(np.where(mask, logits, -np.inf)))
+
+
+def reference_agent(name: str, seed: int | None = None) -> Any:
+    """The agent of reference model ``name`` (``ref:NAME``), its file hash checked."""
+    manifest = load_manifest()
+    entry = reference_entry(name, manifest)
+    net = DenseNet.load(reference_path(name, manifest))
+    if entry["kind"] == "alphazero":
+        sims = int(entry.get("simulations", 64))
+        return AlphaZeroAgent(net, num_simulations=sims, seed=seed, name=f"ref:{name}")
+    return PolicyNetAgent(net, name=f"ref:{name}")

@@ -1,0 +1,242 @@
+"""n-player matches with balanced seats: line-ups, seat permutations, placements, ratings.
+
+A *line-up* is the multiset of agents of one game (agent indices, e.g. ``(0, 1, 1)``: agent
+0 against two copies of agent 1). :func:`seat_permutations` lists every distinct seating of a
+line-up, so playing a line-up once per permutation puts every agent in every seat equally
+often (for ``(0, 1, 1)``: agent 0 in seats 0, 1 and 2 once each). :func:`lineups` builds
+the balanced designs:
+
+* ``focus=None``: every set of ``num_players`` distinct agents (a round robin of tables), or
+  with fewer agents than seats every multiset;
+* ``focus=i``: agent ``i`` once against every multiset of the others (the ladder: a
+  newcomer against random, greedy, MCTS and the references in every mix).
+
+:func:`play_lineups` plays them with :func:`~.arena.play_game` and returns
+:class:`SeatedResult`: per agent the share of sole first places (Wilson 95% interval), mean
+rank, and Plackett-Luce ratings (:mod:`~.ratings`) from the full finishing orders.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.ratings import (
+    PlacedGame,
+    Rating,
+    finishing_ranks,
+    plackett_luce_ratings,
+)
+from tabletop_zoo.baselines.evaluation.stats import wilson_interval
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec
+
+__all__ = [
+    "Placement",
+    "SeatedGame",
+    "SeatedResult",
+    "lineups",
+    "play_lineups",
+    "seat_permutations",
+]
+
+CACHED_KINDS = ("ppo", "az", "ref")  # agents that load a model: built once per spec
+
+
+def seat_permutations(lineup: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every distinct ordering of ``lineup`` (agent per seat), sorted: repeated agents are
+    not told apart, so ``(0, 1, 1)`` has 3 seatings and ``(0, 1, 2)`` has 6."""
+    return sorted(set(itertools.permutations(lineup)))
+
+
+def lineups(num_agents: int, num_players: int, focus: int | None = None) -> list[tuple[int, ...]]:
+    """Balanced line-ups (see the module docstring); each is sorted, ``focus`` first."""
+    if num_agents < 1 or num_players < 2:
+        raise InvalidOptionError(f"need >= 1 agent and >= 2 seats, got {num_agents}, {num_players}")
+    if focus is not None:
+        if not 0 <= focus < num_agents or num_agents < 2:
+            raise InvalidOptionError(f"focus must be one of 0..{num_agents - 1} with others")
+        others = [i for i in range(num_agents) if i != focus]
+        combos = itertools.combinations_with_replacement(others, num_players - 1)
+        return [(focus, *combo) for combo in combos]
+    if num_agents >= num_players:
+        return list(itertools.combinations(range(num_agents), num_players))
+    return list(itertools.combinations_with_replacement(range(num_agents), num_players))
+
+
+@dataclass(frozen=True)
+class SeatedGame:
+    """One game: the agent index per seat, the engine's results and scores, the ranks."""
+
+    seats: tuple[int, ...]
+    returns: tuple[float, ...]
+    scores: tuple[int, ...]
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """Rank per seat (1 = first; ties share), :func:`~.ratings.finishing_ranks`."""
+        return finishing_ranks(self.returns, self.scores)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How one agent placed: games, sole first places, mean rank."""
+
+    agent: str
+    games: int
+    firsts: int
+    mean_rank: float
+
+    @property
+    def first_share(self) -> float:
+        """Share of games the agent finished sole first."""
+        return self.firsts / self.games if self.games else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """Wilson 95% interval of :attr:`first_share`."""
+        return wilson_interval(self.firsts, self.games)
+
+
+@dataclass
+class SeatedResult:
+    """The games of :func:`play_lineups`; placements, ratings, table and CSV."""
+
+    game: str
+    num_players: int
+    agents: list[str]
+    games: list[SeatedGame] = field(default_factory=list)
+
+    def placements(self, lineup: Sequence[int] | None = None) -> list[Placement]:
+        """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
+        only games of ``lineup`` (as a multiset) when given."""
+        wanted = None if lineup is None else sorted(lineup)
+        out = []
+        for index, name in enumerate(self.agents):
+            firsts, ranks = 0, []
+            for game in self.games:
+                if wanted is not None and sorted(game.seats) != wanted:
+                    continue
+                game_ranks = game.ranks
+                for seat, agent in enumerate(game.seats):
+                    if agent == index:
+                        ranks.append(game_ranks[seat])
+                        firsts += game.returns[seat] > 0
+            mean = float(np.mean(ranks)) if ranks else float("nan")
+            out.append(Placement(name, len(ranks), int(firsts), mean))
+        return out
+
+    def placed_games(self) -> list[PlacedGame]:
+        """The games as finishing orders for :mod:`~.ratings`."""
+        return [PlacedGame(g.seats, g.ranks) for g in self.games]
+
+    def ratings(
+        self, fixed: Mapping[int, tuple[float, float]] | None = None, seed: int | None = 0
+    ) -> list[Rating]:
+        """Plackett-Luce ratings (openskill) per agent; ``fixed`` agents keep theirs."""
+        return plackett_luce_ratings(self.placed_games(), len(self.agents), fixed, seed=seed)
+
+    def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
+        """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""
+        ratings = self.ratings(fixed)
+        rows = sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
+        place = self.placements()
+        lines = [f"{'agent':<32}{'rating [95%]':>22}{'1st share [95%]':>22}{'rank':>7}{'games':>7}"]
+        for i in rows:
+            lo, hi = place[i].interval()
+            first = f"{place[i].first_share:.2f} [{lo:.2f}, {hi:.2f}]"
+            lines.append(
+                f"{self.agents[i][:31]:<32}{ratings[i]!s:>22}{first:>22}"
+                f"{place[i].mean_rank:>7.2f}{place[i].games:>7}"
+            )
+        return "\n".join(lines)
+
+    def write_csv(self, path: str | Path) -> Path:
+        """One row per game: agent per seat, results, scores, ranks."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["game", "seats", "returns", "scores", "ranks"])
+            for number, g in enumerate(self.games):
+                names = [self.agents[a] for a in g.seats]
+                row = [" ".join(map(str, values)) for values in (g.returns, g.scores, g.ranks)]
+                writer.writerow([number, " ".join(names), *row])
+        return path
+
+
+def _agent_builder() -> Callable[[str, int], Any]:
+    """Fresh seeded agents, except model agents (built once per spec)."""
+    cache: dict[str, Any] = {}
+
+    def build(spec: str, seed: int) -> Any:
+        kind = spec.strip().partition(":")[0].lower()
+        if kind == "human":
+            raise InvalidOptionError("'human' waits for a person: not for automatic matches")
+        if kind in CACHED_KINDS:
+            if spec not in cache:
+                cache[spec] = make_agent(spec, seed=seed)
+            agent = cache[spec]
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(seed=seed)
+            return agent
+        return make_agent(spec, seed=seed)
+
+    return build
+
+
+def play_lineups(
+    game: str,
+    agent_specs: Sequence[str],
+    designs: Sequence[Sequence[int]],
+    rounds: int = 1,
+    num_players: int | None = None,
+    seed: int | None = 0,
+    env_kwargs: dict[str, Any] | None = None,
+    on_game: Callable[[SeatedGame], None] | None = None,
+) -> SeatedResult:
+    """Play every seating of every line-up of ``designs``, ``rounds`` times over.
+
+    ``agent_specs`` are :func:`~tabletop_zoo.baselines.agents.make_agent` specs; a line-up
+    holds indices into them. Every game and agent is seeded from ``seed`` and the game's
+    number, so a run is reproducible.
+    """
+    spec = get_spec(game)
+    players = spec.default_players if num_players is None else num_players
+    check_seed(seed)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise InvalidOptionError(f"rounds must be an integer >= 1, got {rounds!r}")
+    for lineup in designs:
+        if len(lineup) != players or not all(0 <= a < len(agent_specs) for a in lineup):
+            raise InvalidOptionError(
+                f"line-up {tuple(lineup)} needs {players} agent indices in "
+                f"0..{len(agent_specs) - 1}"
+            )
+    env = make_env(game, num_players=players, **(env_kwargs or {}))
+    build = _agent_builder()
+    for agent_spec in agent_specs:  # bad spec or a model for another game: fail up front
+        check_agent_fits(build(agent_spec, 0), env, agent_spec)
+    from tabletop_zoo.baselines.evaluation.report import display_names
+
+    result = SeatedResult(game, players, display_names(agent_specs))
+    schedule = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
+    game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(schedule)))
+    for seats, game_seed in zip(schedule, game_seeds, strict=False):
+        agent_seeds = np.random.SeedSequence(int(game_seed)).generate_state(players)
+        agents = [build(agent_specs[a], int(s)) for a, s in zip(seats, agent_seeds, strict=True)]
+        outcome = play_game(env, agents, seed=int(game_seed))
+        record = SeatedGame(seats, tuple(outcome.returns), tuple(outcome.scores))
+        result.games.append(record)
+        if on_game is not None:
+            on_game(record)
+    env.close()
+    return result

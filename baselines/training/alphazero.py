@@ -1,0 +1,230 @@
+"""AlphaZero-style self-play training: PUCT self-play games, a replay buffer, a torch network.
+
+Every iteration plays ``games_per_iteration`` games in which every seat is the current
+network with PUCT search (Dirichlet noise at the root; the first ``temperature_moves``
+moves of a game are sampled in proportion to the visit counts, later ones take the most
+visited move). Each decision stores the observation planes of the seat to act, the legal
+mask, the visit distribution (policy target) and, when the game ends, the result of every
+seat relative to the seat to act (value target: the engine's returns, +1 sole winner, 0
+tied winners, -1 others). The network then takes ``updates_per_iteration`` Adam steps on
+minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
+visit distribution over the legal actions + mean squared value error).
+
+The network is exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.
+DenseNet` (``az:PATH`` plays it without torch). Needs the ``train`` extra (torch).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.extras import require_extra
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec, new_game
+
+__all__ = ["AlphaZeroConfig", "AlphaZeroResult", "train_alphazero"]
+
+
+@dataclass
+class AlphaZeroConfig:
+    """Settings of an AlphaZero-style run (defaults: a small run of a few CPU-minutes)."""
+
+    game: str
+    num_players: int | None = None
+    out: str = "runs/alphazero.npz"
+    seed: int = 0
+    iterations: int = 20
+    max_seconds: float | None = None  # stop after the iteration that passes this budget
+    games_per_iteration: int = 8
+    num_simulations: int = 32
+    search_batch: int = 8
+    c_puct: float = 1.5
+    dirichlet_alpha: float = 0.3
+    temperature_moves: int = 10
+    hidden: tuple[int, ...] = (256, 256)
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    train_batch: int = 256
+    updates_per_iteration: int = 40
+    buffer_size: int = 50_000
+    game_options: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> AlphaZeroConfig:
+        """A copy with the player count filled in; ``InvalidOptionError`` on bad values."""
+        spec = get_spec(self.game)
+        players = spec.default_players if self.num_players is None else self.num_players
+        if players not in spec.players:
+            raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
+        positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
+        positive += ("train_batch", "updates_per_iteration", "buffer_size")
+        for key in positive:
+            if getattr(self, key) < 1:
+                raise InvalidOptionError(f"{key} must be >= 1, got {getattr(self, key)}")
+        if not self.hidden or min(self.hidden) < 1:
+            raise InvalidOptionError(f"hidden must be layer sizes >= 1, got {self.hidden}")
+        return dataclasses.replace(self, num_players=players)
+
+
+@dataclass
+class AlphaZeroResult:
+    """What :func:`train_alphazero` produced."""
+
+    config: AlphaZeroConfig
+    path: Path
+    games: int
+    decisions: int
+    seconds: float
+    log: list[dict[str, float]]
+
+
+class _Network:
+    """The torch twin of :class:`DenseNet` (ReLU trunk, policy and value heads)."""
+
+    def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, players: int):
+        import torch
+        from torch import nn
+
+        layers: list[Any] = []
+        width = inputs
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, actions)
+        self.value = nn.Linear(width, players)
+        self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
+        self.torch = torch
+
+    def __call__(self, planes: Any) -> tuple[Any, Any]:
+        x = self.trunk(planes.reshape(planes.shape[0], -1))
+        return self.policy(x), self.value(x)
+
+    def export(self, meta: dict[str, Any]) -> DenseNet:
+        """The network as a :class:`DenseNet` (weights transposed to ``(inputs, outputs)``)."""
+
+        def pair(linear: Any) -> tuple[np.ndarray, np.ndarray]:
+            return linear.weight.detach().numpy().T.copy(), linear.bias.detach().numpy().copy()
+
+        trunk = [pair(m) for m in self.trunk if hasattr(m, "weight")]
+        heads = {"policy": pair(self.policy), "value": pair(self.value)}
+        return DenseNet(trunk, heads, "relu", meta)
+
+
+def _self_play_game(
+    state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """One self-play game: ``(planes, mask, visit distribution, relative value)`` per move."""
+    num_actions = state.game.num_actions
+    n = cfg.num_players
+    records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
+    moves = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        seat = state.current_player
+        if len(legal) > 1:
+            root = search.run(state)
+            counts = root.visit_counts(num_actions)
+            mask = np.zeros(num_actions, dtype=bool)
+            mask[legal] = True
+            records.append((evaluator.planes([state])[0], mask, counts / counts.sum(), seat))
+            if moves < cfg.temperature_moves:
+                action = int(rng.choice(num_actions, p=counts / counts.sum()))
+            else:
+                action = int(np.argmax(counts))
+        else:
+            action = legal[0]
+        state.apply_action(action)
+        moves += 1
+    returns = np.asarray(state.returns(), dtype=np.float32)
+    return [
+        (planes, mask, target, returns[[(seat + k) % n for k in range(n)]])
+        for planes, mask, target, seat in records
+    ]
+
+
+def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) -> AlphaZeroResult:
+    """Run self-play training as configured; write the network to ``config.out``."""
+    require_extra("train", "AlphaZero training", ("torch",))
+    import torch
+
+    cfg = config.check()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(cfg.seed)
+    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
+    spec = get_spec(cfg.game)
+    shape = tuple(spec.make_observation_encoder(game).shape)
+    meta = {
+        "kind": "alphazero",
+        "game": cfg.game,
+        "num_players": cfg.num_players,
+        "observation_shape": list(shape),
+        "num_actions": int(game.num_actions),
+        "config": {k: v for k, v in dataclasses.asdict(cfg).items() if k != "out"},
+    }
+    network = _Network(int(np.prod(shape)), cfg.hidden, game.num_actions, cfg.num_players)
+    optimizer = torch.optim.Adam(
+        network.modules.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay
+    )
+    buffer: deque = deque(maxlen=cfg.buffer_size)
+    out = Path(cfg.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    history: list[dict[str, float]] = []
+    start = time.process_time()
+    games = decisions = 0
+    for iteration in range(1, cfg.iterations + 1):
+        evaluator = NetworkEvaluator(network.export(meta))
+        search = PUCTSearch(
+            evaluator,
+            cfg.num_simulations,
+            c_puct=cfg.c_puct,
+            batch_size=cfg.search_batch,
+            dirichlet_alpha=cfg.dirichlet_alpha,
+            seed=int(rng.integers(2**31)),
+        )
+        for _ in range(cfg.games_per_iteration):
+            state = game.new_initial_state(int(rng.integers(2**31)))
+            records = _self_play_game(state, search, evaluator, cfg, rng)
+            buffer.extend(records)
+            games += 1
+            decisions += len(records)
+        losses = []
+        for _ in range(cfg.updates_per_iteration):
+            picked = rng.integers(len(buffer), size=min(cfg.train_batch, len(buffer)))
+            planes, masks, targets, values = (
+                np.stack(x) for x in zip(*(buffer[i] for i in picked), strict=True)
+            )
+            logits, value = network(torch.from_numpy(planes))
+            logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
+            policy_loss = -(torch.from_numpy(targets).float() * logits.log_softmax(-1)).sum(-1)
+            value_loss = ((value.tanh() - torch.from_numpy(values)) ** 2).mean(-1)
+            loss = (policy_loss + value_loss).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append((policy_loss.mean().item(), value_loss.mean().item()))
+        seconds = time.process_time() - start
+        policy_loss, value_loss = np.mean(losses, axis=0)
+        row = {"iteration": iteration, "games": games, "decisions": decisions}
+        row.update({"policy_loss": float(policy_loss), "value_loss": float(value_loss)})
+        row["cpu_seconds"] = round(seconds, 1)
+        history.append(row)
+        log(json.dumps(row))
+        network.export(meta).save(out)
+        if cfg.max_seconds is not None and seconds >= cfg.max_seconds:
+            break
+    meta["history"] = history
+    network.export(meta).save(out)
+    return AlphaZeroResult(cfg, out, games, decisions, time.process_time() - start, history)

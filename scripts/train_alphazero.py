@@ -1,0 +1,93 @@
+"""AlphaZero-style self-play training for any game of the registry.
+
+Example::
+
+    python scripts/train_alphazero.py --game GAME --num-players 2 --max-minutes 20 \
+        --out runs/az_GAME.npz
+
+Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
+line per iteration (games, decisions, losses, CPU seconds). Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+from tabletop_zoo.envs.registry import GAMES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    d = AlphaZeroConfig(game=next(iter(GAMES)))
+    p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--num-players", type=int, default=None)
+    p.add_argument("--out", default=d.out, help="network file to write (.npz)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--iterations", type=int, default=d.iterations)
+    p.add_argument("--max-minutes", type=float, default=None, help="CPU-time budget")
+    p.add_argument("--games-per-iteration", type=int, default=d.games_per_iteration)
+    p.add_argument("--simulations", type=int, default=d.num_simulations)
+    p.add_argument("--search-batch", type=int, default=d.search_batch)
+    p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
+    p.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    p.add_argument("--updates-per-iteration", type=int, default=d.updates_per_iteration)
+    p.add_argument("--train-batch", type=int, default=d.train_batch)
+    p.add_argument("--buffer-size", type=int, default=d.buffer_size)
+    p.add_argument("--temperature-moves", type=int, default=d.temperature_moves)
+    p.add_argument(
+        "--game-option", action="append", default=[], metavar="KEY=VALUE",
+        help="rules option of the game (repeatable); values parsed as JSON if possible",
+    )  # fmt: skip
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        require_extra("train", "scripts/train_alphazero.py", ("torch",))
+    except MissingExtraError as exc:
+        print(f"train_alphazero.py: error: {exc}", file=sys.stderr)
+        return 1
+    options = {}
+    for item in args.game_option:
+        key, _, value = item.partition("=")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    try:
+        config = AlphaZeroConfig(
+            game=args.game,
+            num_players=args.num_players,
+            out=args.out,
+            seed=args.seed,
+            iterations=args.iterations,
+            max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
+            games_per_iteration=args.games_per_iteration,
+            num_simulations=args.simulations,
+            search_batch=args.search_batch,
+            hidden=tuple(int(x) for x in args.hidden.split(",") if x.strip()),
+            learning_rate=args.learning_rate,
+            updates_per_iteration=args.updates_per_iteration,
+            train_batch=args.train_batch,
+            buffer_size=args.buffer_size,
+            temperature_moves=args.temperature_moves,
+            game_options=options,
+        ).check()
+    except ValueError as exc:
+        parser.error(str(exc))
+    result = train_alphazero(config)
+    print(f"network: {result.path}  games: {result.games}  decisions: {result.decisions}")
+    print(f"cpu time: {result.seconds:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""PUCT search, the AlphaZero-style agent and its self-play trainer."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec, new_game
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs"))
+from nim_game import NimGame  # noqa: E402
+
+
+def _solve(state) -> tuple[float, ...]:
+    """Exact max-n values of a Nim position (each seat maximises its own result)."""
+
+    @functools.cache
+    def value(piles: tuple[int, ...], player: int, last: int) -> tuple[float, ...]:
+        probe = state.clone()
+        probe.piles, probe.current_player, probe.last_mover = list(piles), player, last
+        if probe.is_terminal():
+            return tuple(probe.returns())
+        best = None
+        for action in probe.legal_actions():
+            child = probe.clone()
+            child.apply_action(action)
+            v = value(tuple(child.piles), child.current_player, child.last_mover)
+            if best is None or v[player] > best[player]:
+                best = v
+        return best
+
+    return value(tuple(state.piles), state.current_player, state.last_mover)
+
+
+def perfect_evaluator(misleading_action: int | None = None):
+    """Exact values; priors uniform, or half of them on ``misleading_action`` (a losing move)."""
+
+    def evaluate(states):
+        priors = []
+        for s in states:
+            legal = s.legal_actions()
+            p = np.full(len(legal), 1.0 / len(legal))
+            if misleading_action in legal:
+                p = np.full(len(legal), 0.5 / (len(legal) - 1))
+                p[legal.index(misleading_action)] = 0.5
+            priors.append(p)
+        return priors, np.array([_solve(s) for s in states])
+
+    return evaluate
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_puct_with_a_perfect_value_finds_the_only_winning_move(batch_size) -> None:
+    # piles 1, 2, 4 (nim-sum 7): the only winning move takes 1 from the pile of 4,
+    # action 2 * 4 + 0 = 8; every other move loses against perfect play
+    state = NimGame(num_players=2, piles=(1, 2, 4)).new_initial_state()
+    assert _solve(state)[0] == 1.0
+    search = PUCTSearch(perfect_evaluator(misleading_action=0), 64, batch_size=batch_size)
+    root = search.run(state)
+    assert root.actions[int(np.argmax(root.child_visits))] == 8
+    assert root.child_visits.sum() >= 64 - batch_size  # every simulation counted
+    assert state.piles == [1, 2, 4]  # the searched state is untouched
+
+
+def test_puct_values_every_seat_of_a_three_player_game() -> None:
+    # three players: the move the search prefers keeps seat 0's exact (max-n) best result
+    state = NimGame(num_players=3, piles=(3, 1), max_take=2).new_initial_state()
+    values = _solve(state)
+    root = PUCTSearch(perfect_evaluator(), 200, batch_size=4).run(state)
+    best = root.actions[int(np.argmax(root.child_visits))]
+    child = state.clone()
+    child.apply_action(best)
+    assert _solve(child)[0] == values[0]  # the chosen move keeps seat 0's best result
+
+
+def test_puct_plays_terminal_wins_without_evaluating_them() -> None:
+    state = NimGame(num_players=3, piles=(0, 3), max_take=4).new_initial_state()
+    calls = []
+
+    def evaluate(states):
+        calls.append(len(states))
+        return [np.full(len(s.legal_actions()), 1 / len(s.legal_actions())) for s in states], (
+            np.zeros((len(states), 3))
+        )
+
+    root = PUCTSearch(evaluate, 30, batch_size=4).run(state)
+    # taking all 3 of pile 1 (action 1 * 4 + 2 = 6) wins at once
+    assert root.actions[int(np.argmax(root.child_visits))] == 6
+
+
+def _net(game: str, players: int, value_bias: list[float], trunk: int = 0) -> DenseNet:
+    g = new_game(game, players)
+    shape = get_spec(game).make_observation_encoder(g).shape
+    inputs = int(np.prod(shape))
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.05, (inputs, trunk)), np.zeros(trunk))] if trunk else []
+    width = trunk or inputs
+    heads = {
+        "policy": (rng.normal(0, 0.05, (width, g.num_actions)), np.zeros(g.num_actions)),
+        "value": (np.zeros((width, players)), np.asarray(value_bias)),
+    }
+    meta = {
+        "kind": "alphazero",
+        "game": game,
+        "num_players": players,
+        "observation_shape": list(shape),
+        "num_actions": g.num_actions,
+    }
+    return DenseNet(layers, heads, "relu", meta)
+
+
+def test_network_values_are_turned_from_relative_to_absolute_seats() -> None:
+    net = _net("arktia", 3, [0.5, -0.2, 0.1])
+    state = new_game("arktia", 3).new_initial_state(0)
+    while state.current_player != 1:
+        state.apply_action(state.legal_actions()[0])
+    priors, values = NetworkEvaluator(net)([state])
+    # seat to act (1) gets output 0, seat 2 output 1, seat 0 output 2
+    assert values[0] == pytest.approx(np.tanh([0.1, 0.5, -0.2]))
+    assert priors[0].shape == (len(state.legal_actions()),)
+    assert priors[0].sum() == pytest.approx(1.0)
+
+
+def test_masked_softmax_ignores_illegal_actions() -> None:
+    p = masked_softmax(np.array([5.0, 1.0, 1.0]), np.array([False, True, True]))
+    assert p.tolist() == [0.0, 0.5, 0.5]
+
+
+def test_network_file_round_trip(tmp_path) -> None:
+    net = _net("mole_hill", 2, [0.3, -0.3], trunk=16)
+    path = net.save(tmp_path / "net.npz")
+    loaded = DenseNet.load(path)
+    x = np.random.default_rng(1).random((3, net.input_size)).astype(np.float32)
+    # float16 storage: outputs agree to about 3 significant digits
+    for name in ("policy", "value"):
+        assert np.allclose(loaded.forward(x)[name], net.forward(x)[name], atol=2e-2)
+    assert loaded.meta == net.meta
+    (tmp_path / "bad.npz").write_bytes(b"not a network")
+    with pytest.raises(InvalidOptionError):
+        DenseNet.load(tmp_path / "bad.npz")
+
+
+@pytest.mark.parametrize(("game", "players"), [("mole_hill", 2), ("arktia", 2), ("arktia", 4)])
+def test_alphazero_agent_plays_full_games(game, players, tmp_path) -> None:
+    path = _net(game, players, [0.0] * players, trunk=16).save(tmp_path / "az.npz")
+    agent = make_agent(f"az:{path}:8", seed=3)
+    assert isinstance(agent, AlphaZeroAgent) and agent.num_simulations == 8
+    agents = [agent] + [make_agent("random", seed=i) for i in range(players - 1)]
+    result = play_game(make_env(game, players), agents, seed=2)
+    assert result.num_steps > 0 and len(result.returns) == players
+
+
+def test_alphazero_network_for_another_game_is_refused(tmp_path) -> None:
+    path = _net("arktia", 3, [0.0] * 3).save(tmp_path / "az3.npz")
+    agents = [make_agent(f"az:{path}"), make_agent("random")]
+    with pytest.raises(InvalidOptionError, match="same game and number of players"):
+        play_game(make_env("arktia", 2), agents, seed=0)
+    with pytest.raises(InvalidOptionError):
+        make_agent(f"az:{tmp_path / 'missing.npz'}")
+
+
+def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
+    pytest.importorskip("torch")
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+
+    config = AlphaZeroConfig(
+        game="mole_hill",
+        out=str(tmp_path / "az.npz"),
+        iterations=2,
+        games_per_iteration=1,
+        num_simulations=4,
+        updates_per_iteration=2,
+        train_batch=16,
+        hidden=(16,),
+    )
+    result = train_alphazero(config, log=lambda _: None)
+    assert result.games == 2 and result.decisions > 0 and len(result.log) == 2
+    net = DenseNet.load(result.path)
+    assert net.meta["kind"] == "alphazero" and net.meta["num_players"] == 2
+    agents = [make_agent(f"az:{result.path}:4", seed=0), make_agent("random", seed=1)]
+    assert play_game(make_env("mole_hill"), agents, seed=0).num_steps > 0
+    with pytest.raises(InvalidOptionError):
+        AlphaZeroConfig(game="mole_hill", num_players=3).check()

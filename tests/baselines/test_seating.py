@@ -1,0 +1,68 @@
+"""Balanced n-player seatings and the games played with them."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, seat_permutations
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import extended
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs"))
+from nim_game import NIM_SPEC  # noqa: E402
+
+
+@pytest.mark.parametrize("lineup", [(0, 1), (0, 1, 1), (0, 1, 2), (0, 1, 1, 2), (0, 1, 2, 3)])
+def test_seat_permutations_put_every_agent_in_every_seat_equally_often(lineup) -> None:
+    seatings = seat_permutations(lineup)
+    assert len(seatings) == len(set(seatings))
+    counts = Counter(lineup)
+    for seat in range(len(lineup)):
+        held = Counter(s[seat] for s in seatings)
+        # each agent holds each seat in proportion to its copies in the line-up
+        for agent, copies in counts.items():
+            assert held[agent] * len(lineup) == copies * len(seatings)
+
+
+def test_permutation_counts() -> None:
+    assert len(seat_permutations((0, 1, 1))) == 3
+    assert len(seat_permutations((0, 1, 2, 3))) == 24
+    assert len(seat_permutations((0, 0, 0))) == 1
+
+
+def test_lineups_focus_meets_every_mix_of_the_others_once() -> None:
+    designs = lineups(4, 3, focus=0)
+    assert designs == [(0, 1, 1), (0, 1, 2), (0, 1, 3), (0, 2, 2), (0, 2, 3), (0, 3, 3)]
+    assert lineups(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+    assert lineups(2, 3) == [(0, 0, 0), (0, 0, 1), (0, 1, 1), (1, 1, 1)]
+    with pytest.raises(InvalidOptionError):
+        lineups(3, 3, focus=5)
+
+
+def test_play_lineups_balances_seats_and_tallies_placements() -> None:
+    with extended(NIM_SPEC):
+        result = play_lineups(
+            "nim", ["greedy", "random"], [(0, 1, 1)], rounds=2, num_players=3, seed=1
+        )
+    assert len(result.games) == 6
+    assert Counter(g.seats.index(0) for g in result.games) == {0: 2, 1: 2, 2: 2}
+    greedy, random_ = result.placements()
+    assert greedy.games == 6 and random_.games == 12
+    # every Nim game has exactly one sole winner (the last mover)
+    assert greedy.firsts + random_.firsts == 6
+    for game in result.games:
+        assert sorted(game.ranks)[0] == 1 and game.ranks.count(1) == 1
+    ratings = result.ratings()
+    assert len(ratings) == 2 and all(r.low < r.value < r.high for r in ratings)
+    assert "greedy" in result.table()
+
+
+def test_play_lineups_refuses_bad_line_ups() -> None:
+    with extended(NIM_SPEC), pytest.raises(InvalidOptionError):
+        play_lineups("nim", ["random"], [(0, 1)], num_players=2)
+    with extended(NIM_SPEC), pytest.raises(InvalidOptionError):
+        play_lineups("nim", ["random", "random"], [(0, 1)], num_players=2, rounds=0)

@@ -1,0 +1,56 @@
+"""scripts/rate.py and scripts/make_reference.py on tiny budgets."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tabletop_zoo.baselines.agents import reference
+
+
+def test_rate_prints_a_rating_on_the_shipped_ladder(script, capsys) -> None:
+    rate = script("rate")
+    ladder = reference.ladder_entry("mole_hill", 2)
+    assert rate.main(["--game", "mole_hill", "--agent", "random", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    match = re.search(r"rating of random: (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", out)
+    assert match is not None, out
+    value, low, high = map(float, match.groups())
+    assert low < value < high
+    assert "Elo on the ladder" in out and "cpu time" in out
+    for member in ladder["members"]:
+        assert member in out  # every mix of the ladder was played
+
+
+def test_rate_against_a_fixed_field(script, capsys) -> None:
+    rate = script("rate")
+    argv = ["--game", "arktia", "--num-players", "3", "--agent", "greedy"]
+    assert rate.main([*argv, "--against", "random", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [row for row in out.splitlines() if row.startswith("2 x random")]
+    assert line.split()[3] == "3"  # one seating per seat of the greedy agent
+
+
+def test_rate_refuses_a_bad_spec_and_a_missing_ladder(script, tmp_path, monkeypatch, capsys):
+    rate = script("rate")
+    with pytest.raises(SystemExit):
+        rate.main(["--game", "mole_hill", "--agent", "wizard", "--rounds", "1"])
+    assert "allowed" in capsys.readouterr().err
+    monkeypatch.setattr(reference, "MANIFEST_PATH", tmp_path / "empty.json")
+    with pytest.raises(SystemExit):
+        rate.main(["--game", "mole_hill", "--agent", "random"])
+    assert "no rating ladder for 'mole_hill-2p'" in capsys.readouterr().err
+
+
+def test_make_reference_fits_a_ladder(script, tmp_path, monkeypatch, capsys) -> None:
+    make_reference = script("make_reference")
+    monkeypatch.setattr(reference, "MANIFEST_PATH", tmp_path / "manifest.json")
+    monkeypatch.setattr(make_reference, "MANIFEST_PATH", tmp_path / "manifest.json")
+    monkeypatch.setattr(make_reference, "REFERENCE_DIR", tmp_path)
+    argv = ["ladder", "--game", "mole_hill", "--num-players", "2", "--members", "random,greedy"]
+    assert make_reference.main([*argv, "--rounds", "2"]) == 0
+    ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
+    assert ladder["games"] == 4 and set(ladder["members"]) == {"random", "greedy"}
+    assert all({"mu", "sigma", "elo"} <= set(v) for v in ladder["members"].values())
