@@ -440,15 +440,20 @@ def library_anchor_rows(
     """pgx (batched, jit) and OpenSpiel (its Python API) random play, when installed."""
     rows: list[dict] = []
     notes: list[str] = []
+    pgx_rows = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
+    spiel_rows = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
     try:
+        if not pgx_rows:
+            raise ImportError("no pgx row asked for")
         import jax
         import jax.numpy as jnp
         import pgx
         from pgx.experimental import auto_reset
     except ImportError as exc:
-        notes.append(f"skipped the pgx rows: {exc}")
+        if pgx_rows:
+            notes.append(f"skipped the pgx rows: {exc}")
     else:
-        for game in PGX_GAMES:
+        for game in pgx_rows:
             name = f"pgx {game} batched B=1024"
             if not wanted(name):
                 continue
@@ -486,11 +491,14 @@ def library_anchor_rows(
                          "games_per_s": games / elapsed,
                          "steps_per_game": steps / max(games, 1)})  # fmt: skip
     try:
+        if not spiel_rows:
+            raise ImportError("no open_spiel row asked for")
         import pyspiel
     except ImportError as exc:
-        notes.append(f"skipped the open_spiel rows: {exc}")
+        if spiel_rows:
+            notes.append(f"skipped the open_spiel rows: {exc}")
     else:
-        for game in SPIEL_GAMES:
+        for game in spiel_rows:
             name = f"open_spiel {game} (python loop)"
             if not wanted(name):
                 continue
