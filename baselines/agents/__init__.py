@@ -7,7 +7,8 @@ person at the terminal) can play against any other::
 
 ``observation`` is the env's ``"observation"`` plane array for the acting seat,
 ``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live rules-engine
-state (``env.unwrapped.game``). Agents never mutate ``state``.
+state (``env.unwrapped.game_state``, an :class:`~tabletop_zoo.envs.protocol.EngineState`).
+Agents never mutate ``state``.
 
 :func:`make_agent` is the one place that turns a spec string into an agent (scripts, the
 tournament, the single-agent wrapper and the opponent pool all call it). Importing this
@@ -22,6 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent, RandomAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = [
@@ -64,7 +66,7 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
         ...
 

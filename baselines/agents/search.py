@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_state
 from tabletop_zoo.envs.results import win_returns
 
@@ -54,7 +54,9 @@ class RandomAgent(_SeededAgent):
     def __init__(self, seed: int | None = None, name: str = "random") -> None:
         super().__init__(seed, name)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState | None = None
+    ) -> int:
         """Pick a legal action uniformly at random."""
         return self._rng.choice(_legal_from_mask(action_mask))
 
@@ -72,7 +74,7 @@ class GreedyAgent(_SeededAgent):
         super().__init__(seed, name)
         self.fast = fast
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Evaluate every legal action one ply deep and return a best one."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
@@ -153,7 +155,7 @@ class MCTSAgent(_SeededAgent):
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
         self.fast = fast
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Search from ``state`` and return the most visited root action."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
@@ -161,7 +163,7 @@ class MCTSAgent(_SeededAgent):
         root = self.search(state, legal)
         return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
 
-    def search(self, state: Any, legal: list[int] | None = None) -> _Node:
+    def search(self, state: EngineState, legal: list[int] | None = None) -> _Node:
         """Run ``n_simulations`` playouts from a clone of ``state``; return the root node."""
         rng = self._rng
         c = self.exploration
@@ -213,7 +215,7 @@ class MCTSAgent(_SeededAgent):
                     value[i] += result[i]
         return root
 
-    def _rollout(self, sim: Any) -> list[float]:
+    def _rollout(self, sim: EngineState) -> list[float]:
         """Play uniformly random moves on ``sim``; return each seat's value."""
         choice = self._rng.choice
         depth = self.max_rollout_depth
