@@ -176,9 +176,9 @@ def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tup
 
 def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
+    fig = tournament_figure(result)  # checks the extra before importing matplotlib
     import matplotlib.pyplot as plt
 
-    fig = tournament_figure(result)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
