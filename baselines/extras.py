@@ -1,83 +1,12 @@
-"""Optional extras: check up front that an extra is installed, and say how to install it.
+"""Optional extras for the baselines layer: the helpers of :mod:`tabletop_zoo.envs.extras`
+(one implementation for every layer), re-exported under their old import path."""
 
-The core package needs only numpy, gymnasium and pettingzoo. Training, PPO agents, plots and
-progress bars need the ``train`` extra; the pygame window needs ``render``; PettingZoo's
-games that ``scripts/benchmark.py`` compares with need ``bench``. Every script and
-library entry point that needs one calls :func:`require_extra` before doing any work, so a
-missing extra is one line naming the install command instead of a traceback from deep inside::
-
-    require_extra("train", "scripts/train.py")
-    # MissingExtraError: scripts/train.py needs the 'train' extra (missing: torch);
-    #   install it with: pip install -e ".[train]"
-"""
-
-from __future__ import annotations
-
-import importlib.util
-import sys
-from pathlib import Path
+from tabletop_zoo.envs.extras import (
+    EXTRAS,
+    MissingExtraError,
+    install_command,
+    missing_modules,
+    require_extra,
+)
 
 __all__ = ["EXTRAS", "MissingExtraError", "install_command", "missing_modules", "require_extra"]
-
-# The import names behind each extra of pyproject.toml (distribution names differ:
-# stable-baselines3 is imported as stable_baselines3). tests/baselines/test_extras.py checks
-# that every extra listed here exists in pyproject.toml.
-EXTRAS: dict[str, tuple[str, ...]] = {
-    "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm", "openskill"),
-    "render": ("pygame",),
-    "bench": ("pygame",),
-}
-
-
-class MissingExtraError(ImportError):
-    """An optional extra needed for what was asked is not installed (message: how to fix)."""
-
-
-def missing_modules(modules: tuple[str, ...] | list[str]) -> list[str]:
-    """The names in ``modules`` that cannot be imported (without importing them).
-
-    A name set to ``None`` in ``sys.modules`` counts as missing, as it does for ``import``.
-    """
-    missing = []
-    for name in modules:
-        if name in sys.modules:
-            if sys.modules[name] is None:
-                missing.append(name)
-            continue
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            missing.append(name)
-    return missing
-
-
-def _installed_from_a_clone() -> bool:
-    """True when the package runs from a source checkout (``pip install -e .``)."""
-    return (Path(__file__).resolve().parents[1] / "pyproject.toml").is_file()
-
-
-def install_command(extra: str) -> str:
-    """The pip command that installs ``extra`` the way this package was installed."""
-    if _installed_from_a_clone():
-        return f'pip install -e ".[{extra}]"'
-    return f'pip install "tabletop-zoo[{extra}]"'
-
-
-def require_extra(extra: str, needed_by: str, modules: tuple[str, ...] | None = None) -> None:
-    """Raise :class:`MissingExtraError` unless every module of ``extra`` can be imported.
-
-    Args:
-        extra: a key of :data:`EXTRAS` (``"train"``, ``"render"``).
-        needed_by: what needs it, for the message (``"scripts/train.py"``, ``"PPOAgent"``).
-        modules: check only these modules of the extra (default: all of them).
-    """
-    if extra not in EXTRAS:
-        raise ValueError(f"unknown extra {extra!r}; known: {', '.join(sorted(EXTRAS))}")
-    missing = missing_modules(EXTRAS[extra] if modules is None else modules)
-    if missing:
-        raise MissingExtraError(
-            f"{needed_by} needs the '{extra}' extra (missing: {', '.join(missing)}); "
-            f"install it with: {install_command(extra)}"
-        )

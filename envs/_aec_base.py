@@ -46,7 +46,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from tabletop_zoo.envs._render import HumanWindow
-from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import InvalidOptionError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.results import score_margins, win_returns
 
@@ -151,6 +151,7 @@ class TurnBasedAECEnv(AECEnv):
             for a in self.possible_agents
         }
         self.game_state: EngineState | Any = None
+        self.agents: list[str] = []
         self.num_turns = 0
         self._rng = random.Random()
         self._window: HumanWindow | None = None
@@ -163,6 +164,23 @@ class TurnBasedAECEnv(AECEnv):
     @game.setter
     def game(self, state: EngineState | Any) -> None:
         self.game_state = state
+
+    # ------------------------------------------------------------ copies
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the window: a copy or an unpickled env continues the same game
+        (same position, rewards, agent order and RNG stream), independent of the original."""
+        state = self.__dict__.copy()
+        state["_window"] = None
+        state["_renderer"] = None  # rebuilt on first use
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def _require_game(self, call: str) -> None:
+        """UsageError unless a game has been started with ``reset()``."""
+        if self.game_state is None:
+            raise UsageError(f"{call} before reset(): call env.reset() first to start a game")
 
     @property
     def renderer(self) -> ImageRenderer:
@@ -232,8 +250,19 @@ class TurnBasedAECEnv(AECEnv):
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done)."""
+        if not self.agents:
+            self._require_game("step()")
+            raise UsageError(
+                "step() after the game is over and every agent is done: call env.reset() "
+                "to start a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise UsageError(
+                    f"{agent} is done (terminated or truncated): step(None) for it, or "
+                    "call env.reset() to start a new game"
+                )
             self._was_dead_step(action)
             return
         game = self.game_state
@@ -274,6 +303,8 @@ class TurnBasedAECEnv(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""
+        if self.game_state is None:
+            self._require_game("action_mask()")
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not (
             self.terminations.get(agent, True) or self.truncations.get(agent, True)
@@ -283,13 +314,25 @@ class TurnBasedAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": planes from agent's point of view, "action_mask": int8}``."""
+        seat = self._seat_of.get(agent)
+        if seat is None or self.game_state is None:
+            self._require_game("observe()")
+            raise UsageError(
+                f"observe({agent!r}): no such agent; the agents are {self.possible_agents}"
+            )
         return {
-            "observation": self._observation(self._seat_of[agent]),
+            "observation": self._observation(seat),
             "action_mask": self.action_mask(agent),
         }
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``; UsageError before ``reset()``."""
+        self._require_game("last()")
+        return super().last(observe)
+
     def state(self) -> np.ndarray:
         """Seat-absolute global view of the position (seat 0's planes; centralized critics)."""
+        self._require_game("state()")
         return self.encoder.encode(self.game_state, 0)
 
     def render(self) -> None | np.ndarray | str:
@@ -297,6 +340,7 @@ class TurnBasedAECEnv(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
+        self._require_game("render()")
         if self.render_mode == "ansi":
             return self._render_ansi()
         if self.render_mode == "rgb_array":

@@ -67,7 +67,7 @@ def draw_segment(
     img[y0:y1, x0:x1][d2 <= r * r] = color
 
 
-# 3x5 bitmap glyphs (rows top to bottom, "1" = ink) for labels on images.
+# 3x5 bitmap glyphs (rows top to bottom, "1" = ink) for labels on images; "@" is 5 wide.
 _GLYPHS = {
     "0": "111101101101111", "1": "010110010010111", "2": "111001111100111",
     "3": "111001111001111", "4": "101101111001001", "5": "111100111001111",
@@ -82,31 +82,43 @@ _GLYPHS = {
     "u": "101101101101111", "v": "101101101101010", "w": "101101111111101",
     "x": "101101010101101", "y": "101101010010010", "z": "111001010100111",
     "-": "000000111000000", " ": "000000000000000",
+    # punctuation for status lines and legends (move notation uses "@" and "/")
+    ":": "000010000010000", "/": "001001010100100", "@": "0111010001101111010101111",
+    ",": "000000000010100", ".": "000000000000010", "(": "010100100100010",
+    ")": "010001001001010", "=": "000111000111000", "+": "000010111010000",
+    "|": "010010010010010", "!": "010010010000010", "_": "000000000000111",
+    "?": "111001011000010",
 }  # fmt: skip
 
 
 def draw_text(img: np.ndarray, text: str, y: int, x: int, scale: int, color: Color) -> None:
-    """Draw ``text`` (digits, letters, ``-``, space) with its top-left corner at ``(y, x)``.
+    """Draw ``text`` with its top-left corner at ``(y, x)``.
 
-    Each glyph is 3x5 cells of ``scale`` pixels, with one empty cell between glyphs.
+    Characters: digits, letters (drawn lower case), space and ``-:/@,.()=+|!_?``.
+
+    Each glyph is 3x5 cells of ``scale`` pixels (``@``: 5x5), with one empty cell between
+    glyphs.
     """
-    for k, ch in enumerate(text.lower()):
+    gx = x
+    for ch in text.lower():
         bits = _GLYPHS.get(ch)
         if bits is None:
             raise ValueError(f"draw_text has no glyph for {ch!r}")
-        gx = x + k * 4 * scale
+        width = len(bits) // 5
         for i, bit in enumerate(bits):
             if bit == "1":
-                row, col = divmod(i, 3)
+                row, col = divmod(i, width)
                 fill_rect(
                     img, y + row * scale, gx + col * scale,
                     y + (row + 1) * scale, gx + (col + 1) * scale, color,
                 )  # fmt: skip
+        gx += (width + 1) * scale
 
 
 def text_size(text: str, scale: int) -> tuple[int, int]:
     """``(height, width)`` in pixels of ``text`` drawn by :func:`draw_text`."""
-    return 5 * scale, (4 * len(text) - 1) * scale
+    cells = sum(len(_GLYPHS.get(ch, "0" * 15)) // 5 + 1 for ch in text.lower())
+    return 5 * scale, max(0, cells - 1) * scale
 
 
 class HumanWindow:

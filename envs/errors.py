@@ -34,6 +34,11 @@ class NotationError(TabletopZooError):
     """A move string that cannot be parsed."""
 
 
+class UsageError(TabletopZooError):
+    """A call the env cannot serve in its current state (e.g. ``step()`` before ``reset()``);
+    the message says which call to make first."""
+
+
 def as_integer(value: Any) -> int | None:
     """``value`` as a Python int if it is a Python or NumPy integer, else None.
 

@@ -10,6 +10,7 @@ no env and nothing heavy.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ __all__ = [
     "GAMES",
     "GameSpec",
     "extended",
+    "fast_engine",
+    "fast_path_available",
     "get_spec",
     "make_env",
     "make_raw_env",
@@ -55,6 +58,9 @@ class GameSpec:
     """A PettingZoo classic env module of similar size to compare speed with."""
     train_overrides: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Training defaults that differ from the generic ones (``baselines.training``)."""
+    fast_engine: str | None = None
+    """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
+    from a Game object; ``None`` if the game has none."""
 
     @property
     def default_players(self) -> int:
@@ -85,6 +91,17 @@ class GameSpec:
         """``(file stem, num_players, seed)`` of every golden playthrough of this game."""
         return [(self.golden_name(n, seed), n, seed) for n, seed in self.golden_seeds]
 
+    def fast_engine_class(self) -> type:
+        """Import and return the compiled engine's class.
+
+        Raises ImportError (saying how to install the ``fast`` extra) when numba is
+        missing, and InvalidOptionError when the game has no compiled engine.
+        """
+        if self.fast_engine is None:
+            raise InvalidOptionError(f"{self.name} has no compiled engine")
+        module, _, name = self.fast_engine.partition(":")
+        return getattr(importlib.import_module(module), name)
+
     def golden_name(self, num_players: int, seed: int) -> str:
         """File stem of a golden playthrough, e.g. ``arktia_3p_seed5``."""
         players = "" if len(self.players) == 1 else f"_{num_players}p"
@@ -112,6 +129,7 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 7),),
             benchmark_players=(2,),
             benchmark_anchor="pettingzoo.classic.connect_four_v3",
+            fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
             train_overrides=MappingProxyType(
                 {"timesteps": 100_000, "eval_games": 10, "final_eval_games": 100}
             ),
@@ -128,6 +146,7 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 3), (3, 5), (4, 11)),
             benchmark_players=(2, 3, 4),
             benchmark_anchor="pettingzoo.classic.go_v5",
+            fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
             train_overrides=MappingProxyType(
                 {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
             ),
@@ -190,3 +209,21 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     if num_players is None:
         num_players = spec.default_players
     return spec.game_class()(num_players=num_players, **options)
+
+
+def fast_path_available() -> bool:
+    """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def fast_engine(
+    game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
+) -> Any:
+    """The compiled batched engine of ``game`` for these game options (imports numba).
+
+    ``max_turns``: truncation limit for games that have one (default: the env's).
+    ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
+    """
+    engine_class = get_spec(game).fast_engine_class()
+    rules = new_game(game, num_players, **options)
+    return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)

@@ -6,6 +6,7 @@
     python scripts/play.py --watch --agents greedy,random --delay 0.5
     python scripts/play.py --quiet                         # moves only; board on your turn
     python scripts/play.py --render human                  # also open the pygame window
+    python scripts/play.py --gui                           # play with the mouse in a window
 
 The game is the arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.
 HumanAgent` in your seat(s). On your turn type a move in the game's notation. Commands:
@@ -15,6 +16,9 @@ read line by line from stdin, so a session can be scripted:
 ``printf 'e4\\nstop\\ny\\n' | python ...``. End of input stops the game.
 When the engine's round changes (if it has rounds) the end of the round and the scores so
 far are announced.
+
+With ``--gui`` the game is played in a pygame window instead (render extra): click a
+target on the board, or a button under it (:mod:`tabletop_zoo.baselines.agents.gui`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, make_env, play_game
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
@@ -71,7 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="ansi: board printed as text; human: also a pygame window (render extra)",
     )
     p.add_argument(
-        "--delay", type=float, default=0.0, help="seconds to pause after agent moves (default 0)"
+        "--delay",
+        type=float,
+        default=None,
+        help="seconds to pause after agent moves (default 0; 0.6 with --gui)",
+    )
+    p.add_argument(
+        "--gui",
+        action="store_true",
+        help="play with the mouse in a pygame window (render extra)",
     )
     p.add_argument(
         "--quiet",
@@ -189,6 +202,38 @@ def play(
     return True
 
 
+def play_gui(
+    game: str,
+    specs: list[str],
+    seed: int | None = None,
+    delay: float = 0.6,
+    linger: bool = True,
+    on_wait: Callable[[PlayWindow, list], None] | None = None,
+) -> bool:
+    """Run one game in a pygame window; True when it finished, False when the window was
+    closed. ``linger``: keep the final position on screen until the window is closed."""
+    env = make_env(game, num_players=len(specs))
+    names = list(env.possible_agents)
+    humans = {i for i, s in enumerate(specs) if s == HUMAN}
+    window = PlayWindow(env, humans=humans, delay=delay, on_wait=on_wait)
+    agents = [
+        WindowAgent(window) if spec == HUMAN else make_agent(spec, seed=agent_seed)
+        for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
+    ]
+    try:
+        play_game(env, agents, seed=seed, on_start=window.start, on_step=window.step)
+    except GameAbandoned:
+        print("stopped: game abandoned")
+        window.close()
+        return False
+    state = env.unwrapped.game
+    print(f"game over; scores: {_scores_text(names, state)}")
+    winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
+    print(f"{winners[0]} wins" if winners else "draw")
+    window.finish(env, linger=linger)
+    return True
+
+
 def _read_stdin() -> str | None:
     """One line from stdin, or ``None`` at end of input."""
     line = sys.stdin.readline()
@@ -202,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.render == "human":
             require_extra("render", "scripts/play.py --render human")
+        if args.gui:
+            require_extra("render", "scripts/play.py --gui")
+        if args.delay is None:
+            args.delay = 0.6 if args.gui else 0.0
         if not (args.delay >= 0 and math.isfinite(args.delay)):  # also rejects nan
             raise ValueError(f"--delay must be a number of seconds >= 0, got {args.delay}")
         check_seed(args.seed, "--seed")
@@ -218,9 +267,17 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        play(
-            args.game, specs, seed=args.seed, render=args.render, delay=args.delay, quiet=args.quiet
-        )
+        if args.gui:
+            play_gui(args.game, specs, seed=args.seed, delay=args.delay)
+        else:
+            play(
+                args.game,
+                specs,
+                seed=args.seed,
+                render=args.render,
+                delay=args.delay,
+                quiet=args.quiet,
+            )
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned")
         return 130

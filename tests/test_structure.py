@@ -24,6 +24,13 @@ from tabletop_zoo.envs.registry import GAMES
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = {"envs": "tabletop_zoo.envs", "wrappers": "tabletop_zoo.wrappers"}
 TOP_PACKAGES["baselines"] = "tabletop_zoo.baselines"
+#: pyproject's package-dir: folder -> package (e.g. envs/_package is the package tabletop_zoo)
+PACKAGE_DIRS = {
+    folder: package
+    for package, folder in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
+        "setuptools"
+    ]["package-dir"].items()
+}
 RL_MODULES = {"gymnasium", "pettingzoo", "torch", "pygame", "numpy", "stable_baselines3"}
 #: File names of the pure engine modules in every game folder (plus shared pure modules).
 ENGINE_MODULE_NAMES = {"rules.py", "serialization.py", "board.py", "layout.py", "actions.py"}
@@ -31,12 +38,14 @@ SHARED_PURE_MODULES = ["envs/protocol.py", "envs/_json.py", "envs/errors.py", "e
 
 
 def _module_name(path: Path) -> str:
-    """``tabletop_zoo.…`` name of a source file under one of the top packages."""
-    rel = path.relative_to(ROOT)
-    parts = list(rel.with_suffix("").parts)
-    base = TOP_PACKAGES[parts[0]]
-    rest = [p for p in parts[1:] if p != "__init__"]
-    return ".".join([base, *rest])
+    """``tabletop_zoo.…`` name of a source file, by the innermost folder of package-dir."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for cut in range(len(parts) - 1, 0, -1):
+        package = PACKAGE_DIRS.get("/".join(parts[:cut]))
+        if package is not None:
+            rest = [p for p in parts[cut:] if p != "__init__"]
+            return ".".join([package, *rest])
+    raise ValueError(f"{path} is in no folder of package-dir")
 
 
 def _imports(path: Path, top_level_only: bool = False) -> list[str]:
@@ -67,14 +76,23 @@ def _sources(*folders: str) -> list[Path]:
 
 # ---------------------------------------------------------------- packaging
 def test_every_package_folder_is_listed_in_pyproject() -> None:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    listed = set(config["tool"]["setuptools"]["packages"])
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = setuptools.get("package-dir", {})
+
+    def folder_of(package: str) -> Path:
+        """Where setuptools looks for ``package`` (longest package-dir prefix wins)."""
+        for prefix in sorted(mapping, key=len, reverse=True):
+            if package == prefix or package.startswith(prefix + "."):
+                rest = package[len(prefix) :].lstrip(".").split(".") if package != prefix else []
+                return ROOT.joinpath(mapping[prefix], *rest).resolve()
+        return ROOT.joinpath(*package.split(".")).resolve()
+
+    listed = {folder_of(package) for package in setuptools["packages"]}
     folders = {
-        _module_name(init)
-        for folder in TOP_PACKAGES
-        for init in (ROOT / folder).rglob("__init__.py")
+        init.parent.resolve() for top in TOP_PACKAGES for init in (ROOT / top).rglob("__init__.py")
     }
-    assert folders <= listed, f"add to [tool.setuptools] packages: {sorted(folders - listed)}"
+    missing = sorted(str(f.relative_to(ROOT)) for f in folders - listed)
+    assert not missing, f"add these folders to [tool.setuptools] packages: {missing}"
 
 
 # ---------------------------------------------------------------- pure engines

@@ -176,7 +176,7 @@ def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tup
 
 def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
-    fig = tournament_figure(result)  # checks the extra before importing matplotlib
+    fig = tournament_figure(result)  # checks the train extra before matplotlib is imported
     import matplotlib.pyplot as plt
 
     path = Path(path)

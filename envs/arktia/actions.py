@@ -29,11 +29,14 @@ from tabletop_zoo.envs.errors import IllegalActionError, NotationError, as_integ
 G, D, T = 0, 1, 2
 KIND_LETTERS = "GDT"
 
-_TILE = r"([a-z]\d+)"
-_PLACE_RE = re.compile(rf"^([gdt])@{_TILE}$")  # parse() lower-cases its input
-_MOVE_RE = re.compile(rf"^{_TILE}-{_TILE}(?:/(\d+))?$")
-_MELT_RE = re.compile(rf"^melt\s+{_TILE}$")
-_KEEP_RE = re.compile(rf"^keep\s+{_TILE}$")
+#: Longest notation string accepted (the longest move, ``z99-z99/3``, has 9 characters).
+MAX_NOTATION_LENGTH = 32
+# ASCII only: a tile is a row letter and ASCII digits; ``fullmatch`` so no trailing newline
+_TILE = r"([a-z][0-9]{1,2})"
+_PLACE_RE = re.compile(rf"([gdt])@{_TILE}", re.ASCII)  # parse() lower-cases its input
+_MOVE_RE = re.compile(rf"{_TILE}-{_TILE}(?:/([0-9]{{1,3}}))?", re.ASCII)
+_MELT_RE = re.compile(rf"melt\s+{_TILE}", re.ASCII)
+_KEEP_RE = re.compile(rf"keep\s+{_TILE}", re.ASCII)
 
 NOTATION_HELP = (
     "expected one of: 'T@c3' (place a G, D or T on c3), 'c3-e1' (move the whole stack), "
@@ -136,13 +139,19 @@ class ActionCodec:
         """
         if not isinstance(text, str):
             raise NotationError(f"notation must be a string, got {type(text).__name__}")
+        if len(text) > MAX_NOTATION_LENGTH or not text.isascii():
+            raise NotationError(
+                f"cannot parse {text[:MAX_NOTATION_LENGTH]!r}"
+                f"{'...' if len(text) > MAX_NOTATION_LENGTH else ''}: notation is ASCII text of "
+                f"at most {MAX_NOTATION_LENGTH} characters; {NOTATION_HELP}"
+            )
         s = text.strip().lower()  # notation is case-insensitive ("T@C3" = "t@c3")
         if s == "stop":
             return self.STOP
-        m = _PLACE_RE.match(s)
+        m = _PLACE_RE.fullmatch(s)
         if m:
             return KIND_LETTERS.index(m[1].upper()) * self.num_tiles + self._name(m[2], text)
-        m = _MOVE_RE.match(s)
+        m = _MOVE_RE.fullmatch(s)
         if m:
             frm, to = self._name(m[1], text), self._name(m[2], text)
             if m[3] is None:
@@ -159,10 +168,10 @@ class ActionCodec:
                 if k not in (1, 2, 3):
                     raise NotationError(f"{text!r}: /{k} must be /1, /2 or /3 (pieces taken)")
             return self.MOVE + (frm * self.num_tiles + to) * 3 + (k - 1)
-        m = _MELT_RE.match(s)
+        m = _MELT_RE.fullmatch(s)
         if m:
             return self.MELT + self._name(m[1], text)
-        m = _KEEP_RE.match(s)
+        m = _KEEP_RE.fullmatch(s)
         if m:
             return self.KEEP + self._name(m[1], text)
         raise NotationError(f"cannot parse {text!r}: {NOTATION_HELP}")

@@ -12,6 +12,7 @@ rays per direction) let the rules engine work on whole sets at once.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from tabletop_zoo.envs.errors import InvalidLayoutError
@@ -22,6 +23,7 @@ DIRECTION_NAMES: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 
 MAX_TILES = 64
 MAX_ROWS = 26  # row letters a..z
+MAX_LAYOUT_CHARS = 10_000  # far more than 26 rows of 64 tiles need
 
 DEFAULT_LAYOUTS: dict[int, str] = {
     2: "\n".join(
@@ -194,10 +196,24 @@ class Layout:
 
 
 def parse_layout(text: str) -> Layout:
-    """Parse the ASCII layout format of R2 (InvalidLayoutError naming the problem)."""
+    """Parse the ASCII layout format of R2 (InvalidLayoutError naming the problem).
+
+    Layouts are immutable, so the last few parsed are kept and shared (loading saved
+    states parses the same text again and again).
+    """
     if not isinstance(text, str):
         raise InvalidLayoutError(f"a layout must be a string, got {type(text).__name__}")
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    return _parse_layout(text)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_layout(text: str) -> Layout:
+    if len(text) > MAX_LAYOUT_CHARS:
+        raise InvalidLayoutError(
+            f"layout is {len(text)} characters long; at most {MAX_LAYOUT_CHARS} are accepted"
+        )
+    # only trailing spaces are dropped: a tab anywhere is refused below
+    lines = [line.rstrip(" ") for line in text.replace("\r\n", "\n").split("\n")]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:

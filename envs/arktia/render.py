@@ -72,6 +72,7 @@ class ArktiaImageRenderer:
         """Precompute hex centres, label positions and the image size for ``game``'s layout."""
         layout = game.layout
         num_players = game.num_players
+        self.game = game
         self.layout = layout
         self.num_players = num_players
         s = self.s = float(hex_radius)

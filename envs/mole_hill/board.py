@@ -77,12 +77,20 @@ def rod_action(edge: int) -> int:
     return ROD_OFFSET + edge
 
 
+#: Longest notation string accepted (the longest move, ``e4-f4``, has 5 characters).
+MAX_NOTATION_LENGTH = 32
+
+
 def parse_space(text: str) -> int:
-    """Space index of a name such as ``e4`` (case and surrounding blanks ignored)."""
-    key = text.strip().lower()
+    """Space index of a name such as ``e4`` (ASCII; case and surrounding spaces ignored)."""
+    if not isinstance(text, str):
+        raise NotationError(f"a space must be a string such as 'e4', got {type(text).__name__}")
+    short_ascii = len(text) <= MAX_NOTATION_LENGTH and text.isascii()
+    key = text.strip().lower() if short_ascii else ""
     if key not in _SPACE_BY_NAME:
         raise NotationError(
-            f"bad space {text!r}: expected a column a-i followed by a row 1-7, e.g. 'e4'"
+            f"bad space {text[:MAX_NOTATION_LENGTH]!r}: expected a column a-i followed by "
+            "a row 1-7, e.g. 'e4'"
         )
     return _SPACE_BY_NAME[key]
 
@@ -103,6 +111,11 @@ def string_to_action(text: str) -> int:
     """
     if not isinstance(text, str):
         raise NotationError(f"notation must be a string, got {type(text).__name__}")
+    if len(text) > MAX_NOTATION_LENGTH:
+        raise NotationError(
+            f"bad move {text[:MAX_NOTATION_LENGTH]!r}...: a move is at most "
+            f"{MAX_NOTATION_LENGTH} characters, e.g. 'e4' or 'e4-f4'"
+        )
     parts = text.split("-")
     if len(parts) == 1:
         return parse_space(parts[0])

@@ -37,7 +37,8 @@ def render_ansi(state: MoleHillState, header: str = "") -> str:
     return f"{header}\n{text}" if header else text
 
 
-def _centre(space: int) -> tuple[float, float]:
+def space_centre(space: int) -> tuple[float, float]:
+    """``(y, x)`` pixel centre of ``space`` in the picture."""
     row, col = divmod(space, board.COLS)
     return MARGIN + (row + 0.5) * CELL, MARGIN + (col + 0.5) * CELL
 
@@ -69,36 +70,36 @@ def draw_board(state: MoleHillState) -> np.ndarray:
         _render.draw_text(img, letter, 8, MARGIN + c * CELL + CELL // 2 - 3, 2, INK)
     for r in range(board.ROWS):
         _render.draw_text(img, str(r + 1), MARGIN + r * CELL + CELL // 2 - 5, 8, 2, INK)
-    cy, cx = _centre(board.CENTRE)
+    cy, cx = space_centre(board.CENTRE)
     _render.fill_ring(img, cy, cx, 0.45 * CELL, 0.36 * CELL, HOLE)
     for spaces, colour in ((state.red_flowers, RED), (state.white_flowers, WHITE)):
         for s in spaces:  # a flower in the top-left corner stays visible under a piece
-            fy, fx = _centre(s)
+            fy, fx = space_centre(s)
             fy, fx = fy - 0.3 * CELL, fx - 0.3 * CELL
             for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
                 _render.fill_disc(img, fy + dy * 4, fx + dx * 4, 4.5, colour)
             _render.fill_disc(img, fy, fx, 3, YELLOW)
     if not state.is_terminal() and state.mole_to_move:
         for s in state.mole_destinations():
-            dy, dx = _centre(s)
+            dy, dx = space_centre(s)
             _render.fill_disc(img, dy, dx, 4, YELLOW)
     trail = state.trail
     for p, q in zip(trail[:-1], trail[1:], strict=True):
         width = 3 if p == board.CENTRE else 7  # thin line for a jump
-        _render.draw_segment(img, _centre(p), _centre(q), width, EARTH)
+        _render.draw_segment(img, space_centre(p), space_centre(q), width, EARTH)
     for k, s in enumerate(trail):
-        y, x = _centre(s)
+        y, x = space_centre(s)
         light = k < LIGHT_PIECES
         _render.fill_disc(img, y, x, 0.3 * CELL, LIGHT_PIECE if light else DARK_PIECE)
         label = str(k + 1)
         th, tw = _render.text_size(label, 2)
         _render.draw_text(img, label, int(y - th / 2), int(x - tw / 2), 2, INK if light else WHITE)
     if trail:
-        y, x = _centre(trail[-1])
+        y, x = space_centre(trail[-1])
         _render.fill_ring(img, y, x, 0.46 * CELL, 0.36 * CELL, YELLOW)  # the mole's stack
     for e in state.rods:
         a, b = board.EDGE_SPACES[e]
-        ay, ax = _centre(a)
+        ay, ax = space_centre(a)
         if b == a + 1:  # vertical bar on the edge to the right of a
             x = int(ax + CELL / 2)
             top, bottom = int(ay - CELL / 2), int(ay + CELL / 2)

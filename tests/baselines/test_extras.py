@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tabletop_zoo.baselines import extras
-from tabletop_zoo.baselines.extras import (
+from tabletop_zoo.envs import extras
+from tabletop_zoo.envs.extras import (
     EXTRAS,
     MissingExtraError,
     install_command,

@@ -17,7 +17,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tabletop_zoo.envs._registration import register_all
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.envs.registry import GAMES, make_env, make_raw_env
 
 
@@ -167,7 +167,7 @@ def test_dead_agents_step_with_none_only(game_case) -> None:
     env.reset(seed=2)
     while not (all(env.terminations.values()) or all(env.truncations.values())):
         env.step(_random_action(env, rng))
-    with pytest.raises(ValueError, match="None"):
+    with pytest.raises(UsageError, match="None"):
         env.step(0)
     while env.agents:
         env.step(None)

@@ -20,4 +20,4 @@ def test_draw_text_has_every_letter_and_digit_for_tile_names() -> None:
 
 def test_draw_text_rejects_unknown_characters() -> None:
     with pytest.raises(ValueError, match="no glyph"):
-        draw_text(np.zeros((5, 3, 3), np.uint8), "?", 0, 0, 1, (255, 255, 255))
+        draw_text(np.zeros((5, 3, 3), np.uint8), "#", 0, 0, 1, (255, 255, 255))

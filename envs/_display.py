@@ -1,0 +1,181 @@
+"""Status lines for pictures of a game in progress (recordings and the play window).
+
+Generic over the games of :data:`~tabletop_zoo.envs.registry.GAMES`: what differs per game
+(how a seat is named, the round or phase) comes from the game's ``envs/<game>/gui.py``
+module, found from the engine state's package with :func:`game_gui`:
+
+* ``seat_label(state, seat) -> str``, e.g. ``"player_0 (mole)"``;
+* ``status(state) -> str``, the round or phase, e.g. ``"round 1 of 2, 12 pieces left"``.
+
+:func:`status_lines` builds the text (move number, mover, last move in notation, who is to
+act or the result, scores) and :func:`with_status` draws it in a band above a picture with
+the bitmap font of :mod:`tabletop_zoo.envs._render` (numpy only, no pygame).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
+from tabletop_zoo.envs.registry import GAMES, GameSpec
+
+__all__ = ["Choice", "LastMove", "game_gui", "game_spec_of", "status_lines", "with_status"]
+
+BAND: Color = (250, 250, 245)
+INK: Color = (20, 20, 20)
+TEXT_SCALE = 2
+LINE_GAP = 4
+
+
+@dataclass(frozen=True)
+class LastMove:
+    """The action just played: who played it and its notation (taken before it was applied)."""
+
+    seat: int
+    notation: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One thing a person can click in the play window: a spot on the board picture or a
+    button under it.
+
+    Clicking plays ``play`` when it is set, otherwise makes ``selection`` the new partial
+    choice (e.g. the stack to move). ``actions`` are the legal actions the choice leads to
+    (one of them is played in the end), so every legal action is reachable by clicks.
+    """
+
+    label: str
+    actions: frozenset[int]
+    play: int | None = None
+    selection: tuple = ()
+    spot: tuple[float, float, float] | None = None
+    """``(y, x, radius)`` of a round spot on the picture (pixels)."""
+    box: tuple[int, int, int, int] | None = None
+    """``(y0, x0, y1, x1)`` of a rectangular spot on the picture (e.g. a rod's edge)."""
+    selected: bool = False
+    """Part of the current selection (drawn highlighted)."""
+
+    @property
+    def is_button(self) -> bool:
+        """A button in the panel (no spot on the picture)."""
+        return self.spot is None and self.box is None
+
+    def hit(self, y: float, x: float) -> bool:
+        """Whether picture pixel ``(y, x)`` lies on this spot."""
+        if self.spot is not None:
+            cy, cx, r = self.spot
+            return (y - cy) ** 2 + (x - cx) ** 2 <= r * r
+        if self.box is not None:
+            y0, x0, y1, x1 = self.box
+            return y0 <= y < y1 and x0 <= x < x1
+        return False
+
+
+def game_spec_of(obj: Any) -> GameSpec:
+    """The :class:`GameSpec` whose package ``tabletop_zoo.envs.<name>`` defines the class of
+    ``obj`` (an engine state, Game or renderer)."""
+    module = type(obj).__module__
+    for spec in GAMES.values():
+        if module.startswith(f"tabletop_zoo.envs.{spec.name}."):
+            return spec
+    raise TypeError(f"{type(obj).__name__} does not belong to a game in GAMES")
+
+
+def game_gui(spec_or_obj: Any) -> ModuleType:
+    """The ``envs/<game>/gui.py`` module of a game, given its spec or one of its objects
+    (engine state, Game, renderer)."""
+    spec = spec_or_obj if isinstance(spec_or_obj, GameSpec) else game_spec_of(spec_or_obj)
+    return importlib.import_module(f"tabletop_zoo.envs.{spec.name}.gui")
+
+
+def result_text(state: Any, truncated: bool = False) -> str:
+    """``"game over: player_0 (mole) wins"`` / ``"... draw"``; truncated games say so."""
+    gui = game_gui(state)
+    scores = list(state.scores())
+    if truncated:
+        top = max(scores)
+        leaders = [s for s, x in enumerate(scores) if x == top]
+        lead = gui.seat_label(state, leaders[0]) if len(leaders) == 1 else "nobody"
+        return f"stopped at the turn limit: {lead} leads"
+    returns = list(state.returns())
+    winners = [s for s, r in enumerate(returns) if r > 0]
+    if winners:
+        return f"game over: {gui.seat_label(state, winners[0])} wins"
+    return "game over: draw"
+
+
+def status_lines(
+    state: Any, moves_played: int, last: LastMove | None = None, truncated: bool = False
+) -> list[str]:
+    """Three lines: the last move, the game's round/phase with who acts (or the result),
+    and the scores."""
+    gui = game_gui(state)
+    if last is None:
+        first = "start of the game"
+    else:
+        first = f"move {moves_played}: {gui.seat_label(state, last.seat)} played {last.notation}"
+    if state.is_terminal() or truncated:
+        second = result_text(state, truncated)
+    else:
+        second = f"{gui.status(state)}, to act: {gui.seat_label(state, state.current_player)}"
+    scores = state.scores()
+    third = "scores: " + ", ".join(
+        f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(scores)
+    )
+    return [first, second, third]
+
+
+def wrap(text: str, width_px: int, scale: int = TEXT_SCALE) -> list[str]:
+    """Split ``text`` at spaces into lines at most ``width_px`` wide in the bitmap font
+    (a single word wider than that is cut)."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if not current or text_size(candidate, scale)[1] <= width_px:
+            current = candidate
+        else:
+            lines.append(current)
+            current = word
+    lines.append(current)
+    out = []
+    for line in lines:
+        while len(line) > 1 and text_size(line, scale)[1] > width_px:
+            line = line[:-1]
+        out.append(line)
+    return out
+
+
+def band_lines(lines: list[str], width_px: int, scale: int = TEXT_SCALE) -> list[str]:
+    """``lines`` wrapped to the band width (what :func:`with_status` draws)."""
+    return [part for line in lines for part in wrap(line, width_px - 2 * 6, scale)]
+
+
+def band_height(num_lines: int, scale: int = TEXT_SCALE) -> int:
+    """Pixel height of a status band with ``num_lines`` lines."""
+    return 6 + num_lines * (5 * scale + LINE_GAP) + 2
+
+
+def with_status(
+    img: np.ndarray, lines: list[str], min_lines: int = 0, scale: int = TEXT_SCALE
+) -> np.ndarray:
+    """A new picture: a light band with ``lines`` (wrapped) above ``img``.
+
+    The band has room for at least ``min_lines`` lines, so frames of one animation can
+    share a size.
+    """
+    h, w = img.shape[:2]
+    wrapped = band_lines(lines, w, scale)
+    top = band_height(max(len(wrapped), min_lines), scale)
+    out = blank_image(top + h, w, BAND)
+    for k, line in enumerate(wrapped):
+        draw_text(out, line, 6 + k * (5 * scale + LINE_GAP), 6, scale, INK)
+    out[top - 2 : top] = (200, 200, 190)  # a thin rule under the band
+    out[top:] = img
+    return out

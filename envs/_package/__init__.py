@@ -1,0 +1,30 @@
+"""tabletop_zoo: PettingZoo/Gymnasium environments for the board games Arktia and Mole Hill.
+
+``import tabletop_zoo`` registers every game of
+:data:`tabletop_zoo.envs.registry.GAMES` in PettingZoo's registry (``pettingzoo.make("aec",
+"tabletop_zoo/mole_hill-v0")``) and in Gymnasium's (``gymnasium.make("tabletop_zoo/MoleHill-v0")``;
+the ``module:id`` form ``gymnasium.make("tabletop_zoo:tabletop_zoo/MoleHill-v0")`` imports this
+package by itself). Importing it stays light: numpy, gymnasium and pettingzoo only, never torch,
+pygame or numba.
+
+This file lives in ``envs/_package/`` of the repository and is installed as the top-level
+package ``tabletop_zoo`` (``package-dir`` in ``pyproject.toml``); the sub-packages
+``tabletop_zoo.envs``, ``tabletop_zoo.wrappers`` and ``tabletop_zoo.baselines`` are the folders
+``envs/``, ``wrappers/`` and ``baselines/``.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+from tabletop_zoo.envs._registration import register_all
+
+__all__ = ["__version__", "register_all"]
+
+try:
+    #: The installed distribution's version; its one source is ``version`` in pyproject.toml.
+    __version__: str = metadata.version("tabletop-zoo")
+except metadata.PackageNotFoundError:  # imported from a tree that was never installed
+    __version__ = "0+unknown"
+
+register_all()

@@ -1,0 +1,407 @@
+"""Compiled, batched Arktia engine (optional ``fast`` extra, numba).
+
+``FastArktia(game, max_turns=300)`` plays many games of one configuration (players,
+layout, neutral pieces) at once on a ``(B, width)`` ``int64`` array, one row per game
+(layout in :mod:`tabletop_zoo.envs.arktia.fast_kernels`)::
+
+    from tabletop_zoo.envs.registry import fast_engine
+    engine = fast_engine("arktia", 3)                # FastArktia(ArktiaGame(3))
+    states = engine.new_states(1024)
+    result = engine.step(states, actions)            # rewards, terminated, truncated; autoreset
+
+``max_turns`` is the truncation limit of ruling R23 (completed turns), as in the env: a
+batched game reaching it is scored as the position stands and restarted.
+:meth:`FastArktia.from_state` / :meth:`FastArktia.to_state` convert single positions
+both ways and :class:`FastArktiaState` offers the engine protocol on one row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.arktia import (
+    KIND_LETTERS,
+    NEUTRAL,
+    STACK_SHAPES,
+    ArktiaGame,
+    ArktiaState,
+)
+from tabletop_zoo.envs.arktia import fast_batch as B
+from tabletop_zoo.envs.arktia import fast_kernels as K
+from tabletop_zoo.envs.arktia import fast_observation as O
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
+
+#: Truncation limit (completed turns) when none is given: the env's default (R23).
+DEFAULT_MAX_TURNS = 300
+_SHAPES = K.stack_table(STACK_SHAPES)
+_PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}
+
+
+def _int64(mask: int) -> np.int64:
+    return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
+
+
+def _bits(mask: Any) -> list[int]:
+    mask = int(mask) & ((1 << 64) - 1)
+    return [i for i in range(64) if mask >> i & 1]
+
+
+class FastArktia:
+    """Batched compiled Arktia for the configuration of ``game`` (an :class:`ArktiaGame`)."""
+
+    def __init__(self, game: ArktiaGame | None = None, max_turns: int = DEFAULT_MAX_TURNS) -> None:
+        self.game = game if game is not None else ArktiaGame()
+        count = as_integer(max_turns)
+        if count is None or count < 1:
+            raise InvalidOptionError(f"max_turns must be a positive int, got {max_turns!r}")
+        self.max_turns = count
+        layout = self.game.layout
+        n_tiles, codec = layout.num_tiles, self.game.codec
+        self.num_players = self.game.num_players
+        self.num_actions = codec.num_actions
+        self.max_legal = min(self.num_actions, 30 * n_tiles + 1)
+        self.state_width = K.LEGAL + self.max_legal
+        self.neighbours = np.array([_int64(m) for m in layout.neighbour_masks], dtype=np.int64)
+        longest = max(len(ray) for rays in layout.rays for ray in rays)
+        self.rays = np.full((n_tiles, 6, max(longest, 1)), -1, dtype=np.int64)
+        for t, rays in enumerate(layout.rays):
+            for d, ray in enumerate(rays):
+                self.rays[t, d, : len(ray)] = ray
+        self.params = np.array(
+            [n_tiles, self.num_players, _int64(layout.all_mask), codec.MOVE, codec.MELT,
+             codec.KEEP, codec.STOP],
+            dtype=np.int64,
+        )  # fmt: skip
+        self.tables = (self.neighbours, self.rays, self.params, _SHAPES)
+        initial = self.game.new_initial_state()
+        total = sum(sum(initial.reserve(s)) + sum(initial.neutral_reserve(s))
+                    for s in range(self.num_players))  # fmt: skip
+        self._cells, self._sizes = O.observation_tables(
+            layout, self.num_players, total, self.max_turns
+        )
+        self.observation_shape = (layout.num_rows, layout.num_cols,
+                                  O.plane_offsets(self.num_players)["num_planes"])  # fmt: skip
+        self.initial_row = self.from_state(initial)
+
+    def __repr__(self) -> str:
+        return f"FastArktia({self.game!r}, max_turns={self.max_turns})"
+
+    # ---------------------------------------------------------------- batches
+    def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:
+        """``batch_size`` games at the start (Arktia has no chance: ``seed`` is ignored)."""
+        del seed
+        return np.repeat(self.initial_row[None], batch_size, axis=0)
+
+    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        """Start new games in the rows where ``which`` (bool mask) is set."""
+        states[np.asarray(which, dtype=bool)] = self.initial_row
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (random and greedy actions)."""
+        B.seed(seed)
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        B.random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
+        if opponent not in ("random", "greedy"):
+            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        b, n = len(states), self.num_players
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        rewards = np.zeros((b, n), dtype=np.float32)
+        done = np.zeros(b, dtype=bool)
+        cut = np.zeros(b, dtype=bool)
+        scores = np.zeros((b, n), dtype=np.int64)
+        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
+                         self.max_turns, self.tables, rewards, done, cut, scores)  # fmt: skip
+        return StepResult(rewards, done, cut, scores)
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
+        return out
+
+    def current_players(self, states: np.ndarray) -> np.ndarray:
+        """Seat to decide per game (-1 where the game is over)."""
+        return states[:, K.CUR].copy()
+
+    def is_terminal(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: the game is over (only without autoreset)."""
+        return states[:, K.CUR] < 0
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """``(B, num_actions)`` bool: the legal actions of the player to decide."""
+        mask = np.zeros((len(states), self.num_actions), dtype=bool)
+        B.legal_mask(states, mask)
+        return mask
+
+    def scores(self, states: np.ndarray) -> np.ndarray:
+        """``(B, n)`` scores (R21) as the positions stand."""
+        return np.array(
+            [[_score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
+        )
+
+    def step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """One decision in every (``active``) game; IllegalActionError (nothing changed)
+        if any is illegal.
+
+        Games that end (R20) or reach ``max_turns`` (R23) are scored and, with
+        ``autoreset``, restart from the initial position.
+        """
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = B.first_illegal(states, actions, active)
+        if bad >= 0:
+            legal = states[bad, K.LEGAL : K.LEGAL + states[bad, K.LEGAL_COUNT]]
+            raise IllegalActionError(
+                f"game {bad}: action {actions[bad]} is not legal; legal: {legal.tolist()[:20]}"
+            )
+        b, n = len(states), self.num_players
+        rewards = np.zeros((b, n), dtype=np.float32)
+        done = np.zeros(b, dtype=bool)
+        cut = np.zeros(b, dtype=bool)
+        scores = np.zeros((b, n), dtype=np.int64)
+        B.step_batch(states, actions, active, autoreset, self.max_turns, self.initial_row,
+                     self.tables, rewards, done, cut, scores)  # fmt: skip
+        return StepResult(rewards, done, cut, scores)
+
+    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """``(B, rows, cols, planes)`` float32, game ``i`` seen by ``seats[i]`` (env planes)."""
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
+        if np.any((seats < 0) | (seats >= self.num_players)):
+            raise InvalidOptionError(f"seats must be in 0..{self.num_players - 1}")
+        obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
+        O.encode_batch(states, np.ascontiguousarray(seats), self._cells, self._sizes, obs)
+        return obs
+
+    def random_play(
+        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
+    ) -> tuple[int, int]:
+        """Uniform random play entirely in compiled code; returns (steps, finished games).
+
+        Games that reach ``max_turns`` restart and count as finished.
+        """
+        states = self.new_states(batch_size)
+        play = B.random_play_parallel if parallel else B.random_play
+        games = play(states, steps_per_game, seed, self.max_turns, self.initial_row, self.tables)
+        return batch_size * steps_per_game, int(games)
+
+    # ---------------------------------------------------------------- conversion
+    def from_state(self, state: ArktiaState) -> np.ndarray:
+        """The compiled row of a Python state (of this engine's configuration)."""
+        n, n_tiles = self.num_players, self.game.layout.num_tiles
+        row = np.zeros(self.state_width, dtype=np.int64)
+        row[K.PIECES : K.PIECES + 3 * K.MAX_TILES] = -1
+        alive = 0
+        on_board = [0] * 5
+        for t in range(n_tiles):
+            if not state.alive(t):
+                continue
+            alive |= 1 << t
+            stack = state.stack(t)
+            row[K.HEIGHT + t] = len(stack)
+            for level, (owner, kind) in enumerate(stack):
+                row[K.PIECES + 3 * t + level] = owner * 3 + kind
+                on_board[owner] += 1
+            if stack:
+                row[K.OCC] |= _int64(1 << t)
+        row[K.ALIVE] = _int64(alive)
+        for colour in range(5):
+            row[K.CMASK + colour] = _int64(state.colour_tiles(colour))
+        material = [9 if s < n else 0 for s in range(4)] + [3 * n * self.game.neutral_pieces]
+        for s in range(n):
+            row[K.RESERVE + 3 * s : K.RESERVE + 3 * s + 3] = state.reserve(s)
+            row[K.NEUTRAL_RESERVE + 3 * s : K.NEUTRAL_RESERVE + 3 * s + 3] = state.neutral_reserve(
+                s
+            )
+            row[K.REMOVED + s] = state.removed(s)
+            row[K.MELTED + s] = state.melted(s)
+            row[K.ENDED + s] = int(state.ended(s))
+            row[K.LOST + s] = material[s] - on_board[s] - sum(state.reserve(s))
+        neutral_left = sum(sum(state.neutral_reserve(s)) for s in range(n))
+        row[K.LOST + NEUTRAL] = material[NEUTRAL] - on_board[NEUTRAL] - neutral_left
+        row[K.ROUND] = state.round
+        row[K.SUB] = _PHASE_OF[state.phase]
+        row[K.MUST_MELT] = int(state.must_melt)
+        row[K.CUR] = state.current_player
+        row[K.TURN] = state.turn
+        pending = state.pending_groups()
+        row[K.PENDING_COUNT] = len(pending)
+        for e, (colour, groups) in enumerate(pending):
+            row[K.PENDING_COLOUR + e] = colour
+            row[K.PENDING_SIZE + e] = len(groups)
+            for i, group in enumerate(groups):
+                row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i] = _int64(group)
+        legal = state.legal_actions()
+        row[K.LEGAL_COUNT] = len(legal)
+        row[K.LEGAL : K.LEGAL + len(legal)] = legal
+        return row
+
+    def to_state(self, row: np.ndarray) -> ArktiaState:
+        """The Python state of a compiled row, rebuilt through ``from_json`` (which checks
+        material, connectivity and the legal actions with the reference rules)."""
+        data = json.loads(self.game.new_initial_state().to_json())
+        names = self.game.layout.names
+        n = self.num_players
+        alive = _bits(row[K.ALIVE])
+
+        def colour_json(owner: int) -> int | str:
+            return "neutral" if owner == NEUTRAL else owner
+
+        data["stacks"] = {
+            names[t]: [
+                [colour_json(int(piece) // 3), KIND_LETTERS[int(piece) % 3]]
+                for piece in row[K.PIECES + 3 * t : K.PIECES + 3 * t + row[K.HEIGHT + t]]
+            ]
+            for t in alive
+        }
+        data["melted_tiles"] = [names[t] for t in range(len(names)) if t not in alive]
+        data["reserves"] = [row[K.RESERVE + 3 * s : K.RESERVE + 3 * s + 3].tolist()
+                            for s in range(n)]  # fmt: skip
+        data["neutral_reserves"] = [
+            row[K.NEUTRAL_RESERVE + 3 * s : K.NEUTRAL_RESERVE + 3 * s + 3].tolist()
+            for s in range(n)
+        ]
+        data["removed"] = row[K.REMOVED : K.REMOVED + n].tolist()
+        data["melted"] = row[K.MELTED : K.MELTED + n].tolist()
+        data["round"] = int(row[K.ROUND])
+        sub = row[K.SUB]
+        main = ("setup", "opening", "opening", "normal")[int(row[K.ROUND])]
+        data["phase"] = "choose" if sub == K.CHOOSE else "melt" if sub == K.MELT_SUB else main
+        data["current_player"] = int(row[K.CUR])
+        data["ended"] = [s for s in range(n) if row[K.ENDED + s]]
+        data["turn"] = int(row[K.TURN])
+        data["pending_choices"] = [
+            {
+                "colour": colour_json(int(row[K.PENDING_COLOUR + e])),
+                "groups": [
+                    [names[t] for t in _bits(row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i])]
+                    for i in range(row[K.PENDING_SIZE + e])
+                ],
+            }
+            for e in range(row[K.PENDING_COUNT])
+        ]
+        return ArktiaState.from_json(json.dumps(data))
+
+    def legal_list(self, row: np.ndarray) -> list[int]:
+        """The legal actions stored in a row, ascending."""
+        return row[K.LEGAL : K.LEGAL + row[K.LEGAL_COUNT]].tolist()
+
+    def canonical(self, row: np.ndarray) -> np.ndarray:
+        """The meaningful part of a row (the legal list's unused tail cut off)."""
+        return row[: K.LEGAL + row[K.LEGAL_COUNT]]
+
+    def wrap(self, row: np.ndarray) -> FastArktiaState:
+        """The engine-protocol view of a copy of one compiled row."""
+        return FastArktiaState(self, row.copy())
+
+    def new_initial_state(self, seed: int | None = None) -> FastArktiaState:
+        """Engine protocol: a new game as a :class:`FastArktiaState`."""
+        del seed
+        return self.wrap(self.initial_row)
+
+
+@jit
+def _score(row, seat):
+    return K.score(row, seat)
+
+
+@jit
+def _apply_checked(row, action, tables):
+    if not K.is_legal(row, action):
+        return False
+    nbr, rays, prm, shapes = tables
+    K.apply_action(row, action, nbr, rays, prm, shapes)
+    return True
+
+
+class FastArktiaState:
+    """One compiled game behind the engine protocol; text, notation and JSON go through
+    the Python state."""
+
+    __slots__ = ("engine", "row")
+
+    def __init__(self, engine: FastArktia, row: np.ndarray) -> None:
+        self.engine = engine
+        self.row = row
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.engine.num_players
+
+    @property
+    def current_player(self) -> int:
+        """Seat that decides now; -1 once the game is over."""
+        return int(self.row[K.CUR])
+
+    @property
+    def turn(self) -> int:
+        """Completed turns (R23 counts these)."""
+        return int(self.row[K.TURN])
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions, ascending."""
+        return self.engine.legal_list(self.row)
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
+        a = as_integer(action)
+        if a is None or not _apply_checked(self.row, a, self.engine.tables):
+            self.to_state().apply_action(action)  # raises the reference engine's message
+            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    def clone(self) -> FastArktiaState:
+        """An independent copy."""
+        return FastArktiaState(self.engine, self.row.copy())
+
+    def is_terminal(self) -> bool:
+        """True when every player's game has ended."""
+        return self.row[K.CUR] < 0
+
+    def scores(self) -> list[int]:
+        """R21 as the position stands."""
+        return [int(_score(self.row, s)) for s in range(self.engine.num_players)]
+
+    def returns(self) -> list[float]:
+        """R22 at the end, zeros before."""
+        if not self.is_terminal():
+            return [0.0] * self.engine.num_players
+        return win_returns(self.scores())
+
+    def to_state(self) -> ArktiaState:
+        """The equivalent pure-Python state."""
+        return self.engine.to_state(self.row)
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of ``action`` in this position."""
+        return self.to_state().action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse notation for this position."""
+        return self.to_state().string_to_action(text)
+
+    def to_json(self) -> str:
+        """The Python state's JSON."""
+        return self.to_state().to_json()
+
+    def __str__(self) -> str:
+        return str(self.to_state())

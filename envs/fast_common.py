@@ -1,0 +1,93 @@
+"""Shared pieces of the compiled engines (the ``fast`` extra): numba loading and bit helpers.
+
+Only the compiled engines (``envs/<game>/fast.py``) import this module, and they are
+imported only when the fast path is asked for (``GameSpec.fast_engine_class()``), so
+``import tabletop_zoo.envs`` never loads numba.
+
+Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63 is the sign bit, which the
+helpers below handle like any other bit). Every compiled function is built with
+``cache=True``: the machine code is written next to the module (``__pycache__``) on the
+first start and loaded from there on later starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+
+try:
+    import numba
+    from numba.cpython.unsafe.numbers import trailing_zeros
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f"the compiled engines need numba: pip install 'tabletop-zoo[fast]' (import failed: {exc})"
+    ) from exc
+
+__all__ = [
+    "StepResult",
+    "active_rows",
+    "check_actions",
+    "jit",
+    "lowest_bit",
+    "numba",
+    "popcount",
+]
+
+
+def jit(function):  # noqa: ANN001, ANN201 - decorator
+    """``numba.njit`` with the settings of every compiled engine (cached on disk)."""
+    return numba.njit(cache=True, nogil=True)(function)
+
+
+@jit
+def popcount(word):  # noqa: ANN001, ANN201 - numba function
+    """Number of set bits of an ``int64`` word."""
+    count = 0
+    while word != 0:
+        word &= word - 1
+        count += 1
+    return count
+
+
+@jit
+def lowest_bit(word):  # noqa: ANN001, ANN201 - numba function
+    """Index of the lowest set bit of a nonzero ``int64`` word."""
+    return trailing_zeros(word)
+
+
+class StepResult(NamedTuple):
+    """What a compiled engine's ``step`` returns, one entry per game of the batch."""
+
+    rewards: np.ndarray
+    """``(B, n)`` float32: +1 sole top scorer, 0 tied top, -1 others, in the games that
+    ended or were truncated in this step; 0 elsewhere."""
+    terminated: np.ndarray
+    """``(B,)`` bool: the game ended in this step (by the rules)."""
+    truncated: np.ndarray
+    """``(B,)`` bool: the game reached the engine's ``max_turns`` in this step."""
+    final_scores: np.ndarray
+    """``(B, n)`` int64: scores of the games that ended or were truncated, else 0."""
+
+
+def check_actions(actions: Any, batch_size: int) -> np.ndarray:
+    """``actions`` as an ``int64`` array of shape ``(batch_size,)`` (IllegalActionError)."""
+    array = np.asarray(actions)
+    if array.shape != (batch_size,) or array.dtype.kind not in "iu":
+        raise IllegalActionError(
+            f"actions must be an integer array of shape ({batch_size},), "
+            f"got {array.dtype} {array.shape}"
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def active_rows(active: Any, batch_size: int) -> np.ndarray:
+    """The ``active`` mask of a batched call (all rows when ``None``)."""
+    if active is None:
+        return np.ones(batch_size, dtype=np.bool_)
+    mask = np.asarray(active, dtype=np.bool_)
+    if mask.shape != (batch_size,):
+        raise InvalidOptionError(f"active must be a bool array of shape ({batch_size},)")
+    return mask

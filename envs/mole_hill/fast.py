@@ -1,0 +1,443 @@
+"""Compiled, batched Mole Hill engine (optional ``fast`` extra, numba).
+
+``FastMoleHill(game)`` plays many games at once on a ``(B, WIDTH)`` ``int64`` array (one
+row per game, layout in :mod:`tabletop_zoo.envs.mole_hill.fast_kernels`)::
+
+    from tabletop_zoo.envs.registry import fast_engine
+    engine = fast_engine("mole_hill")            # FastMoleHill(MoleHillGame())
+    states = engine.new_states(1024, seed=0)
+    mask = engine.legal_mask(states)             # (B, 173) bool
+    result = engine.step(states, actions)        # rewards, terminated, final scores; autoreset
+    obs = engine.observe(states, engine.current_players(states))  # (B, 7, 9, 16) float32
+
+The pure-Python engine stays the reference: :meth:`FastMoleHill.from_state` and
+:meth:`FastMoleHill.to_state` convert single positions both ways, and
+:class:`FastMoleHillState` offers the engine protocol on one compiled row.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    as_integer,
+)
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit, numba
+from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
+from tabletop_zoo.envs.mole_hill import fast_kernels as K
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = ["FastMoleHill", "FastMoleHillState"]
+
+
+@jit
+def _reset(row, random_flowers, red, white):
+    if random_flowers:
+        K.draw_flowers(row)
+    else:
+        K.new_game(row, red, white)
+
+
+@jit
+def _first_illegal(states, actions, active):
+    for i in range(states.shape[0]):
+        if active[i] and not K.is_legal(states[i], actions[i]):
+            return i
+    return -1
+
+
+@jit
+def _step(states, actions, active, autoreset, random_flowers, red, white, rewards, done, scores):
+    for i in range(states.shape[0]):
+        if not active[i]:
+            continue
+        row = states[i]
+        K.apply_action(row, actions[i])
+        if row[K.PLAYER] < 0:
+            s0, s1 = row[K.SCORES], row[K.SCORES + 1]
+            done[i] = True
+            scores[i, 0], scores[i, 1] = s0, s1
+            rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+            rewards[i, 1] = -rewards[i, 0]
+            if autoreset:
+                _reset(row, random_flowers, red, white)
+
+
+@jit
+def _random_actions(states, active, out):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for i in range(states.shape[0]):
+        if active[i] and states[i, K.PLAYER] >= 0:
+            out[i] = K.random_action(states[i], buffer)
+
+
+@jit
+def _greedy_actions(states, active, out):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    scratch = np.empty(K.WIDTH, dtype=np.int64)
+    for i in range(states.shape[0]):
+        if active[i] and states[i, K.PLAYER] >= 0:
+            out[i] = K.greedy_action(states[i], buffer, scratch)
+
+
+@jit
+def _play_opponents(states, seats, active, greedy, rewards, done, scores):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    scratch = np.empty(K.WIDTH, dtype=np.int64)
+    for i in range(states.shape[0]):
+        row = states[i]
+        while active[i] and row[K.PLAYER] >= 0 and row[K.PLAYER] != seats[i]:
+            if greedy:
+                action = K.greedy_action(row, buffer, scratch)
+            else:
+                action = K.random_action(row, buffer)
+            K.apply_action(row, action)
+            if row[K.PLAYER] < 0:
+                s0, s1 = row[K.SCORES], row[K.SCORES + 1]
+                done[i] = True
+                scores[i, 0], scores[i, 1] = s0, s1
+                rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+                rewards[i, 1] = -rewards[i, 0]
+
+
+@jit
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@jit
+def _legal_mask(states, mask):
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for i in range(states.shape[0]):
+        row = states[i]
+        if row[K.PLAYER] >= 0 and row[K.MOLE] == 0:  # gardener: every free edge
+            for e in range(K.NUM_EDGES):
+                mask[i, K.NUM_SPACES + e] = not K.rod_placed(row, e)
+            continue
+        for j in range(K.legal_actions(row, buffer)):
+            mask[i, buffer[j]] = True
+
+
+@jit
+def _observe(states, seats, obs):
+    for i in range(states.shape[0]):
+        K.encode(states[i], seats[i], obs[i])
+
+
+@jit
+def _new_states(states, seed, random_flowers, red, white):
+    if seed >= 0:
+        np.random.seed(seed)
+    for i in range(states.shape[0]):
+        _reset(states[i], random_flowers, red, white)
+
+
+@jit
+def _play_row(row, num_steps, random_flowers, red, white, buffer):
+    games = 0
+    for _ in range(num_steps):
+        K.apply_action(row, K.random_action(row, buffer))
+        if row[K.PLAYER] < 0:
+            games += 1
+            _reset(row, random_flowers, red, white)
+    return games
+
+
+@jit
+def _random_play(states, num_steps, seed, random_flowers, red, white):
+    np.random.seed(seed)
+    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    games = 0
+    for i in range(states.shape[0]):
+        games += _play_row(states[i], num_steps, random_flowers, red, white, buffer)
+    return games
+
+
+@numba.njit(cache=True, parallel=True)
+def _random_play_parallel(states, num_steps, seed, random_flowers, red, white):
+    np.random.seed(seed)  # seeds the calling thread only: parallel runs are not repeatable
+    games = np.zeros(states.shape[0], dtype=np.int64)
+    for i in numba.prange(states.shape[0]):
+        buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        games[i] = _play_row(states[i], num_steps, random_flowers, red, white, buffer)
+    return games.sum()
+
+
+def _space_mask(spaces: Any) -> int:
+    mask = 0
+    for s in spaces:
+        mask |= 1 << int(s)
+    return mask
+
+
+class FastMoleHill:
+    """Batched compiled Mole Hill for the options of ``game`` (a :class:`MoleHillGame`)."""
+
+    num_players = 2
+    num_actions = K.NUM_ACTIONS
+    state_width = K.WIDTH
+    observation_shape = (K.ROWS, K.COLS, K.NUM_PLANES)
+
+    def __init__(self, game: MoleHillGame | None = None, max_turns: int | None = None) -> None:
+        if max_turns is not None:
+            raise InvalidOptionError(
+                "Mole Hill games end by the rules (at most 86 actions): max_turns must be None"
+            )
+        self.game = game if game is not None else MoleHillGame()
+        self.random_flowers = bool(self.game.random_flowers)
+        red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
+        self._red, self._white = np.int64(_space_mask(red)), np.int64(_space_mask(white))
+
+    def __repr__(self) -> str:
+        return f"FastMoleHill({self.game!r})"
+
+    # ---------------------------------------------------------------- batches
+    def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:
+        """``batch_size`` games at the start (random flowers drawn from ``seed``)."""
+        states = np.zeros((batch_size, K.WIDTH), dtype=np.int64)
+        _new_states(states, -1 if seed is None else seed, self.random_flowers, *self._flowers)
+        return states
+
+    @property
+    def _flowers(self) -> tuple[np.int64, np.int64]:
+        return self._red, self._white
+
+    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        """Start new games in the rows where ``which`` (bool mask) is set."""
+        rows = np.flatnonzero(which)
+        if len(rows):
+            states[rows] = self.new_states(len(rows))
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (flowers, random and greedy actions)."""
+        _seed(seed)
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        _random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
+        if opponent not in ("random", "greedy"):
+            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        b = len(states)
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        rewards = np.zeros((b, 2), dtype=np.float32)
+        done = np.zeros(b, dtype=bool)
+        scores = np.zeros((b, 2), dtype=np.int64)
+        _play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
+                        rewards, done, scores)  # fmt: skip
+        return StepResult(rewards, done, np.zeros(b, dtype=bool), scores)
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        _greedy_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def current_players(self, states: np.ndarray) -> np.ndarray:
+        """Seat to move per game (-1 where the game is over)."""
+        return states[:, K.PLAYER].copy()
+
+    def is_terminal(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: the game is over (only without autoreset)."""
+        return states[:, K.PLAYER] < 0
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """``(B, 173)`` bool: the legal actions of the player to move."""
+        mask = np.zeros((len(states), K.NUM_ACTIONS), dtype=bool)
+        _legal_mask(states, mask)
+        return mask
+
+    def scores(self, states: np.ndarray) -> np.ndarray:
+        """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
+        return np.array([[_score(row, 0), _score(row, 1)] for row in states], dtype=np.int64)
+
+    def step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """Play one action in every (``active``) game; IllegalActionError (nothing
+        changed) if any is illegal.
+
+        A game that ends is scored (``final_scores``, ``rewards``) and, with
+        ``autoreset``, its row is a new game when this returns.
+        """
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = _first_illegal(states, actions, active)
+        if bad >= 0:
+            legal = np.flatnonzero(self.legal_mask(states[bad : bad + 1])[0])
+            raise IllegalActionError(
+                f"game {bad}: action {actions[bad]} is not legal; legal: {legal.tolist()[:20]}"
+            )
+        rewards = np.zeros((len(states), 2), dtype=np.float32)
+        done = np.zeros(len(states), dtype=bool)
+        scores = np.zeros((len(states), 2), dtype=np.int64)
+        _step(states, actions, active, autoreset, self.random_flowers, *self._flowers,
+              rewards, done, scores)  # fmt: skip
+        return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
+
+    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
+        if np.any((seats < 0) | (seats > 1)):
+            raise InvalidStateError(f"seats must be 0 or 1, got {np.unique(seats).tolist()}")
+        obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
+        _observe(states, np.ascontiguousarray(seats), obs)
+        return obs
+
+    def random_play(
+        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
+    ) -> tuple[int, int]:
+        """Uniform random play entirely in compiled code; returns (steps, finished games)."""
+        states = self.new_states(batch_size, seed)
+        play = _random_play_parallel if parallel else _random_play
+        games = play(states, steps_per_game, seed, self.random_flowers, *self._flowers)
+        return batch_size * steps_per_game, int(games)
+
+    # ---------------------------------------------------------------- conversion
+    def from_state(self, state: MoleHillState) -> np.ndarray:
+        """The compiled row (``(WIDTH,)`` int64) of a Python state."""
+        row = np.zeros(K.WIDTH, dtype=np.int64)
+        row[K.RED] = _space_mask(state.red_flowers)
+        row[K.WHITE] = _space_mask(state.white_flowers)
+        row[K.ROUND] = state.round
+        for r, score in enumerate(state.round_scores):
+            row[K.SCORES + r] = score
+        row[K.VISITED] = _space_mask(state.trail)
+        row[K.LENGTH] = len(state.trail)
+        row[K.TRAIL : K.TRAIL + len(state.trail)] = state.trail
+        row[K.NUM_RODS] = len(state.rods)
+        row[K.ROD_ORDER : K.ROD_ORDER + len(state.rods)] = state.rods
+        for e in state.rods:
+            row[K.RODS + e // 64] |= np.int64(1) << np.int64(e % 64)
+        row[K.MOLE] = int(state.mole_to_move)
+        row[K.PLAYER] = state.current_player
+        return row
+
+    def to_state(self, row: np.ndarray) -> MoleHillState:
+        """The Python state of a compiled row (rebuilt through ``from_json``, which replays
+        the round's moves with the reference rules)."""
+        data = json.loads(self.game.new_initial_state().to_json())
+        data["red_flowers"] = [action_to_string(s) for s in _bits(row[K.RED])]
+        data["white_flowers"] = [action_to_string(s) for s in _bits(row[K.WHITE])]
+        rnd, over = int(row[K.ROUND]), row[K.PLAYER] < 0
+        data["round"] = rnd + 1
+        data["round_scores"] = [int(x) for x in row[K.SCORES : K.SCORES + rnd + int(over)]]
+        trail = row[K.TRAIL : K.TRAIL + row[K.LENGTH]].tolist()
+        rods = row[K.ROD_ORDER : K.ROD_ORDER + row[K.NUM_RODS]].tolist()
+        moves = []
+        for i, space in enumerate(trail):
+            moves.append(action_to_string(space))
+            if i < len(rods):
+                moves.append(action_to_string(K.NUM_SPACES + rods[i]))
+        data["moves"] = moves
+        return MoleHillState.from_json(json.dumps(data))
+
+    def wrap(self, row: np.ndarray) -> FastMoleHillState:
+        """The engine-protocol view of one compiled row (shares no memory with ``row``)."""
+        return FastMoleHillState(self, row.copy())
+
+    def new_initial_state(self, seed: int | None = None) -> FastMoleHillState:
+        """Engine protocol: a new game as a :class:`FastMoleHillState`."""
+        return self.wrap(self.from_state(self.game.new_initial_state(seed)))
+
+
+@jit
+def _score(row, seat):
+    return K.score_of(row, seat)
+
+
+@jit
+def _legal_list(row, buffer):
+    return K.legal_actions(row, buffer)
+
+
+@jit
+def _apply_checked(row, action):
+    if not K.is_legal(row, action):
+        return False
+    K.apply_action(row, action)
+    return True
+
+
+def _bits(mask: int) -> list[int]:
+    mask = int(mask) & (2**64 - 1)
+    return [i for i in range(64) if mask >> i & 1]
+
+
+class FastMoleHillState:
+    """One compiled game behind the engine protocol (``legal_actions``, ``apply_action``,
+    ``clone``, ...); text, notation and JSON go through the Python state."""
+
+    __slots__ = ("engine", "row", "_buffer")
+
+    def __init__(self, engine: FastMoleHill, row: np.ndarray) -> None:
+        self.engine = engine
+        self.row = row
+        self._buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+
+    num_players = 2
+
+    @property
+    def current_player(self) -> int:
+        """Seat to move, -1 once the game is over."""
+        return int(self.row[K.PLAYER])
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions, ascending."""
+        return self._buffer[: _legal_list(self.row, self._buffer)].tolist()
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
+        a = as_integer(action)
+        if a is None or not _apply_checked(self.row, a):
+            self.to_state().apply_action(action)  # raises the reference engine's message
+            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    def clone(self) -> FastMoleHillState:
+        """An independent copy."""
+        return FastMoleHillState(self.engine, self.row.copy())
+
+    def is_terminal(self) -> bool:
+        """True once both rounds are over."""
+        return self.row[K.PLAYER] < 0
+
+    def scores(self) -> list[int]:
+        """Mole score per seat as the position stands."""
+        return [int(_score(self.row, 0)), int(_score(self.row, 1))]
+
+    def returns(self) -> list[float]:
+        """+1/-1/0 per seat at the end, zeros before."""
+        return win_returns(self.scores()) if self.is_terminal() else [0.0, 0.0]
+
+    def to_state(self) -> MoleHillState:
+        """The equivalent pure-Python state."""
+        return self.engine.to_state(self.row)
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of ``action``."""
+        return action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse notation (checked against this position)."""
+        return self.to_state().string_to_action(text)
+
+    def to_json(self) -> str:
+        """The Python state's JSON."""
+        return self.to_state().to_json()
+
+    def __str__(self) -> str:
+        return str(self.to_state())

@@ -1,0 +1,185 @@
+"""Soak test: random legal play for N steps per game and player count, every invariant checked.
+
+    python scripts/soak.py --steps 1000000                 # every game of GAMES, every count
+    python scripts/soak.py --game <name> --steps 20000 --seed 3
+
+Each (game, player count) plays seeded random games through the wrapped ``env()`` until
+``--steps`` AEC steps are done. At every step it checks: the acting agent's mask equals
+``legal_actions()`` and every other mask is empty; the observation lies in its space; the
+JSON round trip gives back an equal state with the same legal actions; a clone equals
+the original and stays independent of it; rewards stay 0 until the end, all agents end
+together, and the final rewards are the engine's ``returns()`` (or the truncation
+rewards); ``info["scores"]`` are the engine's scores. Resident memory is sampled after
+the first tenth of the budget and at the end ("memory flat": growth under
+``--max-growth-mb``). Prints one row of counts per (game, player count) and exits 1 on
+any violation (the first few are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tabletop_zoo.envs.registry import GAMES, make_env
+
+
+@dataclass
+class SoakCounts:
+    """What one soak run did and found."""
+
+    label: str
+    steps: int = 0
+    games: int = 0
+    terminated: int = 0
+    truncated: int = 0
+    json_round_trips: int = 0
+    clones: int = 0
+    memory_growth_mb: float = 0.0
+    seconds: float = 0.0
+    violations: list[str] = field(default_factory=list)
+
+
+def _rss_mb() -> float:
+    """Resident memory of this process in MB (Linux), 0 where unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError):
+        return 0.0
+
+
+def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -> None:
+    """The invariants of the position ``env`` is in before its next step."""
+    raw = env.unwrapped
+    state = raw.game_state
+    agent = env.agent_selection
+    obs, _, term, trunc, info = env.last()
+    bad = counts.violations.append
+    if not env.observation_space(agent).contains(obs):
+        bad(f"step {counts.steps}: observation of {agent} outside its space")
+    if info.get("scores") != list(state.scores()):
+        bad(f"step {counts.steps}: info scores {info.get('scores')} != {state.scores()}")
+    if term or trunc:
+        if obs["action_mask"].any():
+            bad(f"step {counts.steps}: a done agent has legal actions in its mask")
+        return
+    legal = state.legal_actions()
+    if np.flatnonzero(obs["action_mask"]).tolist() != legal:
+        bad(f"step {counts.steps}: mask != legal_actions()")
+    if agent != f"player_{state.current_player}":
+        bad(f"step {counts.steps}: {agent} acts but the engine says seat {state.current_player}")
+    for other in env.agents:
+        if other != agent and raw.action_mask(other).any():
+            bad(f"step {counts.steps}: {other} has legal actions while {agent} is to act")
+    if counts.steps % check_every:
+        return
+    text = state.to_json()
+    again = type(state).from_json(text)
+    counts.json_round_trips += 1
+    if again != state or again.legal_actions() != legal or again.to_json() != text:
+        bad(f"step {counts.steps}: JSON round trip changed the state")
+    clone = state.clone()
+    counts.clones += 1
+    clone.apply_action(rng.choice(legal))
+    if state.to_json() != text or state.legal_actions() != legal:
+        bad(f"step {counts.steps}: playing on a clone changed the original")
+
+
+def _check_after_step(env, counts: SoakCounts, total: dict[str, float]) -> bool:
+    """Rewards only at the end, all agents end together with the engine's returns
+    (win mode, game over). True once the game has ended."""
+    raw = env.unwrapped
+    terminated = set(raw.terminations.values())
+    truncated = set(raw.truncations.values())
+    for a, reward in raw.rewards.items():
+        total[a] += reward
+    if terminated == {False} and truncated == {False}:
+        if any(raw.rewards.values()):
+            counts.violations.append(f"step {counts.steps}: a reward before the end")
+        return False
+    if terminated == {True} and truncated == {False}:
+        counts.terminated += 1
+        returns = [float(r) for r in raw.game_state.returns()]
+        if raw.reward_mode == "win" and [total[a] for a in raw.possible_agents] != returns:
+            counts.violations.append(f"game {counts.games}: rewards {total} != returns {returns}")
+    elif truncated == {True}:
+        counts.truncated += 1
+    else:
+        counts.violations.append(f"step {counts.steps}: agents did not end together")
+    return True
+
+
+def soak(game: str, num_players: int, steps: int, seed: int, check_every: int = 1) -> SoakCounts:
+    """Random legal play of ``game`` for ``steps`` AEC steps with every invariant checked."""
+    counts = SoakCounts(GAMES[game].label(num_players))
+    env = make_env(game, num_players)
+    rng = random.Random(seed)
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    baseline_mb = None
+    while counts.steps < steps:
+        total = dict.fromkeys(env.possible_agents, 0.0)
+        ended = False
+        for _agent in env.agent_iter():
+            _check_step(env, counts, rng, check_every)
+            _, _, term, trunc, _ = env.last()
+            action = None if term or trunc else rng.choice(env.unwrapped.game_state.legal_actions())
+            env.step(action)
+            counts.steps += 1
+            if not ended:
+                ended = _check_after_step(env, counts, total)
+            if baseline_mb is None and counts.steps >= steps // 10:
+                baseline_mb = _rss_mb()
+        if not ended:
+            counts.violations.append(f"game {counts.games}: agents left without an end")
+        counts.games += 1
+        env.reset()
+    counts.seconds = time.perf_counter() - start
+    counts.memory_growth_mb = _rss_mb() - (baseline_mb or _rss_mb())
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default=None, help="default: all")
+    parser.add_argument("--steps", type=int, default=100_000, help="AEC steps per row")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--check-every", type=int, default=1, help="JSON/clone checks every k steps (1)"
+    )
+    parser.add_argument("--max-growth-mb", type=float, default=50.0)
+    args = parser.parse_args(argv)
+    if args.steps < 1 or args.check_every < 1:
+        parser.error("--steps and --check-every must be positive")
+    specs = [GAMES[args.game]] if args.game else list(GAMES.values())
+    header = (
+        f"{'game':<14}{'steps':>10}{'games':>8}{'term':>8}{'trunc':>7}{'json':>10}"
+        f"{'clones':>10}{'mem MB':>8}{'secs':>8}{'violations':>11}"
+    )
+    print(header)
+    failed = False
+    for spec in specs:
+        for n in spec.players:
+            c = soak(spec.name, n, args.steps, args.seed, args.check_every)
+            if c.memory_growth_mb > args.max_growth_mb:
+                c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
+            print(
+                f"{c.label:<14}{c.steps:>10,}{c.games:>8,}{c.terminated:>8,}{c.truncated:>7,}"
+                f"{c.json_round_trips:>10,}{c.clones:>10,}{c.memory_growth_mb:>8.1f}"
+                f"{c.seconds:>8.0f}{len(c.violations):>11,}",
+                flush=True,
+            )
+            for violation in c.violations[:5]:
+                print(f"    {violation}")
+            failed |= bool(c.violations)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

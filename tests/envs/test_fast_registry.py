@@ -1,0 +1,51 @@
+"""The compiled engines as found through the registry: golden playthroughs replayed on
+them byte for byte, and an import of ``tabletop_zoo.envs`` that stays free of numba."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.envs.playthrough import playthrough
+from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, new_game
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+GOLDEN = [
+    (spec.name, players, seed)
+    for spec in GAMES.values()
+    if spec.fast_engine is not None
+    for players, seed in spec.golden_seeds
+]
+
+
+def test_importing_the_envs_loads_neither_numba_nor_torch() -> None:
+    code = (
+        "import sys, tabletop_zoo.envs, tabletop_zoo.envs.registry as r\n"
+        "assert r.fast_path_available() in (True, False)\n"
+        "bad = [m for m in ('numba', 'llvmlite', 'torch') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_every_game_has_a_compiled_engine_entry() -> None:
+    assert GOLDEN, "no game names a compiled engine"
+    for spec in GAMES.values():
+        assert spec.fast_engine is None or spec.fast_engine.count(":") == 1
+
+
+@pytest.mark.skipif(not fast_path_available(), reason="the 'fast' extra (numba) is missing")
+@pytest.mark.parametrize(("game", "players", "seed"), GOLDEN)
+def test_golden_playthrough_replayed_on_the_compiled_engine(
+    game: str, players: int, seed: int
+) -> None:
+    """The seeded random game of the golden file, played by the compiled engine (legal
+    lists, moves, scores, returns) and printed through the Python state of each row."""
+    spec = get_spec(game)
+    engine = spec.fast_engine_class()(new_game(game, players))
+    name = spec.golden_name(players, seed)
+    got = playthrough(engine.new_initial_state(), seed, title=name)
+    assert got == (GOLDEN_DIR / f"{name}.txt").read_text()

@@ -1,0 +1,38 @@
+"""scripts/play.py --gui: the window game through the script, and its missing-extra line."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tabletop_zoo.envs.registry import GAMES
+
+pygame = pytest.importorskip("pygame")
+
+
+def first_target(window, choices) -> None:
+    """Click the first choice that plays a move, else the last one that leads to one (so
+    an Arktia player soon stops: a short game)."""
+    choice = next((c for c in choices if c.play is not None), None)
+    choice = choice or [c for c in choices if c.actions and not c.selected][-1]
+    pygame.event.post(
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=window.spot_centre(choice), button=1)
+    )
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_play_gui_plays_a_whole_game(script, name: str, capsys) -> None:
+    play = script("play")
+    specs = ["random", "human"]
+    assert play.play_gui(name, specs, seed=4, delay=0, linger=False, on_wait=first_target)
+    out = capsys.readouterr().out
+    assert "game over; scores: player_0" in out
+
+
+def test_gui_flag_without_pygame_prints_one_line(script, monkeypatch, capsys) -> None:
+    play = script("play")
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    assert play.main(["--gui", "--seed", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--gui needs the 'render' extra" in err

@@ -1,0 +1,55 @@
+"""scripts/record.py: flags, the written animation and the one-line missing-extra message."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.envs.registry import GAMES
+
+iio = pytest.importorskip("imageio.v3")
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_record_writes_a_gif_of_a_whole_game(script, name: str, tmp_path: Path, capsys) -> None:
+    record = script("record")
+    n = GAMES[name].players[-1]
+    out = tmp_path / "game.gif"
+    agents = ",".join(["greedy"] + ["random"] * (n - 1))
+    assert record.main(["--game", name, "--agents", agents, "--out", str(out), "--seed", "2"]) == 0
+    frames = iio.imread(out, index=None)
+    assert frames.ndim == 4 and frames.shape[0] > 10
+    assert f"wrote {out}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--agents", "greedy"], "played by 2 players, got 1 specs"),
+        (["--agents", "greedy,nobody"], "unknown agent spec 'nobody'"),
+        (["--agents", "greedy,random", "--out", "x.avi"], "--out must end in .gif or .mp4"),
+        (["--agents", "greedy,random", "--fps", "0"], "--fps must be a positive number"),
+    ],
+)
+def test_record_rejects_bad_flags(script, flags, message, capsys) -> None:
+    record = script("record")
+    argv = ["--game", "mole_hill", "--out", "x.gif", *flags]
+    if "--out" in flags:
+        argv = ["--game", "mole_hill", *flags]
+    with pytest.raises(SystemExit) as info:
+        record.main(argv)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_record_without_imageio_prints_one_line(script, monkeypatch, tmp_path, capsys) -> None:
+    record = script("record")
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    out = tmp_path / "x.gif"
+    code = record.main(["--game", "mole_hill", "--agents", "random,random", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "[record]" in err and "pip install" in err
+    assert not out.exists()

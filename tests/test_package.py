@@ -1,0 +1,144 @@
+"""The top-level package: ``import tabletop_zoo`` registers every id, has ``__version__``,
+stays light, and both editable and built (wheel) installs contain every sub-package.
+
+Each check runs in a fresh interpreter (subprocess), because this test process has long
+imported ``tabletop_zoo.envs`` (which registers the ids) by the time a test runs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.envs.registry import GAMES
+
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11+")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_python(code: str, cwd: Path, env_path: str | None = None) -> str:
+    """Run ``code`` in a fresh interpreter and return its stdout (fails on a non-zero exit)."""
+    env = None
+    if env_path is not None:
+        import os
+
+        env = {**os.environ, "PYTHONPATH": env_path}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def pyproject() -> dict:
+    """The parsed ``pyproject.toml``."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def test_import_alone_registers_every_id_and_gives_the_version(tmp_path: Path) -> None:
+    out = run_python(
+        """
+        import json, sys
+        import tabletop_zoo
+        import gymnasium, pettingzoo
+        print(json.dumps({
+            "version": tabletop_zoo.__version__,
+            "gymnasium": sorted(i for i in gymnasium.registry if i.startswith("tabletop_zoo/")),
+            "pettingzoo": sorted(
+                i for i in pettingzoo.aec_registry if i.startswith("tabletop_zoo/")
+            ),
+            "heavy": sorted(m for m in ("torch", "pygame", "numba", "matplotlib")
+                            if m in sys.modules),
+        }))
+        """,
+        cwd=tmp_path,  # not the repo: the installed package, not the folders
+    )
+    found = json.loads(out)
+    assert found["version"] == pyproject()["project"]["version"]
+    assert found["gymnasium"] == sorted(spec.gymnasium_id for spec in GAMES.values())
+    assert found["pettingzoo"] == sorted(spec.pettingzoo_id for spec in GAMES.values())
+    assert found["heavy"] == []
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_make_works_after_import_tabletop_zoo_only(name: str, tmp_path: Path) -> None:
+    spec = GAMES[name]
+    out = run_python(
+        f"""
+        import tabletop_zoo, gymnasium, pettingzoo
+        single = gymnasium.make({spec.gymnasium_id!r})
+        obs, info = single.reset(seed=0)
+        aec = pettingzoo.make("aec", {spec.pettingzoo_id!r})
+        aec.reset(seed=0)
+        print(obs.shape, aec.agent_selection, len(aec.possible_agents))
+        """,
+        cwd=tmp_path,
+    )
+    assert out.split()[-2:] == ["player_0", str(spec.default_players)]
+
+
+def test_gymnasium_module_colon_id_form_imports_the_package(tmp_path: Path) -> None:
+    spec = next(iter(GAMES.values()))
+    out = run_python(
+        f"""
+        import gymnasium  # nothing of ours imported before make
+        env = gymnasium.make("tabletop_zoo:{spec.gymnasium_id}")
+        env.reset(seed=1)
+        print(env.spec.id)
+        """,
+        cwd=tmp_path,
+    )
+    assert out.strip() == spec.gymnasium_id
+
+
+@pytest.mark.slow
+def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
+    """A non-editable build (``pip install .`` installs this wheel) has every package."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    for folder in ("envs", "wrappers", "baselines"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    wheels = tmp_path / "wheels"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+         "-w", str(wheels), str(src)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (wheel,) = wheels.glob("*.whl")
+    unpacked = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(unpacked)
+    in_wheel = {
+        str(p.parent.relative_to(unpacked)).replace("/", ".") for p in unpacked.rglob("__init__.py")
+    }
+    assert in_wheel == set(pyproject()["tool"]["setuptools"]["packages"])
+    out = run_python(
+        """
+        import importlib, tabletop_zoo
+        for name in ("tabletop_zoo.envs", "tabletop_zoo.wrappers", "tabletop_zoo.baselines"):
+            print(importlib.import_module(name).__file__)
+        print(tabletop_zoo.__file__)
+        """,
+        cwd=tmp_path,
+        env_path=str(unpacked),  # first on sys.path: wins over the editable install
+    )
+    files = out.split()
+    assert len(files) == 4
+    assert all(f.startswith(str(unpacked)) for f in files), files

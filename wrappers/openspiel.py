@@ -1,0 +1,408 @@
+"""Our games as OpenSpiel Python games (optional extra ``openspiel``).
+
+Importing this module registers one OpenSpiel game per entry of the registry
+(:data:`tabletop_zoo.envs.registry.GAMES`) under the short name ``python_<game>``::
+
+    import pyspiel
+    import tabletop_zoo.wrappers.openspiel  # noqa: F401  (registers the games)
+
+    game = pyspiel.load_game("python_arktia", {"players": 3})
+    state = game.new_initial_state()
+
+Every game is sequential, perfect-information, with terminal rewards (the engine's
+``returns()``: +1 sole top scorer, 0 tied top, -1 others; zero-sum for 2 players,
+general-sum for more). Parameters:
+
+* ``players``: the player count (the game's supported counts);
+* every keyword option of the engine's Game class, under its own name (for example
+  ``neutral_pieces``, ``layout`` or ``random_flowers``). An option whose engine default is
+  ``None`` is an OpenSpiel string: ``""`` keeps the engine default, ``"yes"``/``"no"``
+  give a bool (if the option takes one), other text is passed on (a layout, say);
+* ``max_moves`` (default :data:`DEFAULT_MAX_MOVES`): the most player decisions a game
+  may take (OpenSpiel's ``max_game_length``). A game cut there is terminal and scored
+  from the engine's ``scores()`` as the position stands, like the envs' truncation.
+
+A game variant whose start position depends on the seed of ``new_initial_state(seed)``
+(detected by comparing the start positions of a few seeds) becomes explicitly
+stochastic: one opening chance node picks the seed uniformly among :data:`CHANCE_SEEDS`
+outcomes and the engine deals from it.
+
+Observation tensors come from the game's public observation encoder
+(``GameSpec.make_observation_encoder``), transposed to OpenSpiel's channel-first layout
+``(planes, rows, cols)``; observation strings are the engine's text and action strings
+its notation. States clone through the engine's ``clone()`` (``__deepcopy__``), games
+pickle by their parameters (``__reduce__``), so worker processes (AlphaZero actors)
+rebuild them, and ``pyspiel.serialize_game_and_state`` works through the action history.
+
+Use OpenSpiel's *Python* ``open_spiel.python.algorithms.mcts.MCTSBot`` on these games:
+the C++ ``pyspiel.MCTSBot`` crashes on every Python game (OpenSpiel 2.0.2).
+:class:`AgentBot` lets any agent of ours (``make_agent`` specs) play as an OpenSpiel bot.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = [
+    "CHANCE_SEEDS",
+    "DEFAULT_MAX_MOVES",
+    "AgentBot",
+    "TabletopGame",
+    "TabletopState",
+    "load_game",
+    "parameter_specification",
+    "short_name",
+]
+
+#: Default cap on player decisions per game (``max_moves``); far above a normal game.
+DEFAULT_MAX_MOVES = 1000
+#: Outcomes of the opening chance node of a stochastic variant (seeds ``0..CHANCE_SEEDS-1``).
+CHANCE_SEEDS = 1024
+_SEEDS_PROBED = 4  # start positions compared to decide whether a variant has chance
+_OWN_PARAMETERS = ("players", "max_moves")
+# Words of a bool given to a None-default (string) option. Not "true"/"false": OpenSpiel's
+# game strings would read those back as bools, which a string parameter rejects.
+_BOOL_WORDS = {"yes": True, "no": False}
+
+
+def short_name(game: str) -> str:
+    """OpenSpiel short name of one of our games, e.g. ``python_<game>``."""
+    return f"python_{get_spec(game).name}"
+
+
+def _engine_options(spec: GameSpec) -> dict[str, inspect.Parameter]:
+    """Keyword options of the engine's Game class, except ``num_players``."""
+    signature = inspect.signature(spec.game_class().__init__)
+    return {
+        name: p
+        for name, p in signature.parameters.items()
+        if name not in ("self", "num_players")
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.default is not inspect.Parameter.empty
+    }
+
+
+def parameter_specification(game: str) -> dict[str, Any]:
+    """OpenSpiel parameters of ``game`` with their defaults (their types come from these)."""
+    spec = get_spec(game)
+    params: dict[str, Any] = {"players": spec.default_players, "max_moves": DEFAULT_MAX_MOVES}
+    for name, option in _engine_options(spec).items():
+        if name in _OWN_PARAMETERS:
+            raise InvalidOptionError(f"engine option {name!r} clashes with a bridge parameter")
+        params[name] = "" if option.default is None else option.default
+    return params
+
+
+def _allowed_types(spec: GameSpec, name: str) -> tuple[type, ...]:
+    """The plain types an engine option's annotation allows (``bool | None`` -> bool)."""
+    hints = typing.get_type_hints(spec.game_class().__init__)
+    hint = hints.get(name, str)
+    args = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    return tuple(a for a in args if isinstance(a, type))
+
+
+def _option_from_text(spec: GameSpec, name: str, text: str) -> Any:
+    """Value of a ``None``-default engine option given as an OpenSpiel string."""
+    if text == "":
+        return None
+    allowed = _allowed_types(spec, name)
+    word = text.strip().lower()
+    if bool in allowed and word in _BOOL_WORDS:
+        return _BOOL_WORDS[word]
+    if str in allowed:
+        return text
+    kinds = " or ".join(['"yes"/"no"'] * (bool in allowed) + ["text"] * (str in allowed))
+    raise InvalidOptionError(
+        f"parameter {name}={text!r} of {short_name(spec.name)}: "
+        f'need "" (the engine default) or {kinds or "nothing else"}'
+    )
+
+
+def _game_type(spec: GameSpec, num_players: int | None, stochastic: bool) -> pyspiel.GameType:
+    """The OpenSpiel game type (per instance: utility and chance depend on the options)."""
+    zero_sum = num_players == 2 if num_players else spec.players == (2,)
+    chance = pyspiel.GameType.ChanceMode
+    return pyspiel.GameType(
+        short_name=short_name(spec.name),
+        long_name=f"tabletop-zoo {spec.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=chance.EXPLICIT_STOCHASTIC if stochastic else chance.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=(
+            pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM
+        ),
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(spec.players),
+        min_num_players=min(spec.players),
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameter_specification(spec.name),
+    )
+
+
+class TabletopGame(pyspiel.Game):
+    """One of our games as an OpenSpiel Python game (see the module docstring).
+
+    Attributes:
+        spec: the registry entry; ``engine``: the engine's Game object;
+        encoder: the public observation encoder; ``max_moves``: the decision cap;
+        stochastic: whether the variant opens with a chance node.
+    """
+
+    def __init__(self, game: str, params: dict[str, Any] | None = None) -> None:
+        spec = get_spec(game)
+        given = dict(params or {})
+        defaults = parameter_specification(spec.name)
+        unknown = sorted(set(given) - set(defaults))
+        if unknown:
+            raise InvalidOptionError(
+                f"unknown parameter(s) {unknown} of {short_name(spec.name)}; "
+                f"allowed: {', '.join(sorted(defaults))}"
+            )
+        values = {**defaults, **given}
+        num_players = values["players"]
+        if num_players not in spec.players:
+            raise InvalidOptionError(
+                f"players={num_players!r}: {spec.title} is for {spec.players} players"
+            )
+        max_moves = values["max_moves"]
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise InvalidOptionError(f"max_moves must be a positive int, got {max_moves!r}")
+        options = {}
+        for name, option in _engine_options(spec).items():
+            value = values[name]
+            if option.default is None:
+                value = _option_from_text(spec, name, value)
+            options[name] = value
+        engine = spec.game_class()(num_players=num_players, **options)
+        starts = [engine.new_initial_state(seed=s) for s in range(_SEEDS_PROBED)]
+        stochastic = len({start.to_json() for start in starts}) > 1
+        info = pyspiel.GameInfo(
+            num_distinct_actions=engine.num_actions,
+            max_chance_outcomes=CHANCE_SEEDS if stochastic else 0,
+            num_players=num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0 if num_players == 2 else None,
+            max_game_length=max_moves,
+        )
+        super().__init__(_game_type(spec, num_players, stochastic), info, given)
+        self.spec = spec
+        self.engine = engine
+        self.max_moves = max_moves
+        self.stochastic = stochastic
+        self.options = options
+        self.encoder = spec.make_observation_encoder(engine, None)
+        self._parameters = given
+        self._start = starts[0]  # cloned by new_initial_state (also inside every clone())
+
+    def new_initial_state(self) -> TabletopState:
+        """The start: a chance node for a stochastic variant, else the engine's start."""
+        if self.stochastic:
+            return TabletopState(self, None)
+        return TabletopState(self, self._start.clone())
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
+    ) -> Any:
+        """Planes observer (observation); history observer for perfect-recall requests."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return PlanesObserver(self, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TabletopGame:
+        """Games are immutable: a deep copy is the game itself (keeps state clones cheap)."""
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:
+        """Pickle by name and parameters: a worker process rebuilds the full Python game."""
+        return load_game, (self.spec.name, dict(self._parameters))
+
+
+class TabletopState(pyspiel.State):
+    """An OpenSpiel state over a live engine state (``engine_state``; ``None`` before the deal)."""
+
+    def __init__(self, game: TabletopGame, engine_state: Any) -> None:
+        super().__init__(game)
+        # OpenSpiel's clone() deep-copies this __dict__ (not the state object): the game
+        # copies as itself and the box clones the engine state through its clone().
+        self.tabletop_game = game
+        self._box = _EngineBox(engine_state)
+        self.moves = 0  # player decisions so far (the max_moves cap counts these)
+
+    @property
+    def engine_state(self) -> Any:
+        """The live engine state (``None`` at the opening chance node); do not mutate it."""
+        return self._box.state
+
+    # ---- OpenSpiel API
+    def current_player(self) -> int:
+        """Seat to decide, ``CHANCE`` before the deal, ``TERMINAL`` once over."""
+        if self.engine_state is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return self.engine_state.current_player
+
+    def is_terminal(self) -> bool:
+        """Game over, or cut after ``max_moves`` decisions."""
+        state = self.engine_state
+        if state is None:
+            return False
+        return state.is_terminal() or self.moves >= self.tabletop_game.max_moves
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """The engine's legal actions (ascending) of the seat to move."""
+        return list(self.engine_state.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Uniform over the deal seeds at the opening chance node; empty elsewhere."""
+        if self.engine_state is not None:
+            return []
+        return [(seed, 1.0 / CHANCE_SEEDS) for seed in range(CHANCE_SEEDS)]
+
+    def _apply_action(self, action: int) -> None:
+        """Deal from the seed ``action`` at the chance node, else play it on the engine."""
+        if self.engine_state is None:
+            self._box.state = self.tabletop_game.engine.new_initial_state(seed=int(action))
+            return
+        self.engine_state.apply_action(int(action))
+        self.moves += 1
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        """Our notation of ``action`` (``seed N`` for a deal)."""
+        if player == pyspiel.PlayerId.CHANCE or self.engine_state is None:
+            return f"seed {action}"
+        return self.engine_state.action_to_string(int(action))
+
+    def returns(self) -> list[float]:
+        """Per seat: the engine's returns; after a cut, win/draw/loss from the scores."""
+        state = self.engine_state
+        n = self.tabletop_game.num_players()
+        if state is None or not self.is_terminal():
+            return [0.0] * n
+        if state.is_terminal():
+            return [float(r) for r in state.returns()]
+        return [float(r) for r in win_returns(state.scores())]
+
+    def __str__(self) -> str:
+        if self.engine_state is None:
+            return f"chance node: deal one of {CHANCE_SEEDS} seeds"
+        return str(self.engine_state)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TabletopState:
+        """``copy.deepcopy(state)`` is ``clone()`` (the engine's fast copy)."""
+        return self.clone()
+
+
+class _EngineBox:
+    """Holds an engine state; deep-copied through the engine's ``clone()``."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _EngineBox:
+        return _EngineBox(None if self.state is None else self.state.clone())
+
+
+class PlanesObserver:
+    """OpenSpiel Python observer: the encoder's planes, channel-first ``(planes, rows, cols)``."""
+
+    def __init__(self, game: TabletopGame, params: Any = None) -> None:
+        if params:
+            raise InvalidOptionError(f"observation parameters are not supported, got {params!r}")
+        self.encoder = game.encoder
+        rows, cols, planes = game.encoder.shape
+        self.tensor = np.zeros(planes * rows * cols, np.float32)
+        self.dict = {"observation": self.tensor.reshape(planes, rows, cols)}
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        """Fill the tensor with ``state`` seen by ``player`` (zeros before the deal)."""
+        if state.engine_state is None:
+            self.tensor.fill(0.0)
+            return
+        planes = self.encoder.encode(state.engine_state, player)
+        self.dict["observation"][...] = np.moveaxis(planes, -1, 0)
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        """The engine's text of the position (perfect information: the same for all)."""
+        return str(state)
+
+
+class AgentBot(pyspiel.Bot):
+    """Any agent of ours (``act(observation, action_mask, state)``) as an OpenSpiel bot.
+
+    The agent sees what it sees in our envs: the encoder's channel-last planes for the
+    acting seat, the legal-action mask and the live engine state.
+    """
+
+    def __init__(self, game: TabletopGame, agent: Agent, seed: int | None = None) -> None:
+        pyspiel.Bot.__init__(self)
+        self.game = game
+        self.agent = agent
+        self.seed = seed
+
+    def restart_at(self, state: TabletopState) -> None:
+        """Start of a game: re-seed the agent (if it can be seeded)."""
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset(seed=self.seed)
+
+    def inform_action(self, state: TabletopState, player_id: int, action: int) -> None:
+        """Our agents keep no history: nothing to do."""
+
+    def step(self, state: TabletopState) -> int:
+        """The agent's action for the seat to move."""
+        player = state.current_player()
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        mask[state.legal_actions()] = 1
+        observation = self.game.encoder.encode(state.engine_state, player)
+        return int(self.agent.act(observation, mask, state.engine_state))
+
+
+def load_game(game: str, params: dict[str, Any] | None = None) -> TabletopGame:
+    """``pyspiel.load_game(short_name(game), params)`` without the string round trip."""
+    return TabletopGame(game, params)
+
+
+_FACTORIES: dict[str, Any] = {}
+
+
+def _register() -> list[str]:
+    """Register ``python_<game>`` for every game of the registry; returns the short names."""
+    registered = set(pyspiel.registered_names())
+    names = []
+    for spec in GAMES.values():
+        name = short_name(spec.name)
+        if name not in registered:
+            default_type = _game_type(spec, None, stochastic=False)
+
+            def factory(params: dict[str, Any] | None = None, _game: str = spec.name) -> Any:
+                return TabletopGame(_game, params)
+
+            pyspiel.register_game(default_type, factory)
+            # OpenSpiel's registry lives past Python's shutdown; a factory whose only
+            # reference it holds is freed there without the GIL and aborts the process.
+            _FACTORIES[name] = factory
+        names.append(name)
+    return names
+
+
+#: OpenSpiel short names registered by importing this module.
+REGISTERED_GAMES = _register()

@@ -1,0 +1,184 @@
+"""Record episodes of any of our AEC envs as animations (GIF, or MP4 with imageio-ffmpeg).
+
+:class:`RecordEpisode` wraps an env made with ``render_mode="rgb_array"`` and keeps one
+frame per position: the start of the game and the position after every action. Each frame
+carries a status band (:mod:`tabletop_zoo.envs._display`): the move number, who played
+which move in the game's notation, who is to act (or the result) with the round or phase,
+and the scores. Example::
+
+    from tabletop_zoo.envs.registry import make_env
+    from tabletop_zoo.wrappers.recording import RecordEpisode
+
+    env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), path="game.gif")
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else int(obs["action_mask"].argmax())
+        env.step(action)  # the GIF is written when the episode ends
+
+Writing files needs the ``record`` extra (imageio); MP4 the ``video`` extra (imageio-ffmpeg).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
+from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
+from tabletop_zoo.envs.extras import require_extra
+
+__all__ = ["FORMATS", "RecordEpisode", "save_animation"]
+
+#: File suffixes :func:`save_animation` writes.
+FORMATS = (".gif", ".mp4")
+
+
+def _even_size(frame: np.ndarray, block: int = 16) -> np.ndarray:
+    """Pad ``frame`` with its corner colour to a multiple of ``block`` pixels (video codecs)."""
+    h, w = frame.shape[:2]
+    ph, pw = -h % block, -w % block
+    if not ph and not pw:
+        return frame
+    out = np.empty((h + ph, w + pw, 3), dtype=np.uint8)
+    out[:] = frame[0, 0]
+    out[:h, :w] = frame
+    return out
+
+
+def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
+    """Write ``frames`` (equal-size ``(h, w, 3)`` uint8) as ``.gif`` or ``.mp4``."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise InvalidOptionError(
+            f"cannot record to {path.name!r}: the file name must end in {' or '.join(FORMATS)}"
+        )
+    if not frames:
+        raise InvalidOptionError("no frames to save: reset() and play at least the start")
+    if not fps > 0:
+        raise InvalidOptionError(f"fps must be a positive number, got {fps!r}")
+    require_extra("record", "recording a game")
+    import imageio.v3 as iio
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".gif":
+        # duration per frame in milliseconds; loop=0 repeats forever
+        iio.imwrite(path, np.stack(frames), duration=1000.0 / fps, loop=0)
+    else:
+        require_extra("video", "recording an MP4")
+        video = np.stack([_even_size(f) for f in frames])
+        iio.imwrite(path, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
+    return path
+
+
+class RecordEpisode(BaseWrapper):
+    """Keeps a status-banded frame of every position; saves the episode when it ends.
+
+    Args:
+        env: one of our AEC envs (raw or wrapped) with ``render_mode="rgb_array"``.
+        path: where to write each finished episode (``.gif`` / ``.mp4``); ``None`` keeps
+            the frames in memory only (:attr:`frames`, :meth:`save`).
+        fps: positions shown per second.
+        final_hold: how many extra copies of the last frame to append, so the result
+            stays on screen before a GIF loops.
+    """
+
+    def __init__(
+        self,
+        env: AECEnv,
+        path: str | Path | None = None,
+        fps: float = 2.0,
+        final_hold: int = 3,
+    ) -> None:
+        super().__init__(env)
+        if env.render_mode != "rgb_array":
+            raise InvalidOptionError(
+                f"RecordEpisode needs an env made with render_mode='rgb_array', "
+                f"got {env.render_mode!r}"
+            )
+        if path is not None and Path(path).suffix.lower() not in FORMATS:
+            raise InvalidOptionError(
+                f"cannot record to {Path(path).name!r}: use a {' or '.join(FORMATS)} file name"
+            )
+        self.path = None if path is None else Path(path)
+        self.fps = fps
+        self.final_hold = final_hold
+        self._pictures: list[tuple[np.ndarray, list[str]]] = []
+        self._moves = 0
+        self.saved: list[Path] = []
+
+    # ------------------------------------------------------------ recording
+    def _game_state(self) -> Any:
+        return self.env.unwrapped.game_state
+
+    def _capture(self, last: LastMove | None) -> None:
+        truncated = any(self.env.unwrapped.truncations.values())
+        lines = status_lines(self._game_state(), self._moves, last, truncated)
+        self._pictures.append((np.asarray(self.env.render()), lines))
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode (and a new recording)."""
+        super().reset(seed=seed, options=options)
+        self._pictures = []
+        self._moves = 0
+        self._capture(None)
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` and capture the new position; save when the episode is over."""
+        raw = self.env.unwrapped
+        agent = raw.agent_selection
+        done = raw.terminations.get(agent, False) or raw.truncations.get(agent, False)
+        was_over = self._episode_over()
+        last = None
+        if not done:
+            state = self._game_state()
+            try:
+                notation = state.action_to_string(action)  # before the move is applied
+            except (TabletopZooError, TypeError):
+                notation = f"illegal action {action!r}"
+            last = LastMove(state.current_player, notation)
+        super().step(action)
+        if last is not None:
+            self._moves += 1
+            self._capture(last)
+        if not was_over and self._episode_over() and self.path is not None:
+            self.save(self.path)
+
+    def _episode_over(self) -> bool:
+        raw = self.env.unwrapped
+        if not raw.agents:
+            return True
+        return all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
+
+    # ------------------------------------------------------------ output
+    @property
+    def frames(self) -> list[np.ndarray]:
+        """The recorded frames with their status bands, all of one size."""
+        if not self._pictures:
+            return []
+        width = max(img.shape[1] for img, _ in self._pictures)
+        lines = max(len(band_lines(text, width)) for _, text in self._pictures)
+        frames = [with_status(img, text, min_lines=lines) for img, text in self._pictures]
+        height = max(f.shape[0] for f in frames)
+        if any(f.shape[:2] != (height, width) for f in frames):
+            frames = [_pad_to(f, height, width) for f in frames]
+        return frames + [frames[-1]] * self.final_hold
+
+    def save(self, path: str | Path) -> Path:
+        """Write the frames so far to ``path`` (``.gif`` / ``.mp4``) and return it."""
+        written = save_animation(self.frames, path, self.fps)
+        self.saved.append(written)
+        return written
+
+
+def _pad_to(frame: np.ndarray, height: int, width: int) -> np.ndarray:
+    """``frame`` in the top-left corner of a ``(height, width)`` picture of its corner colour."""
+    out = np.empty((height, width, 3), dtype=np.uint8)
+    out[:] = frame[-1, -1]
+    out[: frame.shape[0], : frame.shape[1]] = frame
+    return out
