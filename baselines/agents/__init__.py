@@ -62,7 +62,9 @@ class Agent(Protocol):
 
     Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
     the single-agent wrapper call it (when present) at the start of every game so
-    seeded games are reproducible.
+    seeded games are reproducible. An agent that never reads ``observation`` may set
+    ``reads_observation = False``; the single-agent wrapper then skips building the
+    planes for it and passes ``None`` (the search baselines do this).
     """
 
     name: str

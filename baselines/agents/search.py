@@ -36,7 +36,13 @@ def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
 
 
 class _SeededAgent:
-    """Shared by the baselines: a name and a seeded generator that ``reset`` re-seeds."""
+    """Shared by the baselines: a name and a seeded generator that ``reset`` re-seeds.
+
+    ``reads_observation = False``: these agents use the mask and the state only, so callers
+    that build observation planes on demand (the single-agent wrapper) may pass ``None``.
+    """
+
+    reads_observation = False
 
     def __init__(self, seed: int | None, name: str) -> None:
         self.name = name
