@@ -21,7 +21,12 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    UsageError,
+    as_integer,
+)
 
 __all__ = ["SingleAgentEnv", "make_env"]
 
@@ -209,7 +214,7 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents until the learner is to act."""
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise UsageError("the episode is over (or never started): call reset() before step()")
         mask = self.action_masks()
         index = as_integer(action)
         if index is None or not (0 <= index < mask.size and mask[index]):
@@ -228,11 +233,15 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
         if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
+            raise UsageError("action_masks() before reset(): call reset() first")
+        return self._mask_of(self.learner).astype(bool)
+
+    def _mask_of(self, name: str) -> np.ndarray:
+        """``name``'s action mask; our envs give it without building the planes."""
         unwrapped = self.aec_env.unwrapped
-        if hasattr(unwrapped, "action_mask"):  # our envs: the mask without the planes
-            return unwrapped.action_mask(self.learner).astype(bool)
-        return np.asarray(self.aec_env.observe(self.learner)["action_mask"], dtype=bool)
+        if hasattr(unwrapped, "action_mask"):
+            return unwrapped.action_mask(name)
+        return np.asarray(self.aec_env.observe(name)["action_mask"])
 
     def render(self) -> Any:
         """Render the underlying AEC env (in its ``render_mode``)."""
@@ -245,7 +254,9 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self) -> Any:
         """The live rules-engine state (read only: clone before changing it)."""
-        return getattr(self.aec_env.unwrapped, "game", None)
+        unwrapped = self.aec_env.unwrapped
+        state = getattr(unwrapped, "game_state", None)
+        return getattr(unwrapped, "game", None) if state is None else state
 
     # ---------------------------------------------------------------- internals
     def _play_opponents(self) -> tuple[float, bool, bool, dict[str, Any]]:
@@ -257,15 +268,21 @@ class SingleAgentEnv(gymnasium.Env):
         env = self.aec_env
         while env.agents:
             name = env.agent_selection
-            obs, reward, terminated, truncated, _info = env.last()
+            _obs, reward, terminated, truncated, _info = env.last(observe=False)
             if name == self.learner:
                 return float(reward), bool(terminated), bool(truncated), self._info()
             if terminated or truncated:
                 env.step(None)
                 continue
             seat = self.possible_agents.index(name)
-            action = self._opponents[seat].act(obs["observation"], obs["action_mask"], self.game)
-            env.step(int(action))
+            opponent = self._opponents[seat]
+            # planes only for agents that read them (search agents read the state)
+            if getattr(opponent, "reads_observation", True):
+                obs = env.observe(name)
+                planes, mask = obs["observation"], obs["action_mask"]
+            else:
+                planes, mask = None, self._mask_of(name)
+            env.step(int(opponent.act(planes, mask, self.game)))
         raise RuntimeError(f"{self.learner} left the game without being told it ended")
 
     def _notation(self, action: int) -> str | None:

@@ -7,7 +7,8 @@ person at the terminal) can play against any other::
 
 ``observation`` is the env's ``"observation"`` plane array for the acting seat,
 ``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live rules-engine
-state (``env.unwrapped.game``). Agents never mutate ``state``.
+state (``env.unwrapped.game_state``, an :class:`~tabletop_zoo.envs.protocol.EngineState`).
+Agents never mutate ``state``.
 
 :func:`make_agent` is the one place that turns a spec string into an agent (scripts, the
 tournament, the single-agent wrapper and the opponent pool all call it). Importing this
@@ -22,6 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent, RandomAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = [
@@ -60,12 +62,14 @@ class Agent(Protocol):
 
     Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
     the single-agent wrapper call it (when present) at the start of every game so
-    seeded games are reproducible.
+    seeded games are reproducible. An agent that never reads ``observation`` may set
+    ``reads_observation = False``; the single-agent wrapper then skips building the
+    planes for it and passes ``None`` (the search baselines do this).
     """
 
     name: str
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
         ...
 

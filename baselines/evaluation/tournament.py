@@ -202,13 +202,14 @@ def _limit_threads() -> None:
 
 
 def _check_match_input(
-    game: str, num_players: int | None, games: Any, workers: Any, seed: Any
+    game: str, num_players: int | None, games: Any, workers: Any, seed: Any, what: str
 ) -> int:
-    """Validate the common arguments; return the player count (the game's default if None)."""
+    """Validate the common arguments; return the player count (the game's default if None).
+    ``what`` names ``games`` in the message."""
     spec = get_spec(game)  # InvalidOptionError listing the games
     players = spec.default_players if num_players is None else num_players
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InvalidOptionError(f"games per pairing must be >= 1, got {games!r}")
+        raise InvalidOptionError(f"{what} must be >= 1, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidOptionError(f"workers must be >= 1, got {workers!r}")
     check_seed(seed)
@@ -242,7 +243,7 @@ def round_robin(
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
-    num_players = _check_match_input(game, num_players, games, workers, seed)
+    num_players = _check_match_input(game, num_players, games, workers, seed, "games per pairing")
     env_kwargs = dict(env_kwargs or {})
     env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
     _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
@@ -321,7 +322,7 @@ def evaluate_agent(
     other seats. Games of seat ``s`` come before those of seat ``s + 1``; every game is
     seeded from ``seed``, the opponent's index and the game's index.
     """
-    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed)
+    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed, "games_per_seat")
     env = make_env(game, num_players=num_players, **(env_kwargs or {}))
     check_agent_fits(agent, env, name)
     rows = []
