@@ -29,7 +29,7 @@ import time
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
-from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
+from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, plot_ratings
 from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
 from tabletop_zoo.envs.registry import GAMES
 
@@ -134,6 +134,8 @@ def fit_ladder(args: argparse.Namespace) -> None:
                 **{k: values[k] for k in ("mu", "sigma") + (("elo",) if "elo" in values else ())},
             }
     _write(manifest)
+    if args.plot:
+        plot_ratings(result, args.plot)
     print(result.table())
     print(f"{len(result.games)} games, cpu time {entry['cpu_minutes']} min")
 
@@ -158,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder.add_argument("--members", required=True, help="comma separated agent specs")
     ladder.add_argument("--rounds", type=int, default=2)
     ladder.add_argument("--seed", type=int, default=0)
+    ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
     args = parser.parse_args(argv)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     if args.command_name == "add":

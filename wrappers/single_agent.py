@@ -234,10 +234,14 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
         if not self._started:
             raise UsageError("action_masks() before reset(): call reset() first")
+        return self._mask_of(self.learner).astype(bool)
+
+    def _mask_of(self, name: str) -> np.ndarray:
+        """``name``'s action mask; our envs give it without building the planes."""
         unwrapped = self.aec_env.unwrapped
-        if hasattr(unwrapped, "action_mask"):  # our envs: the mask without the planes
-            return unwrapped.action_mask(self.learner).astype(bool)
-        return np.asarray(self.aec_env.observe(self.learner)["action_mask"], dtype=bool)
+        if hasattr(unwrapped, "action_mask"):
+            return unwrapped.action_mask(name)
+        return np.asarray(self.aec_env.observe(name)["action_mask"])
 
     def render(self) -> Any:
         """Render the underlying AEC env (in its ``render_mode``)."""
@@ -264,15 +268,21 @@ class SingleAgentEnv(gymnasium.Env):
         env = self.aec_env
         while env.agents:
             name = env.agent_selection
-            obs, reward, terminated, truncated, _info = env.last()
+            _obs, reward, terminated, truncated, _info = env.last(observe=False)
             if name == self.learner:
                 return float(reward), bool(terminated), bool(truncated), self._info()
             if terminated or truncated:
                 env.step(None)
                 continue
             seat = self.possible_agents.index(name)
-            action = self._opponents[seat].act(obs["observation"], obs["action_mask"], self.game)
-            env.step(int(action))
+            opponent = self._opponents[seat]
+            # planes only for agents that read them (search agents read the state)
+            if getattr(opponent, "reads_observation", True):
+                obs = env.observe(name)
+                planes, mask = obs["observation"], obs["action_mask"]
+            else:
+                planes, mask = None, self._mask_of(name)
+            env.step(int(opponent.act(planes, mask, self.game)))
         raise RuntimeError(f"{self.learner} left the game without being told it ended")
 
     def _notation(self, action: int) -> str | None:

@@ -47,6 +47,7 @@ AGENT_SPECS = (
     "az:PATH",
     "az:PATH:N",
     "ref:NAME",
+    "rllib:PATH",
     "human",
 )
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
@@ -61,7 +62,9 @@ class Agent(Protocol):
 
     Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
     the single-agent wrapper call it (when present) at the start of every game so
-    seeded games are reproducible.
+    seeded games are reproducible. An agent that never reads ``observation`` may set
+    ``reads_observation = False``; the single-agent wrapper then skips building the
+    planes for it and passes ``None`` (the search baselines do this).
     """
 
     name: str
@@ -79,7 +82,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     extra), ``"az:PATH"`` / ``"az:PATH:N"`` (an AlphaZero-style network file searched with
     N simulations, NumPy only), ``"ref:NAME"`` (a reference model shipped with the package,
     e.g. ``ref:<game>-3p-ppo``; see ``baselines/reference_models/manifest.json``),
-    ``"human"`` (a person typing moves at the terminal). A bad spec raises
+    ``"rllib:PATH"`` / ``"rllib:PATH#MODULE"`` (an RLlib module or checkpoint from
+    ``scripts/train_rllib.py``; needs the ``rllib`` extra), ``"human"`` (a person typing
+    moves at the terminal). A bad spec raises
     :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
     allowed forms.
     """
@@ -115,6 +120,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from tabletop_zoo.baselines.agents.reference import reference_agent
 
         return reference_agent(arg, seed=seed)
+    if kind == "rllib" and sep and arg:
+        from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
+
+        path, _, module_id = arg.partition("#")
+        return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE)
     if kind == "human" and not sep:
         from tabletop_zoo.baselines.agents.human import HumanAgent
 

@@ -100,6 +100,8 @@ class AlphaZeroAgent:
         name: display name (default ``az:<file stem>``).
     """
 
+    reads_observation = False  # it encodes the searched positions itself
+
     def __init__(
         self,
         net_or_path: DenseNet | str | Path,

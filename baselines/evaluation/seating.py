@@ -46,6 +46,7 @@ __all__ = [
     "SeatedResult",
     "lineups",
     "play_lineups",
+    "plot_ratings",
     "seat_permutations",
 ]
 
@@ -171,6 +172,36 @@ class SeatedResult:
                 row = [" ".join(map(str, values)) for values in (g.returns, g.scores, g.ranks)]
                 writer.writerow([number, " ".join(names), *row])
         return path
+
+
+def plot_ratings(
+    result: SeatedResult, path: str | Path, fixed: Mapping[int, tuple[float, float]] | None = None
+) -> Path:
+    """Save a PNG: Plackett-Luce rating per agent with its 95% interval, best at the top."""
+    from tabletop_zoo.baselines.extras import require_extra
+
+    require_extra("train", "the ratings chart", ("matplotlib",))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ratings = result.ratings(fixed)
+    order = sorted(range(len(ratings)), key=lambda i: ratings[i].value)
+    fig, axis = plt.subplots(figsize=(7, 0.5 * len(order) + 1.2))
+    values = [ratings[i].value for i in order]
+    errors = [[ratings[i].value - ratings[i].low for i in order],
+              [ratings[i].high - ratings[i].value for i in order]]  # fmt: skip
+    axis.barh(range(len(order)), values, xerr=errors, color="tab:blue", capsize=3)
+    axis.set_yticks(range(len(order)), [result.agents[i] for i in order])
+    axis.set_xlabel("Plackett-Luce rating (openskill mu, 95% interval)")
+    axis.set_title(f"{result.game}, {result.num_players} players: {len(result.games)} games")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
 
 
 def _agent_builder() -> Callable[[str, int], Any]:

@@ -122,7 +122,7 @@ class _Network:
         return DenseNet(trunk, heads, "relu", meta)
 
 
-def _self_play_game(
+def _self_play_episode(
     state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """One self-play game: ``(planes, mask, visit distribution, relative value)`` per move."""
@@ -196,7 +196,7 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
         )
         for _ in range(cfg.games_per_iteration):
             state = game.new_initial_state(int(rng.integers(2**31)))
-            records = _self_play_game(state, search, evaluator, cfg, rng)
+            records = _self_play_episode(state, search, evaluator, cfg, rng)
             buffer.extend(records)
             games += 1
             decisions += len(records)

@@ -50,7 +50,9 @@ def test_make_reference_fits_a_ladder(script, tmp_path, monkeypatch, capsys) -> 
     monkeypatch.setattr(make_reference, "MANIFEST_PATH", tmp_path / "manifest.json")
     monkeypatch.setattr(make_reference, "REFERENCE_DIR", tmp_path)
     argv = ["ladder", "--game", "mole_hill", "--num-players", "2", "--members", "random,greedy"]
-    assert make_reference.main([*argv, "--rounds", "2"]) == 0
+    plot = tmp_path / "ladder.png"
+    assert make_reference.main([*argv, "--rounds", "2", "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:4] == b"\x89PNG"
     ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
     assert ladder["games"] == 4 and set(ladder["members"]) == {"random", "greedy"}
     assert all({"mu", "sigma", "elo"} <= set(v) for v in ladder["members"].values())

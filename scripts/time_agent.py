@@ -1,0 +1,65 @@
+"""CPU time per move of an agent, over a few games against random (seats alternate).
+
+Example::
+
+    python scripts/time_agent.py --game GAME --agent az:runs/az.npz:64 --games 6
+
+Only the agent's own ``act`` calls are timed (``time.process_time``, one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.envs.registry import GAMES
+
+
+class _Timed:
+    """Wraps an agent and adds up the CPU time of its moves."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent, self.name = agent, agent.name
+        self.reads_observation = getattr(agent, "reads_observation", True)
+        self.model = getattr(agent, "model", None)
+        self.seconds, self.moves = 0.0, 0
+
+    def reset(self, seed: int | None = None) -> None:
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset(seed=seed)
+
+    def act(self, observation: Any, action_mask: Any, state: Any) -> int:
+        start = time.process_time()
+        action = self.agent.act(observation, action_mask, state)
+        self.seconds += time.process_time() - start
+        self.moves += 1
+        return action
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    p = argparse.ArgumentParser(description="CPU time per move of an agent.")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--num-players", type=int, default=None)
+    p.add_argument("--agent", required=True)
+    p.add_argument("--games", type=int, default=6)
+    args = p.parse_args(argv)
+    players = GAMES[args.game].default_players if args.num_players is None else args.num_players
+    timed = _Timed(make_agent(args.agent, seed=0))
+    env = make_env(args.game, players)
+    for number in range(args.games):
+        others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]
+        seat = number % players
+        play_game(env, others[:seat] + [timed] + others[seat:], seed=number)
+    per_move = timed.seconds / max(1, timed.moves) * 1000
+    print(f"{args.agent}: {timed.moves} moves, {per_move:.1f} ms CPU per move")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
