@@ -12,6 +12,7 @@ first start and loaded from there on later starts.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, NamedTuple
 
@@ -27,6 +28,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"the compiled engines need numba: pip install 'tabletop-zoo[fast]' (import failed: {exc})"
     ) from exc
 
+# The two-thread random-play drivers use numba's own thread pool ("workqueue") unless the
+# user chose a layer (NUMBA_THREADING_LAYER): the OpenMP layer would load a second GNU
+# OpenMP runtime next to torch's.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
+
 __all__ = [
     "StepResult",
     "active_rows",
@@ -41,7 +48,7 @@ __all__ = [
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
     """``numba.njit`` with the settings of every compiled engine (cached on disk)."""
-    return numba.njit(cache=True, nogil=True)(function)
+    return numba.njit(cache=True)(function)
 
 
 @jit

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -214,7 +215,12 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
 
 def fast_path_available() -> bool:
     """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
-    return importlib.util.find_spec("numba") is not None
+    if "numba" in sys.modules:  # imported, or blocked with None (as ``import`` treats it)
+        return sys.modules["numba"] is not None
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def fast_engine(
