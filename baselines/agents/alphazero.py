@@ -41,8 +41,9 @@ def model_shape(meta: dict[str, Any]) -> SimpleNamespace:
 class NetworkEvaluator:
     """Batched PUCT evaluator: one forward pass for a list of states.
 
-    ``relative_values``: the network's value head is in seat order relative to the seat to
-    act; the evaluator turns it into absolute seat order for the search.
+    The network's value head is in seat order relative to the seat to act; the evaluator
+    returns values in absolute seat order (what the search backs up) and the priors as a
+    softmax over each state's legal actions.
     """
 
     def __init__(self, net: DenseNet) -> None:

@@ -78,8 +78,9 @@ def test_a_damaged_model_file_is_refused(tmp_path, monkeypatch) -> None:
     name = MODELS[0]
     entry = MANIFEST["models"][name]
     shutil.copy(reference.MANIFEST_PATH, tmp_path / "manifest.json")
-    damaged = (reference.REFERENCE_DIR / entry["file"]).read_bytes()[:-1] + b"\0"
-    (tmp_path / entry["file"]).write_bytes(damaged)
+    damaged = bytearray((reference.REFERENCE_DIR / entry["file"]).read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF  # one flipped byte
+    (tmp_path / entry["file"]).write_bytes(bytes(damaged))
     monkeypatch.setattr(reference, "REFERENCE_DIR", tmp_path)
     monkeypatch.setattr(reference, "MANIFEST_PATH", tmp_path / "manifest.json")
     with pytest.raises(InvalidOptionError, match="SHA-256"):
