@@ -77,8 +77,20 @@ def check_header(data: dict[str, Any], game: str, version: int, what: str) -> No
     """The ``"game"`` and ``"version"`` entries (when present) name ``game`` and ``version``."""
     name = data.get("game", game)
     number = data.get("version", version)
+    if name != game and isinstance(name, str) and name in _registered_games():
+        raise InvalidStateError(
+            f"{what}: this is a saved {name!r} state, not a {game!r} one; load it with the "
+            f"State class of {name!r} (tabletop_zoo.envs.registry.GAMES[{name!r}])"
+        )
     if name != game or type(number) is not int or number != version:
         raise InvalidStateError(
             f"{what}: not a {game} state of version {version}: "
             f"game={short(name)}, version={short(number)}"
         )
+
+
+def _registered_games() -> tuple[str, ...]:
+    """Names of the registry's games (imported late: the registry imports nothing heavy)."""
+    from tabletop_zoo.envs.registry import GAMES
+
+    return tuple(GAMES)

@@ -129,6 +129,7 @@ def dumps(snapshot: ArktiaSnapshot) -> str:
 def loads(text: Any) -> ArktiaSnapshot:
     """Parse and check the form of a saved state; :class:`InvalidStateError` if bad."""
     data = _json.load_object(text, "Arktia state")
+    _json.check_header(data, GAME_NAME, JSON_VERSION, "invalid Arktia state")
     _check_keys(data)
     n, neutral, layout = _parse_options(data)
     alive, stacks = _parse_board(data, n, neutral, layout)
@@ -201,7 +202,6 @@ def _check_keys(data: dict[str, Any]) -> None:
         raise bad(
             f"unknown keys {_json.short(unknown)}; allowed: {list(REQUIRED_KEYS + OPTIONAL_KEYS)}"
         )
-    _json.check_header(data, GAME_NAME, JSON_VERSION, "invalid Arktia state")
 
 
 def _parse_options(data: dict[str, Any]) -> tuple[int, bool, Layout]:

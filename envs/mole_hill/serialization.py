@@ -78,11 +78,11 @@ def dumps(snapshot: MoleHillSnapshot) -> str:
 def loads(text: Any) -> MoleHillSnapshot:
     """Parse and check the form of a saved state; :class:`InvalidStateError` if bad."""
     data = _json.load_object(text, "Mole Hill state")
+    _json.check_header(data, GAME_NAME, JSON_VERSION, "Mole Hill state")
     if set(data) != set(KEYS):
         raise InvalidStateError(
             f"Mole Hill state needs exactly the keys {sorted(KEYS)}, got {sorted(data)}"
         )
-    _json.check_header(data, GAME_NAME, JSON_VERSION, "Mole Hill state")
     random_flowers = data["random_flowers"]
     if not isinstance(random_flowers, bool):
         raise InvalidStateError(f"random_flowers must be true or false, got {random_flowers!r}")

@@ -124,3 +124,18 @@ def test_states_pickle_and_copy_under_every_protocol(game_case) -> None:
 def test_errors_are_value_errors_of_our_types() -> None:
     for cls in (IllegalActionError, InvalidStateError, NotationError, InvalidOptionError):
         assert issubclass(cls, TabletopZooError) and issubclass(cls, ValueError)
+
+
+def test_a_saved_state_of_another_game_is_named_as_such() -> None:
+    """Issue 8: loading game A's JSON into game B's State says it is an A state (the header
+    is checked before the keys), instead of listing B's missing keys."""
+    from tabletop_zoo.envs.registry import GAMES
+
+    saved = {name: new_game(name).new_initial_state(0).to_json() for name in GAMES}
+    for loader in GAMES:
+        state_class = type(new_game(loader).new_initial_state(0))
+        for other, text in saved.items():
+            if other == loader:
+                continue
+            with pytest.raises(InvalidStateError, match=f"saved '{other}' state, not a '{loader}'"):
+                state_class.from_json(text)
