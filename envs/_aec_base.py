@@ -1,8 +1,7 @@
 """A small generic base class for turn-based PettingZoo AEC environments over a rules engine.
 
-The engine follows the protocol of ``docs/DESIGN.md`` (``current_player``,
-``legal_actions``, ``apply_action``, ``is_terminal``, ``returns``, ``scores``,
-``__str__``). :class:`TurnBasedAECEnv` owns everything PettingZoo needs:
+The engine follows :mod:`tabletop_zoo.envs.protocol` (``EngineGame``, ``EngineState``).
+:class:`TurnBasedAECEnv` owns everything PettingZoo needs:
 ``agents`` / ``possible_agents`` (``player_0`` .. ``player_{n-1}``, seat ``i`` =
 ``player_i``), ``agent_selection`` taken from ``game.current_player`` (so an
 engine may give one seat several decisions in a row, or skip seats whose game
@@ -17,8 +16,10 @@ Rewards are 0 until the game ends; then every agent gets ``game.returns()``
 ``_turns_played()``, by default the number of actions) and rewarded from the
 scores as the position stands, with the same reward mode.
 The raw env raises :class:`IllegalActionError` (from the engine) on an illegal
-action and changes nothing; :func:`wrap_classic` gives the usual PettingZoo
+action and changes nothing, and :class:`UsageError` on a call out of order (``step``
+before ``reset``, after the end, ...); :func:`wrap_classic` gives the usual PettingZoo
 classic behaviour instead (illegal move ends the game with -1 for the offender).
+``copy.deepcopy`` and ``pickle`` of a live env continue the same game.
 
 Composition: the constructor takes the engine's Game (``engine``, an
 :class:`~tabletop_zoo.envs.protocol.EngineGame`), an observation encoder (``shape``,

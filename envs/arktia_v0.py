@@ -11,15 +11,19 @@ Options (keyword arguments of ``env`` / ``raw_env``, in this order; the code is 
 
 * ``num_players``: 2, 3 or 4 (default 2); agents ``player_0`` .. ``player_{n-1}``, seat
   ``i`` = ``player_i``, seat 0 moves first.
-* ``layout``: None (the default board of R2 for ``num_players``) or an ASCII layout (R2, R3).
-* ``neutral_pieces``: None (default: True for 2 players, False for 3 and 4), True or False
-  (R5; not allowed with 4 players).
+* ``render_mode``: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
 * ``reward_mode``: ``"win"`` (default; +1 sole top scorer, 0 for players tied for top,
   -1 for everyone else) or ``"score"`` (own score minus the best other score).
 * ``max_turns``: positive int (default :data:`DEFAULT_MAX_TURNS`): after that many
   completed turns (``game.turn``) every agent is truncated and rewarded from the scores
   as the position stands (ruling R23).
-* ``render_mode``: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+* ``layout``: None (the default board of R2 for ``num_players``) or an ASCII layout (R2, R3).
+* ``neutral_pieces``: None (default: True for 2 players, False for 3 and 4), True or False
+  (R5; not allowed with 4 players).
+
+Calls out of order on ``raw_env`` (``step`` before ``reset``, after the end, ...) raise
+:class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live
+env continue the same game (``docs/errors.md``).
 
 A turn with several decisions (move or placement, then group choices, then a melt) is
 several consecutive steps of the same agent; players whose game has ended are skipped.
@@ -28,8 +32,7 @@ final reward in the same step and all agents terminate (or are truncated) togeth
 ``env.unwrapped.game_state`` (alias ``game``) is the live
 :class:`~tabletop_zoo.envs.arktia.ArktiaState`, ``env.unwrapped.engine`` the
 :class:`~tabletop_zoo.envs.arktia.ArktiaGame`, ``env.unwrapped.encoder`` the observation
-encoder;
-``info`` of every agent is ``{"scores": [...]}`` (score per seat as the position stands).
+encoder; ``info`` of every agent is ``{"scores": [...]}`` (score per seat as the position stands).
 The observation planes are documented in :mod:`tabletop_zoo.envs.arktia.observation`.
 """
 

@@ -31,6 +31,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("pygame",),
     "record": ("imageio",),
     "video": ("imageio", "imageio_ffmpeg"),
+    "openspiel": ("pyspiel",),
+    "rllib": ("ray", "torch"),
+    "torchrl": ("torchrl",),
 }
 
 

@@ -12,6 +12,8 @@ first start and loaded from there on later starts.
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,6 +28,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"the compiled engines need numba: pip install 'tabletop-zoo[fast]' (import failed: {exc})"
     ) from exc
 
+# The two-thread random-play drivers use numba's own thread pool ("workqueue") unless the
+# user chose a layer (NUMBA_THREADING_LAYER): the OpenMP layer would load a second GNU
+# OpenMP runtime next to torch's.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
+
 __all__ = [
     "StepResult",
     "active_rows",
@@ -34,12 +42,13 @@ __all__ = [
     "lowest_bit",
     "numba",
     "popcount",
+    "warm_up",
 ]
 
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
     """``numba.njit`` with the settings of every compiled engine (cached on disk)."""
-    return numba.njit(cache=True, nogil=True)(function)
+    return numba.njit(cache=True)(function)
 
 
 @jit
@@ -91,3 +100,37 @@ def active_rows(active: Any, batch_size: int) -> np.ndarray:
     if mask.shape != (batch_size,):
         raise InvalidOptionError(f"active must be a bool array of shape ({batch_size},)")
     return mask
+
+
+def warm_up() -> float:
+    """Compile (first start) or load from the disk cache (later starts) every compiled
+    function of every game's engine; returns the seconds it took.
+
+    ``python -m tabletop_zoo.envs.fast_common`` runs it, e.g. once in a Docker build.
+    """
+    from tabletop_zoo.envs.registry import GAMES, fast_engine
+
+    start = time.perf_counter()
+    for spec in GAMES.values():
+        if spec.fast_engine is None:
+            continue
+        engine = fast_engine(spec.name, spec.default_players)
+        states = engine.new_states(2, seed=0)
+        engine.legal_mask(states)
+        engine.observe(states, np.maximum(engine.current_players(states), 0))
+        engine.step(states, engine.random_actions(states))
+        engine.greedy_actions(states)
+        for opponent in ("random", "greedy"):
+            engine.play_opponents(states, 0, opponent)
+        for parallel in (False, True):
+            engine.random_play(2, 5, 0, parallel)
+        state = engine.new_initial_state()
+        state.apply_action(state.legal_actions()[0])
+        state.clone().rollout()
+        state.greedy_action()
+        state.scores()
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    print(f"compiled engines ready in {warm_up():.1f} s")

@@ -18,7 +18,9 @@ the observing agent ("me" / "opponent"); ``state()`` gives the same planes from
 ``env.unwrapped.engine`` the :class:`~tabletop_zoo.envs.mole_hill.MoleHillGame`,
 ``env.unwrapped.encoder`` the observation encoder. ``raw_env(num_players=2,
 render_mode=None, reward_mode="win", max_turns=None, random_flowers=False)``; the code is
-in :mod:`tabletop_zoo.envs.mole_hill.env`. Observation planes (index: meaning):
+in :mod:`tabletop_zoo.envs.mole_hill.env`. Calls out of order on ``raw_env`` raise
+:class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live
+env continue the same game (``docs/errors.md``). Observation planes (index: meaning):
 
  0 visited by the mole this round     8 spaces the mole may go to next
  1 trail order (k / 22 for the k-th)  9 I am the mole this round (const)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ __all__ = [
     "extended",
     "fast_engine",
     "fast_path_available",
+    "fast_state",
     "get_spec",
     "make_env",
     "make_raw_env",
@@ -213,7 +215,12 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
 
 def fast_path_available() -> bool:
     """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
-    return importlib.util.find_spec("numba") is not None
+    if "numba" in sys.modules:  # imported, or blocked with None (as ``import`` treats it)
+        return sys.modules["numba"] is not None
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def fast_engine(
@@ -227,3 +234,32 @@ def fast_engine(
     engine_class = get_spec(game).fast_engine_class()
     rules = new_game(game, num_players, **options)
     return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)
+
+
+_FAST_ENGINES: dict[int, tuple[Any, Any]] = {}  # id(Game object) -> (Game, compiled engine)
+
+
+def fast_state(state: Any) -> Any | None:
+    """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
+    ``rollout`` and ``greedy_action``), or ``None`` when the fast path is unavailable
+    (numba missing, or the game has no compiled engine). Search agents use this."""
+    if not fast_path_available():
+        return None
+    game = getattr(state, "game", None)
+    cached = _FAST_ENGINES.get(id(game))
+    if cached is None or cached[0] is not game:
+        spec = next(
+            (
+                s
+                for s in GAMES.values()
+                if s.fast_engine is not None and isinstance(game, s.game_class())
+            ),
+            None,
+        )
+        if spec is None:
+            return None
+        if len(_FAST_ENGINES) >= 64:  # games are few; keep the cache small anyway
+            _FAST_ENGINES.clear()
+        cached = _FAST_ENGINES[id(game)] = (game, spec.fast_engine_class()(game))
+    engine = cached[1]
+    return engine.wrap(engine.from_state(state))

@@ -3,11 +3,13 @@
     python scripts/evaluate.py --agents random,greedy,mcts:100 --games 20
     python scripts/evaluate.py --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
-Agents are ``random``, ``greedy``, ``mcts`` / ``mcts:N``, ``ppo:PATH``. Every pair plays
-``--games`` games with seats rotated; in 3-4 player games the other seats are taken by
-``--filler`` (default random). Writes ``pairings.csv``, ``standings.csv``, ``games.csv``
-and ``tournament.png`` to ``--out``. Needs the ``train`` extra (tqdm, matplotlib; torch for
-``ppo:`` agents). Library code: :mod:`tabletop_zoo.baselines.evaluation`.
+Agents are ``random``, ``greedy``, ``mcts`` / ``mcts:N``, ``ppo:PATH``, ``rllib:PATH``.
+Every pair plays ``--games`` games with seats rotated; in 3-4 player games the other seats
+are taken by ``--filler`` (default random). ``--backend ray`` plays every game as a Ray task
+(locally, or on a cluster with ``--ray-address auto``) with the same results as serial play.
+Writes ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out``.
+Needs the ``train`` extra (tqdm, matplotlib; torch for ``ppo:`` agents), ``rllib`` for Ray.
+Library code: :mod:`tabletop_zoo.baselines.evaluation`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", default="results/tournament", help="output folder (default results/tournament)"
     )
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process (or --workers processes); ray: one Ray task per game, on a "
+        "local Ray instance or the cluster at --ray-address (rllib extra). Same tables.",
+    )
+    p.add_argument("--ray-address", default=None, help="Ray cluster to join, e.g. auto")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -88,10 +98,12 @@ def main(argv: list[str] | None = None) -> int:
             filler=args.filler,
             workers=args.workers,
             progress=not args.no_progress,
+            backend=args.backend,
+            ray_address=args.ray_address,
         )
     except ValueError as exc:  # bad spec, game, player count, seed or model path
         parser.error(str(exc))
-    except MissingExtraError as exc:  # a ppo: agent without torch
+    except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
         print(f"evaluate.py: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -33,8 +33,8 @@ from typing import Any
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
-from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
-from tabletop_zoo.baselines.evaluation.arena import agent_seeds, make_env, play_game
+from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
+from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -120,7 +120,7 @@ def show_board(env: Any) -> None:
         print(env.render())
     else:
         env.render()
-        print(env.unwrapped.game)
+        print(live_state(env))
 
 
 def _scores_text(names: list[str], state: Any) -> str:
@@ -143,19 +143,20 @@ class Narrator:
 
     def start(self, env: Any) -> None:
         """After reset: the board, and the state the first move is written from."""
-        state = env.unwrapped.game
+        state = live_state(env)
         self.before, self.round = state.clone(), getattr(state, "round", None)
         if not self.quiet or state.current_player in self.humans:
             show_board(env)
 
     def step(self, env: Any, seat: int, action: int) -> None:
         """After a move: the move, a round change, the board; the delay after agent moves."""
-        state = env.unwrapped.game
+        state = live_state(env)
         names = list(env.possible_agents)
         print(f"{names[seat]} ({self.labels[seat]}) plays {self.before.action_to_string(action)}")
         new_round = getattr(state, "round", None)
         if new_round != self.round:
-            print(f"--- round {self.round + 1} is over; scores: {_scores_text(names, state)} ---")
+            ended = round_name(state, self.round)
+            print(f"--- {ended} is over; scores: {_scores_text(names, state)} ---")
             self.round = new_round
         human_next = not state.is_terminal() and state.current_player in self.humans
         if not self.quiet or human_next or state.is_terminal():
@@ -194,7 +195,7 @@ def play(
         print("stopped: game abandoned")
         env.close()
         return False
-    state = env.unwrapped.game
+    state = live_state(env)
     print(f"game over; scores: {_scores_text(names, state)}")
     winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
     print(f"{winners[0]} wins" if winners else "draw")
@@ -226,7 +227,7 @@ def play_gui(
         print("stopped: game abandoned")
         window.close()
         return False
-    state = env.unwrapped.game
+    state = live_state(env)
     print(f"game over; scores: {_scores_text(names, state)}")
     winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
     print(f"{winners[0]} wins" if winners else "draw")

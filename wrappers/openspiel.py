@@ -41,9 +41,7 @@ the C++ ``pyspiel.MCTSBot`` crashes on every Python game (OpenSpiel 2.0.2).
 
 from __future__ import annotations
 
-import inspect
-import types
-import typing
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -54,80 +52,30 @@ from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
 from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.wrappers._openspiel_parameters import (
+    CHANCE_SEEDS,
+    DEFAULT_MAX_MOVES,
+    allowed_types,
+    engine_options,
+    option_from_text,
+    parameter_specification,
+    short_name,
+)
 
 __all__ = [
     "CHANCE_SEEDS",
     "DEFAULT_MAX_MOVES",
     "AgentBot",
+    "PlanesObserver",
     "TabletopGame",
     "TabletopState",
+    "allowed_types",
     "load_game",
     "parameter_specification",
     "short_name",
 ]
 
-#: Default cap on player decisions per game (``max_moves``); far above a normal game.
-DEFAULT_MAX_MOVES = 1000
-#: Outcomes of the opening chance node of a stochastic variant (seeds ``0..CHANCE_SEEDS-1``).
-CHANCE_SEEDS = 1024
 _SEEDS_PROBED = 4  # start positions compared to decide whether a variant has chance
-_OWN_PARAMETERS = ("players", "max_moves")
-# Words of a bool given to a None-default (string) option. Not "true"/"false": OpenSpiel's
-# game strings would read those back as bools, which a string parameter rejects.
-_BOOL_WORDS = {"yes": True, "no": False}
-
-
-def short_name(game: str) -> str:
-    """OpenSpiel short name of one of our games, e.g. ``python_<game>``."""
-    return f"python_{get_spec(game).name}"
-
-
-def _engine_options(spec: GameSpec) -> dict[str, inspect.Parameter]:
-    """Keyword options of the engine's Game class, except ``num_players``."""
-    signature = inspect.signature(spec.game_class().__init__)
-    return {
-        name: p
-        for name, p in signature.parameters.items()
-        if name not in ("self", "num_players")
-        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        and p.default is not inspect.Parameter.empty
-    }
-
-
-def parameter_specification(game: str) -> dict[str, Any]:
-    """OpenSpiel parameters of ``game`` with their defaults (their types come from these)."""
-    spec = get_spec(game)
-    params: dict[str, Any] = {"players": spec.default_players, "max_moves": DEFAULT_MAX_MOVES}
-    for name, option in _engine_options(spec).items():
-        if name in _OWN_PARAMETERS:
-            raise InvalidOptionError(f"engine option {name!r} clashes with a bridge parameter")
-        params[name] = "" if option.default is None else option.default
-    return params
-
-
-def _allowed_types(spec: GameSpec, name: str) -> tuple[type, ...]:
-    """The plain types an engine option's annotation allows (``bool | None`` -> bool)."""
-    hints = typing.get_type_hints(spec.game_class().__init__)
-    hint = hints.get(name, str)
-    args = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-    return tuple(a for a in args if isinstance(a, type))
-
-
-def _option_from_text(spec: GameSpec, name: str, text: str) -> Any:
-    """Value of a ``None``-default engine option given as an OpenSpiel string."""
-    if text == "":
-        return None
-    allowed = _allowed_types(spec, name)
-    word = text.strip().lower()
-    if bool in allowed and word in _BOOL_WORDS:
-        return _BOOL_WORDS[word]
-    if str in allowed:
-        return text
-    kinds = " or ".join(['"yes"/"no"'] * (bool in allowed) + ["text"] * (str in allowed))
-    raise InvalidOptionError(
-        f"parameter {name}={text!r} of {short_name(spec.name)}: "
-        f'need "" (the engine default) or {kinds or "nothing else"}'
-    )
 
 
 def _game_type(spec: GameSpec, num_players: int | None, stochastic: bool) -> pyspiel.GameType:
@@ -183,10 +131,10 @@ class TabletopGame(pyspiel.Game):
         if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
             raise InvalidOptionError(f"max_moves must be a positive int, got {max_moves!r}")
         options = {}
-        for name, option in _engine_options(spec).items():
+        for name, option in engine_options(spec).items():
             value = values[name]
             if option.default is None:
-                value = _option_from_text(spec, name, value)
+                value = option_from_text(spec, name, value)
             options[name] = value
         engine = spec.game_class()(num_players=num_players, **options)
         starts = [engine.new_initial_state(seed=s) for s in range(_SEEDS_PROBED)]
@@ -397,9 +345,11 @@ def _register() -> list[str]:
                 return TabletopGame(_game, params)
 
             pyspiel.register_game(default_type, factory)
-            # OpenSpiel's registry lives past Python's shutdown; a factory whose only
-            # reference it holds is freed there without the GIL and aborts the process.
+            # OpenSpiel's registry outlives the interpreter: a factory whose last reference
+            # it drops after shutdown is freed without the GIL and aborts the process. One
+            # reference that is never released keeps the two small functions alive.
             _FACTORIES[name] = factory
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(factory))
         names.append(name)
     return names
 

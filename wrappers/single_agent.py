@@ -21,7 +21,12 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    UsageError,
+    as_integer,
+)
 
 __all__ = ["SingleAgentEnv", "make_env"]
 
@@ -209,7 +214,7 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents until the learner is to act."""
         if self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
+            raise UsageError("the episode is over (or never started): call reset() before step()")
         mask = self.action_masks()
         index = as_integer(action)
         if index is None or not (0 <= index < mask.size and mask[index]):
@@ -228,7 +233,7 @@ class SingleAgentEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (for ``MaskablePPO``)."""
         if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
+            raise UsageError("action_masks() before reset(): call reset() first")
         return self._mask_of(self.learner).astype(bool)
 
     def _mask_of(self, name: str) -> np.ndarray:
@@ -249,7 +254,9 @@ class SingleAgentEnv(gymnasium.Env):
     @property
     def game(self) -> Any:
         """The live rules-engine state (read only: clone before changing it)."""
-        return getattr(self.aec_env.unwrapped, "game", None)
+        unwrapped = self.aec_env.unwrapped
+        state = getattr(unwrapped, "game_state", None)
+        return getattr(unwrapped, "game", None) if state is None else state
 
     # ---------------------------------------------------------------- internals
     def _play_opponents(self) -> tuple[float, bool, bool, dict[str, Any]]:

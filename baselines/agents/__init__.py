@@ -7,7 +7,8 @@ person at the terminal) can play against any other::
 
 ``observation`` is the env's ``"observation"`` plane array for the acting seat,
 ``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live rules-engine
-state (``env.unwrapped.game``). Agents never mutate ``state``.
+state (``env.unwrapped.game_state``, an :class:`~tabletop_zoo.envs.protocol.EngineState`).
+Agents never mutate ``state``.
 
 :func:`make_agent` is the one place that turns a spec string into an agent (scripts, the
 tournament, the single-agent wrapper and the opponent pool all call it). Importing this
@@ -22,6 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent, RandomAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = [
@@ -45,6 +47,7 @@ AGENT_SPECS = (
     "az:PATH",
     "az:PATH:N",
     "ref:NAME",
+    "rllib:PATH",
     "human",
 )
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
@@ -66,7 +69,7 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
         ...
 
@@ -79,7 +82,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     extra), ``"az:PATH"`` / ``"az:PATH:N"`` (an AlphaZero-style network file searched with
     N simulations, NumPy only), ``"ref:NAME"`` (a reference model shipped with the package,
     e.g. ``ref:<game>-3p-ppo``; see ``baselines/reference_models/manifest.json``),
-    ``"human"`` (a person typing moves at the terminal). A bad spec raises
+    ``"rllib:PATH"`` / ``"rllib:PATH#MODULE"`` (an RLlib module or checkpoint from
+    ``scripts/train_rllib.py``; needs the ``rllib`` extra), ``"human"`` (a person typing
+    moves at the terminal). A bad spec raises
     :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
     allowed forms.
     """
@@ -115,6 +120,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from tabletop_zoo.baselines.agents.reference import reference_agent
 
         return reference_agent(arg, seed=seed)
+    if kind == "rllib" and sep and arg:
+        from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
+
+        path, _, module_id = arg.partition("#")
+        return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE)
     if kind == "human" and not sep:
         from tabletop_zoo.baselines.agents.human import HumanAgent
 

@@ -155,7 +155,7 @@ class PlayWindow:
         picture = self.picker.draw(state).copy()
         for choice in choices:
             if not choice.is_button:
-                _mark(picture, choice, choice is self.hover)
+                _mark(picture, choice, choice == self.hover)
         width = max(picture.shape[1], 420)
         if picture.shape[1] < width:
             wide = blank_image(picture.shape[0], width, tuple(int(v) for v in picture[0, 0]))
@@ -177,7 +177,7 @@ class PlayWindow:
             if x + w > width - 8:
                 x, y = 8, y + BUTTON_HEIGHT + 6
             colour = BUTTON_SELECTED if choice.selected else BUTTON
-            if choice is self.hover:
+            if choice == self.hover:
                 colour = HOVER
             fill_rect(panel, y, x, y + BUTTON_HEIGHT, x + w, (90, 90, 90))
             fill_rect(panel, y + 1, x + 1, y + BUTTON_HEIGHT - 1, x + w - 1, colour)

@@ -25,14 +25,22 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = ["COMMANDS_HELP", "GameAbandoned", "HumanAgent", "game_texts", "read_stdin"]
+__all__ = [
+    "COMMANDS_HELP",
+    "GameAbandoned",
+    "HumanAgent",
+    "game_texts",
+    "help_module",
+    "read_stdin",
+    "round_name",
+]
 
 STOP_WORDS = ("stop", "quit", "exit", "q")
 MOVES_WORDS = ("?", "moves")
 YES_WORDS = ("y", "yes")
 COMMANDS_HELP = (
-    "commands: '?' or 'moves' lists the legal moves, 'board' prints the board, "
-    "'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
+    "commands: '?' or 'moves' lists the legal moves, 'board' prints the board,\n"
+    "          'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
 )
 GENERIC_NOTATION = "type a move as the game writes it; '?' lists the legal moves in that notation"
 GENERIC_RULES = "no rules summary for this game; see docs/rules/ for its rulings"
@@ -48,11 +56,11 @@ def read_stdin() -> str | None:
     return line if line else None
 
 
-def game_texts(state: Any) -> tuple[str, str]:
-    """``(NOTATION_HELP, RULES_SUMMARY)`` of the game whose engine runs ``state``.
+def help_module(state: Any) -> Any:
+    """The ``help`` module next to the engine that runs ``state``, or ``None``.
 
-    Looks up the registry spec whose engine package holds ``type(state)`` and imports its
-    ``help`` module; generic texts if there is none (e.g. a test game).
+    Looks up the registry spec whose engine package holds ``type(state)`` and imports
+    ``<engine package>.help`` (e.g. none for a test game).
     """
     from tabletop_zoo.envs.registry import GAMES
 
@@ -61,11 +69,26 @@ def game_texts(state: Any) -> tuple[str, str]:
         package = spec.engine.partition(":")[0]
         if module == package or module.startswith(package + "."):
             try:
-                texts = importlib.import_module(f"{package}.help")
+                return importlib.import_module(f"{package}.help")
             except ImportError:
-                break
-            return texts.NOTATION_HELP, texts.RULES_SUMMARY
-    return GENERIC_NOTATION, GENERIC_RULES
+                return None
+    return None
+
+
+def game_texts(state: Any) -> tuple[str, str]:
+    """``(NOTATION_HELP, RULES_SUMMARY)`` of the game of ``state`` (generic texts if the game
+    has no ``help`` module)."""
+    texts = help_module(state)
+    if texts is None:
+        return GENERIC_NOTATION, GENERIC_RULES
+    return texts.NOTATION_HELP, texts.RULES_SUMMARY
+
+
+def round_name(state: Any, number: int) -> str:
+    """What players call the engine's round ``number`` (``ROUND_NAMES`` of the game's help
+    module, e.g. ``"round 1"`` for round 0; ``"round <number>"`` without one)."""
+    names = getattr(help_module(state), "ROUND_NAMES", ())
+    return names[number] if 0 <= number < len(names) else f"round {number}"
 
 
 class HumanAgent:

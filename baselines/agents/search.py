@@ -5,16 +5,23 @@ never mutate the ``state`` they are given: the search agents work on ``state.clo
 They use only the rules-engine protocol (``legal_actions``,
 ``apply_action``, ``clone``, ``current_player``, ``is_terminal``, ``returns``,
 ``scores``), so they work for both games and any number of players.
+
+Fast path: when the ``fast`` extra (numba) is installed, greedy and MCTS work on the
+compiled engine's copy of the state (``registry.fast_state``): the same rules, the same
+search, with rollouts and the greedy look-ahead inside compiled code. Their random draws
+then come from the compiled generator (seeded from the agent's own), so a seed gives other
+(equally distributed) games than without the extra. ``fast=False`` keeps the Python engine.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.protocol import EngineState
+from tabletop_zoo.envs.registry import fast_state
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
@@ -53,7 +60,9 @@ class RandomAgent(_SeededAgent):
     def __init__(self, seed: int | None = None, name: str = "random") -> None:
         super().__init__(seed, name)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState | None = None
+    ) -> int:
         """Pick a legal action uniformly at random."""
         return self._rng.choice(_legal_from_mask(action_mask))
 
@@ -67,14 +76,19 @@ class GreedyAgent(_SeededAgent):
     worse than every non-final margin. Ties are broken at random (seeded).
     """
 
-    def __init__(self, seed: int | None = None, name: str = "greedy") -> None:
+    def __init__(self, seed: int | None = None, name: str = "greedy", fast: bool = True) -> None:
         super().__init__(seed, name)
+        self.fast = fast
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Evaluate every legal action one ply deep and return a best one."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
             return legal[0]
+        compiled = fast_state(state) if self.fast else None
+        if compiled is not None:
+            compiled.seed(self._rng.getrandbits(31))
+            return compiled.greedy_action()
         player = state.current_player
         best_key: tuple[float, float] | None = None
         best: list[int] = []
@@ -123,6 +137,7 @@ class MCTSAgent(_SeededAgent):
             ended there (+1 sole top scorer, 0 tied top, -1 others). ``None`` plays
             every rollout to the end of the game.
         seed: seed of the agent's generator (expansion order, rollouts).
+        fast: search on the compiled engine when the ``fast`` extra is installed.
     """
 
     def __init__(
@@ -132,6 +147,7 @@ class MCTSAgent(_SeededAgent):
         max_rollout_depth: int | None = None,
         seed: int | None = None,
         name: str | None = None,
+        fast: bool = True,
     ) -> None:
         if int(n_simulations) < 1:
             raise ValueError(f"n_simulations must be a positive integer, got {n_simulations!r}")
@@ -143,8 +159,9 @@ class MCTSAgent(_SeededAgent):
         self.n_simulations = int(n_simulations)
         self.exploration = float(exploration)
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
+        self.fast = fast
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Search from ``state`` and return the most visited root action."""
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
@@ -152,7 +169,7 @@ class MCTSAgent(_SeededAgent):
         root = self.search(state, legal)
         return max(legal, key=lambda a: root.children[a].visits if a in root.children else -1)
 
-    def search(self, state: Any, legal: list[int] | None = None) -> _Node:
+    def search(self, state: EngineState, legal: list[int] | None = None) -> _Node:
         """Run ``n_simulations`` playouts from a clone of ``state``; return the root node."""
         rng = self._rng
         c = self.exploration
@@ -160,6 +177,10 @@ class MCTSAgent(_SeededAgent):
         root_legal = list(state.legal_actions() if legal is None else legal)
         rng.shuffle(root_legal)
         root = _Node(state.current_player, root_legal, n)
+        compiled = fast_state(state) if self.fast else None
+        if compiled is not None:
+            compiled.seed(rng.getrandbits(31))
+            state = compiled  # same protocol; rollouts run in compiled code
         for _ in range(self.n_simulations):
             node = root
             sim = state.clone()
@@ -192,7 +213,7 @@ class MCTSAgent(_SeededAgent):
                 node = child
                 path.append(node)
             # Rollout and backup.
-            result = self._rollout(sim)
+            result = self._rollout(sim) if compiled is None else sim.rollout(self.max_rollout_depth)
             for visited in path:
                 visited.visits += 1
                 value = visited.value
@@ -200,7 +221,7 @@ class MCTSAgent(_SeededAgent):
                     value[i] += result[i]
         return root
 
-    def _rollout(self, sim: Any) -> list[float]:
+    def _rollout(self, sim: EngineState) -> list[float]:
         """Play uniformly random moves on ``sim``; return each seat's value."""
         choice = self._rng.choice
         depth = self.max_rollout_depth

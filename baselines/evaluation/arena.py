@@ -23,10 +23,11 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, make_raw_env
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["GAMES", "GameResult", "agent_seeds", "make_env", "play_game"]
+__all__ = ["GAMES", "GameResult", "agent_seeds", "live_state", "make_env", "play_game"]
 
 
 @dataclass
@@ -52,6 +53,14 @@ def make_env(
     game's env options. Bad values raise ``InvalidOptionError`` naming what is allowed.
     """
     return make_raw_env(game, num_players, render_mode=render_mode, **options)
+
+
+def live_state(env: Any) -> EngineState:
+    """The live rules-engine state of an AEC env: ``env.unwrapped.game_state`` (our envs),
+    else ``env.unwrapped.game`` (the older name, kept as an alias)."""
+    unwrapped = env.unwrapped
+    state = getattr(unwrapped, "game_state", None)
+    return unwrapped.game if state is None else state
 
 
 def agent_seeds(seed: int | None, count: int) -> list[int | None]:
@@ -99,12 +108,12 @@ def play_game(
             env.step(None)
             continue
         seat = seat_of[name]
-        action = int(agents[seat].act(obs["observation"], obs["action_mask"], env.unwrapped.game))
+        action = int(agents[seat].act(obs["observation"], obs["action_mask"], live_state(env)))
         env.step(action)
         num_steps += 1
         if on_step is not None:
             on_step(env, seat, action)
-    state = env.unwrapped.game
+    state = live_state(env)
     scores = [int(s) for s in state.scores()]
     returns = list(state.returns()) if state.is_terminal() else win_returns(scores)
     return GameResult(returns=[float(r) for r in returns], scores=scores, num_steps=num_steps)

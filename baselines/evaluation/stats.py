@@ -48,7 +48,9 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     denom = 1.0 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # the interval contains p; clamping to p removes rounding (10/10 gave 0.9999999999999999,
+    # a negative error bar that matplotlib refuses)
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def elo_expected(rating_a: float, rating_b: float) -> float:

@@ -53,6 +53,8 @@ __all__ = [
     "seating",
 ]
 
+BACKENDS = ("local", "ray")  # where round_robin plays its games
+MODEL_SPECS = ("ppo", "rllib")  # agents loaded from files: one per process, cached
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 
@@ -163,13 +165,13 @@ _MODEL_AGENT_CACHE: dict[str, Any] = {}
 
 
 def _agent(spec: str, seed: int) -> Any:
-    """A fresh seeded agent, except PPO agents (deterministic, costly to load): cached."""
+    """A fresh seeded agent, except model agents (deterministic, costly to load): cached."""
     if spec.strip().lower() in INTERACTIVE_SPECS:
         raise InvalidOptionError(
             f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
             "scripts/play.py, not in automatic matches"
         )
-    if spec.startswith("ppo"):
+    if spec.startswith(MODEL_SPECS):
         if spec not in _MODEL_AGENT_CACHE:
             _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
         return _MODEL_AGENT_CACHE[spec]
@@ -200,13 +202,14 @@ def _limit_threads() -> None:
 
 
 def _check_match_input(
-    game: str, num_players: int | None, games: Any, workers: Any, seed: Any
+    game: str, num_players: int | None, games: Any, workers: Any, seed: Any, what: str
 ) -> int:
-    """Validate the common arguments; return the player count (the game's default if None)."""
+    """Validate the common arguments; return the player count (the game's default if None).
+    ``what`` names ``games`` in the message."""
     spec = get_spec(game)  # InvalidOptionError listing the games
     players = spec.default_players if num_players is None else num_players
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InvalidOptionError(f"games per pairing must be >= 1, got {games!r}")
+        raise InvalidOptionError(f"{what} must be >= 1, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidOptionError(f"workers must be >= 1, got {workers!r}")
     check_seed(seed)
@@ -224,18 +227,23 @@ def round_robin(
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
     on_game: Callable[[GameRecord], None] | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
     ``agent_specs`` are ``make_agent`` specs (``random``, ``greedy``, ``mcts:N``,
-    ``ppo:PATH``); ``filler`` fills the seats beyond A and B in 3-4 player games.
-    ``workers > 1`` plays games in that many processes (same results as serial play:
-    every game and agent is seeded from ``seed`` and the game's index). ``progress``
-    shows a tqdm bar (``train`` extra).
+    ``ppo:PATH``, ``rllib:PATH``); ``filler`` fills the seats beyond A and B in 3-4 player
+    games. ``workers > 1`` plays games in that many processes; ``backend="ray"`` plays every
+    game as a Ray task (:mod:`.ray_backend`; a local Ray instance, or the cluster at
+    ``ray_address``). Both give the same results as serial play: every game and agent is
+    seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
     """
+    if backend not in BACKENDS:
+        raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
-    num_players = _check_match_input(game, num_players, games, workers, seed)
+    num_players = _check_match_input(game, num_players, games, workers, seed, "games per pairing")
     env_kwargs = dict(env_kwargs or {})
     env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
     _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
@@ -262,9 +270,13 @@ def round_robin(
             meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
             tasks.append((game, num_players, env_kwargs, seat_specs, int(seeds[p * games + g])))
 
-    if workers == 1:
-        outcomes: Any = map(_play_task, tasks)
-        pool = None
+    pool = None
+    if backend == "ray":
+        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks
+
+        outcomes: Any = play_tasks(_play_task, tasks, address=ray_address)
+    elif workers == 1:
+        outcomes = map(_play_task, tasks)
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -288,6 +300,8 @@ def round_robin(
     finally:
         if pool is not None:
             pool.shutdown()
+        if backend == "ray":
+            outcomes.close()  # the Ray generator: shut down the Ray instance it started
     return result
 
 
@@ -308,7 +322,7 @@ def evaluate_agent(
     other seats. Games of seat ``s`` come before those of seat ``s + 1``; every game is
     seeded from ``seed``, the opponent's index and the game's index.
     """
-    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed)
+    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed, "games_per_seat")
     env = make_env(game, num_players=num_players, **(env_kwargs or {}))
     check_agent_fits(agent, env, name)
     rows = []

@@ -56,7 +56,6 @@ class ActionCodec:
         self.MELT = self.MOVE + 3 * n * n
         self.KEEP = self.MELT + n
         self.STOP = self.KEEP + n
-        self.stop = self.STOP
         self.num_actions = self.STOP + 1
 
     # ---------------------------------------------------------------- encoding

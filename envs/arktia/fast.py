@@ -32,9 +32,9 @@ from tabletop_zoo.envs.arktia import (
 from tabletop_zoo.envs.arktia import fast_batch as B
 from tabletop_zoo.envs.arktia import fast_kernels as K
 from tabletop_zoo.envs.arktia import fast_observation as O
+from tabletop_zoo.envs.arktia.fast_state import FastArktiaState, score
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions
 
 __all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
 
@@ -154,7 +154,7 @@ class FastArktia:
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, n)`` scores (R21) as the positions stand."""
         return np.array(
-            [[_score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
+            [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
         )
 
     def step(
@@ -317,91 +317,3 @@ class FastArktia:
         """Engine protocol: a new game as a :class:`FastArktiaState`."""
         del seed
         return self.wrap(self.initial_row)
-
-
-@jit
-def _score(row, seat):
-    return K.score(row, seat)
-
-
-@jit
-def _apply_checked(row, action, tables):
-    if not K.is_legal(row, action):
-        return False
-    nbr, rays, prm, shapes = tables
-    K.apply_action(row, action, nbr, rays, prm, shapes)
-    return True
-
-
-class FastArktiaState:
-    """One compiled game behind the engine protocol; text, notation and JSON go through
-    the Python state."""
-
-    __slots__ = ("engine", "row")
-
-    def __init__(self, engine: FastArktia, row: np.ndarray) -> None:
-        self.engine = engine
-        self.row = row
-
-    @property
-    def num_players(self) -> int:
-        """Number of seats."""
-        return self.engine.num_players
-
-    @property
-    def current_player(self) -> int:
-        """Seat that decides now; -1 once the game is over."""
-        return int(self.row[K.CUR])
-
-    @property
-    def turn(self) -> int:
-        """Completed turns (R23 counts these)."""
-        return int(self.row[K.TURN])
-
-    def legal_actions(self) -> list[int]:
-        """Legal actions, ascending."""
-        return self.engine.legal_list(self.row)
-
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
-        a = as_integer(action)
-        if a is None or not _apply_checked(self.row, a, self.engine.tables):
-            self.to_state().apply_action(action)  # raises the reference engine's message
-            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
-
-    def clone(self) -> FastArktiaState:
-        """An independent copy."""
-        return FastArktiaState(self.engine, self.row.copy())
-
-    def is_terminal(self) -> bool:
-        """True when every player's game has ended."""
-        return self.row[K.CUR] < 0
-
-    def scores(self) -> list[int]:
-        """R21 as the position stands."""
-        return [int(_score(self.row, s)) for s in range(self.engine.num_players)]
-
-    def returns(self) -> list[float]:
-        """R22 at the end, zeros before."""
-        if not self.is_terminal():
-            return [0.0] * self.engine.num_players
-        return win_returns(self.scores())
-
-    def to_state(self) -> ArktiaState:
-        """The equivalent pure-Python state."""
-        return self.engine.to_state(self.row)
-
-    def action_to_string(self, action: int) -> str:
-        """Notation of ``action`` in this position."""
-        return self.to_state().action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        """Parse notation for this position."""
-        return self.to_state().string_to_action(text)
-
-    def to_json(self) -> str:
-        """The Python state's JSON."""
-        return self.to_state().to_json()
-
-    def __str__(self) -> str:
-        return str(self.to_state())

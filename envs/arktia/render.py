@@ -7,9 +7,12 @@ Pictures: ice tiles are pale hexes with their name (``a1``...) inside the bottom
 melted tiles dark water-blue hexes; a Torus is a ring, a Diskus a disc, a Globus a small
 ball with a highlight, all in the owner's colour with a dark outline. Stacks are drawn
 bottom to top, each level shifted up a little so the pieces underneath stay visible.
-Below the board one panel line per seat: the seat's colour (a black bar on its left when
-it is to act, a black cross when its game has ended), its score, then one small piece per
-piece still in its reserve.
+Below the board a legend line (the three piece shapes with their names, and a melted
+tile), then one line per seat: the seat's colour (a black bar on its left when it is to
+act, a black cross when its game has ended), its name and score, then one small piece per
+piece still in its reserve. The hex size is chosen so that the board is about
+:data:`TARGET_BOARD_WIDTH` pixels wide (never smaller than :data:`MIN_HEX_RADIUS`), so the
+small 2-player board is drawn large enough to read its tile names.
 """
 
 from __future__ import annotations
@@ -57,6 +60,10 @@ DISKUS_RADIUS = 0.39
 GLOBUS_RADIUS = 0.22
 PIECE_LIFT = 0.1
 LEVEL_SHIFT = 0.15
+#: Board width the automatic hex size aims at, and the smallest hex radius (pixels).
+TARGET_BOARD_WIDTH = 470
+MIN_HEX_RADIUS = 36
+KIND_NAMES = ("Globus", "Diskus", "Torus")
 
 
 def render_ansi(state: ArktiaState, header: str = "") -> str:
@@ -68,18 +75,27 @@ def render_ansi(state: ArktiaState, header: str = "") -> str:
 class ArktiaImageRenderer:
     """Draws positions of one layout as ``(height, width, 3)`` ``uint8`` arrays."""
 
-    def __init__(self, game: ArktiaGame, hex_radius: int = 36) -> None:
-        """Precompute hex centres, label positions and the image size for ``game``'s layout."""
+    def __init__(self, game: ArktiaGame, hex_radius: int | None = None) -> None:
+        """Precompute hex centres, label positions and the image size for ``game``'s layout.
+
+        ``hex_radius`` (pixels): ``None`` picks one from the layout's width (see the module
+        docstring).
+        """
         layout = game.layout
         num_players = game.num_players
         self.game = game
         self.layout = layout
         self.num_players = num_players
+        min_c = min(c for _, c in layout.coords)
+        min_r = min(r for r, _ in layout.coords)
+        span = max(c for _, c in layout.coords) - min_c  # in half hex widths
+        if hex_radius is None:  # board width = (0.6 + (span + 2) * sqrt(3) / 2) radii
+            hex_radius = max(
+                MIN_HEX_RADIUS, int(TARGET_BOARD_WIDTH / (0.6 + (span + 2) * SQRT3 / 2))
+            )
         s = self.s = float(hex_radius)
         margin = 0.3 * s
         half_w = SQRT3 / 2.0 * s  # half the width of a pointy-top hex
-        min_c = min(c for _, c in layout.coords)
-        min_r = min(r for r, _ in layout.coords)
         # doubled columns: one text column is half a hex width, one text line 1.5 radii
         self.centres = [
             (margin + s + (r - min_r) * 1.5 * s, margin + half_w + (c - min_c) * half_w)
@@ -88,11 +104,22 @@ class ArktiaImageRenderer:
         board_w = max(x for _, x in self.centres) + half_w + margin
         board_h = max(y for y, _ in self.centres) + s + margin
         self.board_h = int(math.ceil(board_h))
-        self.line_h = int(0.7 * s)
-        self.width = int(math.ceil(max(board_w, 12 * self.line_h)))
-        self.height = self.board_h + self.line_h * num_players + 4
+        self.line_h = max(22, int(0.55 * s))
+        self.text_scale = 2 if self.line_h < 34 else 3
         self.label_scale = max(1, int(s) // 18)
         self.labels = [self._label(name) for name in layout.names]
+        self.width = int(math.ceil(max(board_w, self._panel_width())))
+        self.height = self.board_h + self.line_h * (num_players + 1) + 4
+
+    def _panel_width(self) -> int:
+        """Width the panel needs: the legend line, or a seat line with a full reserve."""
+        lh, scale = self.line_h, self.text_scale
+        legend = 10 + sum(lh + text_size(name, scale)[1] + lh // 2 for name in KIND_NAMES)
+        legend += lh + text_size("melted", scale)[1]
+        piece_s = lh / 1.6
+        seat = 16 + lh + text_size("player_0: 99", scale)[1] + lh // 2
+        seat += 9 * int(piece_s * 1.3) + 3 * (lh // 3)
+        return max(legend, seat) + 8
 
     def _label(self, name: str) -> tuple[str, int, int]:
         """``(name, dy, dx)``: the name and its top-left corner relative to the hex centre,
@@ -122,12 +149,24 @@ class ArktiaImageRenderer:
         return img
 
     def _draw_panel(self, img: np.ndarray, state: ArktiaState) -> None:
-        """One line per seat: colour swatch, score digits, reserve pieces."""
-        lh = self.line_h
+        """The legend line, then one line per seat: colour swatch, name and score, reserve."""
+        lh, scale = self.line_h, self.text_scale
         scores = state.scores()
-        scale = max(1, (lh - 6) // 5)
+        text_dy = (lh - 5 * scale) // 2
+        piece_s = lh / 1.6  # a hex radius whose Torus fits in the line
+        # legend: each kind's shape with its name, then a melted tile
+        y0 = self.board_h + 2
+        x = 10
+        for kind, name in enumerate(KIND_NAMES):
+            draw_piece(img, y0 + lh / 2, x + lh / 2, piece_s, kind, OWNER_RGB[NEUTRAL])
+            x += lh
+            draw_text(img, name, y0 + text_dy, x, scale, OUTLINE)
+            x += text_size(name, scale)[1] + lh // 2
+        _fill_hex(img, y0 + lh / 2, x + lh / 2, lh / 2 - 1, WATER_EDGE)
+        _fill_hex(img, y0 + lh / 2, x + lh / 2, lh / 2 - 3, WATER)
+        draw_text(img, "melted", y0 + text_dy, x + lh + 2, scale, OUTLINE)
         for seat in range(self.num_players):
-            y0 = self.board_h + seat * lh + 2
+            y0 = self.board_h + (seat + 1) * lh + 2
             fill_rect(img, y0 + 2, 10, y0 + lh - 2, 10 + lh - 4, OWNER_RGB[seat])
             if state.current_player == seat:
                 fill_rect(img, y0 + 2, 2, y0 + lh - 2, 6, OUTLINE)
@@ -136,9 +175,9 @@ class ArktiaImageRenderer:
                 draw_segment(img, a, b, 2, OUTLINE)
                 draw_segment(img, (a[0], b[1]), (b[0], a[1]), 2, OUTLINE)
             x = 16 + lh
-            draw_text(img, str(scores[seat]), y0 + (lh - 5 * scale) // 2, x, scale, OUTLINE)
-            x += 4 * scale * 3 + lh // 2
-            piece_s = lh / 1.6  # a hex radius whose Torus fits in the line
+            text = f"player_{seat}: {scores[seat]}"
+            draw_text(img, text, y0 + text_dy, x, scale, OUTLINE)
+            x += text_size("player_0: 99", scale)[1] + lh // 2
             for kind, count in enumerate(state.reserve(seat)):
                 for _ in range(count):
                     draw_piece(img, y0 + lh / 2, x + piece_s * 0.6, piece_s, kind, OWNER_RGB[seat])

@@ -28,145 +28,13 @@ from tabletop_zoo.envs.errors import (
     InvalidStateError,
     as_integer,
 )
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit, numba
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
+from tabletop_zoo.envs.mole_hill import fast_batch as B
 from tabletop_zoo.envs.mole_hill import fast_kernels as K
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["FastMoleHill", "FastMoleHillState"]
-
-
-@jit
-def _reset(row, random_flowers, red, white):
-    if random_flowers:
-        K.draw_flowers(row)
-    else:
-        K.new_game(row, red, white)
-
-
-@jit
-def _first_illegal(states, actions, active):
-    for i in range(states.shape[0]):
-        if active[i] and not K.is_legal(states[i], actions[i]):
-            return i
-    return -1
-
-
-@jit
-def _step(states, actions, active, autoreset, random_flowers, red, white, rewards, done, scores):
-    for i in range(states.shape[0]):
-        if not active[i]:
-            continue
-        row = states[i]
-        K.apply_action(row, actions[i])
-        if row[K.PLAYER] < 0:
-            s0, s1 = row[K.SCORES], row[K.SCORES + 1]
-            done[i] = True
-            scores[i, 0], scores[i, 1] = s0, s1
-            rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
-            rewards[i, 1] = -rewards[i, 0]
-            if autoreset:
-                _reset(row, random_flowers, red, white)
-
-
-@jit
-def _random_actions(states, active, out):
-    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    for i in range(states.shape[0]):
-        if active[i] and states[i, K.PLAYER] >= 0:
-            out[i] = K.random_action(states[i], buffer)
-
-
-@jit
-def _greedy_actions(states, active, out):
-    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    scratch = np.empty(K.WIDTH, dtype=np.int64)
-    for i in range(states.shape[0]):
-        if active[i] and states[i, K.PLAYER] >= 0:
-            out[i] = K.greedy_action(states[i], buffer, scratch)
-
-
-@jit
-def _play_opponents(states, seats, active, greedy, rewards, done, scores):
-    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    scratch = np.empty(K.WIDTH, dtype=np.int64)
-    for i in range(states.shape[0]):
-        row = states[i]
-        while active[i] and row[K.PLAYER] >= 0 and row[K.PLAYER] != seats[i]:
-            if greedy:
-                action = K.greedy_action(row, buffer, scratch)
-            else:
-                action = K.random_action(row, buffer)
-            K.apply_action(row, action)
-            if row[K.PLAYER] < 0:
-                s0, s1 = row[K.SCORES], row[K.SCORES + 1]
-                done[i] = True
-                scores[i, 0], scores[i, 1] = s0, s1
-                rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
-                rewards[i, 1] = -rewards[i, 0]
-
-
-@jit
-def _seed(seed):
-    np.random.seed(seed)
-
-
-@jit
-def _legal_mask(states, mask):
-    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    for i in range(states.shape[0]):
-        row = states[i]
-        if row[K.PLAYER] >= 0 and row[K.MOLE] == 0:  # gardener: every free edge
-            for e in range(K.NUM_EDGES):
-                mask[i, K.NUM_SPACES + e] = not K.rod_placed(row, e)
-            continue
-        for j in range(K.legal_actions(row, buffer)):
-            mask[i, buffer[j]] = True
-
-
-@jit
-def _observe(states, seats, obs):
-    for i in range(states.shape[0]):
-        K.encode(states[i], seats[i], obs[i])
-
-
-@jit
-def _new_states(states, seed, random_flowers, red, white):
-    if seed >= 0:
-        np.random.seed(seed)
-    for i in range(states.shape[0]):
-        _reset(states[i], random_flowers, red, white)
-
-
-@jit
-def _play_row(row, num_steps, random_flowers, red, white, buffer):
-    games = 0
-    for _ in range(num_steps):
-        K.apply_action(row, K.random_action(row, buffer))
-        if row[K.PLAYER] < 0:
-            games += 1
-            _reset(row, random_flowers, red, white)
-    return games
-
-
-@jit
-def _random_play(states, num_steps, seed, random_flowers, red, white):
-    np.random.seed(seed)
-    buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    games = 0
-    for i in range(states.shape[0]):
-        games += _play_row(states[i], num_steps, random_flowers, red, white, buffer)
-    return games
-
-
-@numba.njit(cache=True, parallel=True)
-def _random_play_parallel(states, num_steps, seed, random_flowers, red, white):
-    np.random.seed(seed)  # seeds the calling thread only: parallel runs are not repeatable
-    games = np.zeros(states.shape[0], dtype=np.int64)
-    for i in numba.prange(states.shape[0]):
-        buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-        games[i] = _play_row(states[i], num_steps, random_flowers, red, white, buffer)
-    return games.sum()
 
 
 def _space_mask(spaces: Any) -> int:
@@ -193,6 +61,7 @@ class FastMoleHill:
         self.random_flowers = bool(self.game.random_flowers)
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
         self._red, self._white = np.int64(_space_mask(red)), np.int64(_space_mask(white))
+        self._scratch = np.empty(K.NUM_ACTIONS, dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"FastMoleHill({self.game!r})"
@@ -201,7 +70,7 @@ class FastMoleHill:
     def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:
         """``batch_size`` games at the start (random flowers drawn from ``seed``)."""
         states = np.zeros((batch_size, K.WIDTH), dtype=np.int64)
-        _new_states(states, -1 if seed is None else seed, self.random_flowers, *self._flowers)
+        B.new_states(states, -1 if seed is None else seed, self.random_flowers, *self._flowers)
         return states
 
     @property
@@ -216,12 +85,12 @@ class FastMoleHill:
 
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (flowers, random and greedy actions)."""
-        _seed(seed)
+        B.seed(seed)
 
     def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 where inactive or over)."""
         out = np.full(len(states), -1, dtype=np.int64)
-        _random_actions(states, active_rows(active, len(states)), out)
+        B.random_actions(states, active_rows(active, len(states)), out)
         return out
 
     def play_opponents(
@@ -236,7 +105,7 @@ class FastMoleHill:
         rewards = np.zeros((b, 2), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
         scores = np.zeros((b, 2), dtype=np.int64)
-        _play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
+        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
                         rewards, done, scores)  # fmt: skip
         return StepResult(rewards, done, np.zeros(b, dtype=bool), scores)
 
@@ -244,7 +113,7 @@ class FastMoleHill:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""
         out = np.full(len(states), -1, dtype=np.int64)
-        _greedy_actions(states, active_rows(active, len(states)), out)
+        B.greedy_actions(states, active_rows(active, len(states)), out)
         return out
 
     def current_players(self, states: np.ndarray) -> np.ndarray:
@@ -258,7 +127,7 @@ class FastMoleHill:
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """``(B, 173)`` bool: the legal actions of the player to move."""
         mask = np.zeros((len(states), K.NUM_ACTIONS), dtype=bool)
-        _legal_mask(states, mask)
+        B.legal_mask(states, mask)
         return mask
 
     def scores(self, states: np.ndarray) -> np.ndarray:
@@ -276,7 +145,7 @@ class FastMoleHill:
         """
         actions = check_actions(actions, len(states))
         active = active_rows(active, len(states))
-        bad = _first_illegal(states, actions, active)
+        bad = B.first_illegal(states, actions, active)
         if bad >= 0:
             legal = np.flatnonzero(self.legal_mask(states[bad : bad + 1])[0])
             raise IllegalActionError(
@@ -285,7 +154,7 @@ class FastMoleHill:
         rewards = np.zeros((len(states), 2), dtype=np.float32)
         done = np.zeros(len(states), dtype=bool)
         scores = np.zeros((len(states), 2), dtype=np.int64)
-        _step(states, actions, active, autoreset, self.random_flowers, *self._flowers,
+        B.step(states, actions, active, autoreset, self.random_flowers, *self._flowers,
               rewards, done, scores)  # fmt: skip
         return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
 
@@ -294,16 +163,16 @@ class FastMoleHill:
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
         if np.any((seats < 0) | (seats > 1)):
             raise InvalidStateError(f"seats must be 0 or 1, got {np.unique(seats).tolist()}")
-        obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
-        _observe(states, np.ascontiguousarray(seats), obs)
-        return obs
+        obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
+        B.observe(states, np.ascontiguousarray(seats), obs)
+        return obs.reshape(len(states), *self.observation_shape)
 
     def random_play(
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
     ) -> tuple[int, int]:
         """Uniform random play entirely in compiled code; returns (steps, finished games)."""
         states = self.new_states(batch_size, seed)
-        play = _random_play_parallel if parallel else _random_play
+        play = B.random_play_parallel if parallel else B.random_play
         games = play(states, steps_per_game, seed, self.random_flowers, *self._flowers)
         return batch_size * steps_per_game, int(games)
 
@@ -373,6 +242,22 @@ def _apply_checked(row, action):
     return True
 
 
+@jit
+def _rollout(row, max_depth, buffer, out):
+    steps = 0
+    while row[K.PLAYER] >= 0 and (max_depth < 0 or steps < max_depth):
+        K.apply_action(row, K.random_action(row, buffer))
+        steps += 1
+    s0, s1 = K.score_of(row, 0), K.score_of(row, 1)
+    out[0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+    out[1] = -out[0]
+
+
+@jit
+def _greedy(row, buffer, scratch):
+    return K.greedy_action(row, buffer, scratch)
+
+
 def _bits(mask: int) -> list[int]:
     mask = int(mask) & (2**64 - 1)
     return [i for i in range(64) if mask >> i & 1]
@@ -387,14 +272,36 @@ class FastMoleHillState:
     def __init__(self, engine: FastMoleHill, row: np.ndarray) -> None:
         self.engine = engine
         self.row = row
-        self._buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        self._buffer = engine._scratch  # scratch for action lists (never kept)
 
     num_players = 2
+
+    @property
+    def game(self) -> MoleHillGame:
+        """The rules engine's Game object (options)."""
+        return self.engine.game
 
     @property
     def current_player(self) -> int:
         """Seat to move, -1 once the game is over."""
         return int(self.row[K.PLAYER])
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled random generator used by :meth:`rollout` and
+        :meth:`greedy_action` (shared by all states of this process)."""
+        self.engine.seed(seed)
+
+    def rollout(self, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth`` actions);
+        the value per seat (+1/-1/0 from the scores as they then stand). Mutates the row."""
+        out = np.zeros(2, dtype=np.float64)
+        _rollout(self.row, -1 if max_depth is None else max_depth, self._buffer, out)
+        return out.tolist()
+
+    def greedy_action(self) -> int:
+        """The greedy rule's action (best result, then score margin, one ply deep; ties at
+        random from the compiled generator, see :meth:`FastMoleHill.seed`)."""
+        return int(_greedy(self.row, self._buffer, np.empty(K.WIDTH, dtype=np.int64)))
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""

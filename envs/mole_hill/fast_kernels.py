@@ -86,6 +86,7 @@ def _tables() -> tuple[np.ndarray, ...]:
 
 
 STEP_TARGET, STEP_COUNT, STEP_PATHS = _tables()
+ALL_SPACES = np.int64((1 << NUM_SPACES) - 1)
 # edge to the right of / below each space (-1 on the border)
 RIGHT_EDGE = np.array(
     [_edge_between(s, s + 1) if s % COLS < COLS - 1 else -1 for s in range(NUM_SPACES)],
@@ -310,45 +311,68 @@ def random_action(row, buffer):
 
 
 @jit
-def encode(row, seat, obs):
-    """Observation planes of ``row`` for ``seat`` into ``obs`` (7, 9, 16), as the env.
+def destination_mask(row):
+    """Bit set of :func:`destinations` (no buffer)."""
+    n = row[LENGTH]
+    if n == 0:
+        return ALL_SPACES
+    if n >= MOLE_PIECES or row[PLAYER] < 0:
+        return np.int64(0)
+    pos = row[TRAIL + n - 1]
+    visited = row[VISITED]
+    if pos == CENTRE:
+        return ALL_SPACES & ~visited
+    mask = np.int64(0)
+    for i in range(STEP_COUNT[pos]):
+        q = STEP_TARGET[pos, i]
+        if (visited >> q) & 1 == 0 and step_open(row, pos, i):
+            mask |= np.int64(1) << q
+    return mask
 
-    One pass over the spaces writes each space's 16 planes (contiguous, channel last).
-    """
+
+@jit
+def encode(row, seat, obs):
+    """Observation planes of ``row`` for ``seat`` into ``obs``, a ``(63, 16)`` view of the
+    env's (7, 9, 16) planes: one pass over the spaces, 16 contiguous values each."""
     n = row[LENGTH]
     playing = row[PLAYER] >= 0
-    dest = np.int64(0)
-    buffer = np.empty(NUM_SPACES, dtype=np.int64)
-    for i in range(destinations(row, buffer)):
-        dest |= np.int64(1) << buffer[i]
+    dest = destination_mask(row)
     mole = row[TRAIL + n - 1] if n > 0 else -1
-    constants = (
-        1.0 if seat == row[ROUND] else 0.0,
-        1.0 if playing and row[MOLE] == 1 else 0.0,
-        float(row[ROUND]),
-        score_of(row, seat) / MAX_ROUND_SCORE,
-        score_of(row, 1 - seat) / MAX_ROUND_SCORE,
-        (MOLE_PIECES - n) / MOLE_PIECES,
-        1.0 if playing and mole == CENTRE else 0.0,
-    )
+    i_am_mole = 1.0 if seat == row[ROUND] else 0.0
+    mole_to_move = 1.0 if playing and row[MOLE] == 1 else 0.0
+    round_plane = float(row[ROUND])
+    my_score = score_of(row, seat) / MAX_ROUND_SCORE
+    opponent_score = score_of(row, 1 - seat) / MAX_ROUND_SCORE
+    pieces_left = (MOLE_PIECES - n) / MOLE_PIECES
+    jump = 1.0 if playing and mole == CENTRE else 0.0
     visited, red, white = row[VISITED], row[RED], row[WHITE]
+    rods0, rods1 = row[RODS], row[RODS + 1]
     for s in range(NUM_SPACES):
-        cell = obs[s // COLS, s % COLS]
+        cell = obs[s]
         cell[P_VISITED] = (visited >> s) & 1
         cell[P_ORDER] = 0.0
         cell[P_MOLE] = 1.0 if s == mole else 0.0
         right, below = RIGHT_EDGE[s], BELOW_EDGE[s]
-        cell[P_ROD_RIGHT] = 1.0 if right >= 0 and rod_placed(row, right) else 0.0
-        cell[P_ROD_BELOW] = 1.0 if below >= 0 and rod_placed(row, below) else 0.0
+        cell[P_ROD_RIGHT] = 0.0 if right < 0 else (rods0 >> right) & 1  # right edges < 64
+        if below < 0:
+            cell[P_ROD_BELOW] = 0.0
+        elif below < 64:
+            cell[P_ROD_BELOW] = (rods0 >> below) & 1
+        else:
+            cell[P_ROD_BELOW] = (rods1 >> (below - 64)) & 1
         cell[P_RED] = (red >> s) & 1
         cell[P_WHITE] = (white >> s) & 1
         cell[P_CENTRE] = 1.0 if s == CENTRE else 0.0
         cell[P_DEST] = (dest >> s) & 1
-        for i in range(7):
-            cell[P_I_AM_MOLE + i] = constants[i]
+        cell[P_I_AM_MOLE] = i_am_mole
+        cell[P_MOLE_TO_MOVE] = mole_to_move
+        cell[P_ROUND] = round_plane
+        cell[P_MY_SCORE] = my_score
+        cell[P_OPP_SCORE] = opponent_score
+        cell[P_PIECES_LEFT] = pieces_left
+        cell[P_JUMP] = jump
     for k in range(n):
-        s = row[TRAIL + k]
-        obs[s // COLS, s % COLS, P_ORDER] = (k + 1) / MOLE_PIECES
+        obs[row[TRAIL + k], P_ORDER] = (k + 1) / MOLE_PIECES
 
 
 @jit

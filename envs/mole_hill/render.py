@@ -4,7 +4,8 @@ Images use the shared primitives of :mod:`tabletop_zoo.envs._render` (no pygame)
 a checkered lawn, flowers in the top-left corner of their space, the centre hole, rods as
 white bars on the edges, the trail as numbered pieces (light 1-10, dark 11-22) joined by
 earth lines (thin for a jump), the mole's stack ringed in yellow and its possible
-destinations dotted.
+destinations dotted. Under the board a legend: the round and who plays which role, the
+scores so far, and what the pieces and flowers are worth.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ import numpy as np
 
 from tabletop_zoo.envs import _render
 from tabletop_zoo.envs.mole_hill import board
-from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MoleHillGame, MoleHillState
+from tabletop_zoo.envs.mole_hill.rules import (
+    LIGHT_PIECES,
+    MOLE_PIECES,
+    NUM_ROUNDS,
+    MoleHillGame,
+    MoleHillState,
+)
 
 CELL = 56
 MARGIN = 28
@@ -29,6 +36,10 @@ DARK_PIECE = (45, 35, 30)
 ROD_EDGE = (40, 40, 40)
 INK = (20, 20, 20)
 PAPER = (235, 230, 215)
+#: Height of the legend under the board: three lines of scale-2 text.
+LEGEND_LINE = 18
+LEGEND_HEIGHT = 3 * LEGEND_LINE + 8
+BOARD_HEIGHT = MARGIN + board.ROWS * CELL + 8
 
 
 def render_ansi(state: MoleHillState, header: str = "") -> str:
@@ -49,7 +60,7 @@ class MoleHillImageRenderer:
     def __init__(self, game: MoleHillGame) -> None:
         """The picture size is fixed by the 7 x 9 board."""
         self.game = game
-        self.height = MARGIN + board.ROWS * CELL + 8
+        self.height = BOARD_HEIGHT + LEGEND_HEIGHT
         self.width = MARGIN + board.COLS * CELL + 8
 
     def draw(self, state: MoleHillState) -> np.ndarray:
@@ -58,8 +69,9 @@ class MoleHillImageRenderer:
 
 
 def draw_board(state: MoleHillState) -> np.ndarray:
-    """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole."""
-    h, w = MARGIN + board.ROWS * CELL + 8, MARGIN + board.COLS * CELL + 8
+    """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole,
+    and the legend under the board."""
+    h, w = BOARD_HEIGHT + LEGEND_HEIGHT, MARGIN + board.COLS * CELL + 8
     img = _render.blank_image(h, w, PAPER)
     for s in range(board.NUM_SPACES):
         r, c = divmod(s, board.COLS)
@@ -110,4 +122,45 @@ def draw_board(state: MoleHillState) -> np.ndarray:
             left, right = int(ax - CELL / 2), int(ax + CELL / 2)
             _render.fill_rect(img, y - 4, left - 1, y + 4, right + 1, ROD_EDGE)
             _render.fill_rect(img, y - 2, left + 1, y + 2, right - 1, WHITE)
+    draw_legend(img, state, BOARD_HEIGHT)
     return img
+
+
+def legend_lines(state: MoleHillState) -> tuple[str, str]:
+    """The round with the roles, and the scores (``"final scores"`` once the game is over)."""
+    if state.is_terminal():
+        first = f"game over after {NUM_ROUNDS} rounds"
+        second = "final scores: "
+    else:
+        mole = state.mole_seat
+        first = (
+            f"round {state.round + 1} of {NUM_ROUNDS}: mole player_{mole}, "
+            f"gardener player_{1 - mole}"
+        )
+        second = "scores so far: "
+    scores = state.scores()
+    second += ", ".join(f"player_{seat} {score}" for seat, score in enumerate(scores))
+    return first, second
+
+
+def draw_legend(img: np.ndarray, state: MoleHillState, top: int) -> None:
+    """Under the board: round and roles, scores, and a key to the pieces and flowers."""
+    x0 = MARGIN
+    for k, line in enumerate(legend_lines(state)):
+        _render.draw_text(img, line, top + 2 + k * LEGEND_LINE, x0, 2, INK)
+    y = top + 2 + 2 * LEGEND_LINE + 5  # middle of the third line
+    x = x0 + 6
+    _render.fill_disc(img, y, x, 7, LIGHT_PIECE)
+    text = f"1-{LIGHT_PIECES}: 0 points"
+    _render.draw_text(img, text, y - 5, x + 12, 2, INK)
+    x += 12 + _render.text_size(text, 2)[1] + 18
+    _render.fill_disc(img, y, x, 7, DARK_PIECE)
+    text = f"{LIGHT_PIECES + 1}-{MOLE_PIECES}: 1 point each"
+    _render.draw_text(img, text, y - 5, x + 12, 2, INK)
+    x += 12 + _render.text_size(text, 2)[1] + 18
+    for colour, points in ((RED, "2"), (WHITE, "1")):
+        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            _render.fill_disc(img, y + dy * 4, x + dx * 4, 4.5, colour)
+        _render.fill_disc(img, y, x, 3, YELLOW)
+        _render.draw_text(img, points, y - 5, x + 12, 2, INK)
+        x += 12 + _render.text_size(points, 2)[1] + 18

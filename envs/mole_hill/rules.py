@@ -41,7 +41,21 @@ NUM_PLAYERS = 2
 NUM_ROUNDS = 2
 MOLE_PIECES = 22  # M3: 10 light then 12 dark
 LIGHT_PIECES = 10
-assert MAX_ROUND_SCORE == (MOLE_PIECES - LIGHT_PIECES) + 4 * 2 + 4 * 1  # dark pieces + flowers
+# MAX_ROUND_SCORE (serialization) = 12 dark pieces + 4 red * 2 + 4 white * 1 = 24 (M9)
+
+__all__ = [
+    "DEFAULT_RED",
+    "DEFAULT_WHITE",
+    "LIGHT_PIECES",
+    "MAX_ROUND_SCORE",
+    "MOLE_PIECES",
+    "NUM_PLAYERS",
+    "NUM_ROUNDS",
+    "STEPS",
+    "MoleHillGame",
+    "MoleHillState",
+    "board_text",
+]
 
 
 def _king_steps() -> tuple[tuple[tuple[int, int, int, int], ...], ...]:

@@ -161,3 +161,24 @@ def test_without_pygame_the_window_names_the_render_extra(monkeypatch) -> None:
     with pytest.raises(MissingExtraError) as info:
         PlayWindow(make_env("mole_hill"))
     assert "[render]" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_spot_under_the_mouse_is_ringed_in_white() -> None:
+    seen = []
+
+    def hover_then_quit(window, choices):
+        spot = next(c for c in choices if c.spot is not None)
+        if not seen:
+            seen.append(spot)
+            x, y = window.spot_centre(spot)
+            pygame.event.post(
+                pygame.event.Event(pygame.MOUSEMOTION, pos=(x, y), rel=(0, 0), buttons=(0, 0, 0))
+            )
+            return
+        cy, cx, r = spot.spot
+        ring = window.last_frame[int(cy) + window.picture_top, int(cx + r - 2)]
+        seen.append(tuple(int(v) for v in ring))
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+
+    play_in_window("mole_hill", ["human", "random"], seed=0, on_wait=hover_then_quit)
+    assert seen[1] == (255, 255, 255)

@@ -248,3 +248,8 @@ def test_make_agent_turns_a_broken_model_file_into_a_value_error(tmp_path) -> No
         z.writestr("a.txt", "x")
     with pytest.raises(ValueError, match="cannot load a MaskablePPO model from"):
         make_agent(f"ppo:{path}")
+
+
+def test_round_robin_refuses_a_human_agent() -> None:
+    with pytest.raises(ValueError, match="waits for a person at the terminal"):
+        round_robin("mole_hill", ["random", "human"], games=2)

@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
+from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent  # noqa: E402
 from tabletop_zoo.envs.errors import IllegalActionError  # noqa: E402
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState  # noqa: E402
 from tabletop_zoo.envs.mole_hill.fast import FastMoleHill  # noqa: E402
@@ -149,3 +150,30 @@ def test_random_play_driver_counts_games() -> None:
     # a game has 2 rounds of at most 22 mole moves and 21 rods: at least 4 games per row
     assert 16 * (400 // 86) <= games <= 16 * 400 // 4
     assert engine.random_play(16, 400, seed=0) == (steps, games)  # seeded: repeatable
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_search_agents_take_the_winning_last_step(fast: bool) -> None:
+    """Mole Hill round 2, the mole (seat 1) on b4 with one piece left: its step ends the
+    game (M8). Visited: 21 spaces with the flowers b6, h6 (white) and e7 (red), so it
+    scores 12 + 2 + 2 = 16, or 18 by stepping onto the red a4 (M9); seat 0 made 17, so
+    only a4 wins (M10)."""
+    row7 = [f"{c}7" for c in "abcdefghi"]
+    row6 = [f"{c}6" for c in "ihgfedcba"]
+    rods = [f"{a}{r}-{b}{r}" for r in (1, 2) for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    rods += [f"{c}1-{c}2" for c in "abcd"]
+    state = MoleHillState.from_position(
+        row7 + row6 + ["a5", "b5", "b4"], rods, round_number=2, round_scores=[17]
+    )
+    outcomes = {}
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        assert child.is_terminal()
+        outcomes[state.action_to_string(action)] = child.returns()[1]
+    assert outcomes == {"a3": -1.0, "b3": -1.0, "c3": -1.0, "a4": 1.0, "c4": -1.0, "c5": -1.0}
+    mask = np.zeros(173, dtype=bool)
+    mask[state.legal_actions()] = True
+    a4 = state.string_to_action("a4")
+    assert MCTSAgent(100, seed=0, fast=fast).act(None, mask, state) == a4
+    assert GreedyAgent(seed=0, fast=fast).act(None, mask, state) == a4

@@ -408,3 +408,10 @@ def test_bools_are_not_actions() -> None:
     state = MoleHillGame().new_initial_state()
     with pytest.raises(IllegalActionError, match="integer"):
         state.apply_action(True)
+
+
+def test_ruling_M9_the_best_round_scores_24() -> None:
+    from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MAX_ROUND_SCORE, MOLE_PIECES
+
+    # 12 dark pieces past the 10 light ones, every red flower (2 each) and white (1 each)
+    assert MAX_ROUND_SCORE == (MOLE_PIECES - LIGHT_PIECES) + 4 * 2 + 4 * 1 == 24

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -16,8 +17,8 @@ ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "PYTHONUNBUFFERED": "1"}
 
 def test_bad_move_help_and_quit_from_stdin() -> None:
     proc = subprocess.run(
-        [*PLAY, "--seed", "1", "--opponent", "random"],
-        input="zz9\n?\nhelp\nquit\n",
+        [*PLAY, "--game", "mole_hill", "--seed", "1", "--opponent", "random"],
+        input="zz9\n?\nhelp\nrules\nquit\n",
         capture_output=True,
         text=True,
         timeout=60,
@@ -28,6 +29,8 @@ def test_bad_move_help_and_quit_from_stdin() -> None:
     assert "not a legal move: bad space 'zz9'" in out
     assert "legal moves (63): a1 b1" in out  # first mole turn: any of the 63 spaces
     assert "'stop' ends the game" in out
+    assert "Mole Hill notation: the garden has columns a-i" in out  # help: this game's notation
+    assert "Full rulings: docs/rules/MOLE_HILL.md" in out  # rules: summary + pointer
     assert "stop this game? (y/n)" in out  # 'quit' asks; end of input answers for the player
     assert "stopped: game abandoned" in out
     assert "game over" not in out
@@ -77,10 +80,63 @@ def test_full_game_typed_move_by_move() -> None:
 
 def test_watch_two_agents(script, capsys) -> None:
     play = script("play")
-    assert play.main(["--watch", "--agents", "greedy,random", "--seed", "4"]) == 0
+    argv = ["--game", "mole_hill", "--watch", "--agents", "greedy,random", "--seed", "4"]
+    assert play.main(argv) == 0
     out = capsys.readouterr().out
     assert "player_0 (greedy) plays" in out and "player_1 (random) plays" in out
     assert "game over; scores:" in out
+    # the end of round 1 is announced once, with the scores, and round 2 goes on after it
+    (line,) = [x for x in out.splitlines() if x.startswith("--- round")]
+    assert re.fullmatch(r"--- round 1 is over; scores: player_0 \d+, player_1 0 ---", line)
+    assert "player_1 (random) plays" in out.split(line)[1]
+
+
+class _Boards:
+    """Counts the boards the script shows."""
+
+    def __init__(self, play) -> None:
+        self.count = 0
+        self.original = play.show_board
+
+    def __call__(self, env) -> None:
+        self.count += 1
+        self.original(env)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_quiet_shows_the_board_only_on_the_humans_turn(script, monkeypatch, capsys, quiet):
+    play = script("play")
+    boards = _Boards(play)
+    monkeypatch.setattr(play, "show_board", boards)
+    seen: list[str] = []
+    human_turns = 0
+
+    def reader() -> str | None:
+        """The human (seat 0) asks '?' and types the first legal move listed."""
+        nonlocal human_turns
+        seen.append(capsys.readouterr().out)
+        if "legal moves (" in seen[-1]:
+            return seen[-1].rsplit("legal moves (", 1)[1].split("): ", 1)[1].split()[0]
+        human_turns += 1
+        return "?"
+
+    specs = ["human", "random"]
+    assert play.play("mole_hill", specs, seed=5, read=reader, quiet=quiet)
+    out = "".join(seen) + capsys.readouterr().out
+    moves = sum(" plays " in line for line in out.splitlines())
+    if quiet:
+        assert boards.count == human_turns + 1  # before each human turn, and at the end
+    else:
+        assert boards.count == moves + 1  # the start and after every move
+    assert "game over" in out
+
+
+def test_quiet_watch_prints_moves_and_the_final_board(script, monkeypatch, capsys) -> None:
+    play = script("play")
+    boards = _Boards(play)
+    monkeypatch.setattr(play, "show_board", boards)
+    assert play.main(["--watch", "--quiet", "--seed", "3"]) == 0
+    assert boards.count == 1
 
 
 @pytest.mark.parametrize(

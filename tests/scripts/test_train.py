@@ -95,3 +95,16 @@ def test_rerunning_the_demo_command_picks_a_fresh_folder(script, tmp_path, capsy
         f"model:          {tmp_path / (first + '_2') / 'final_model.zip'}"
         in capsys.readouterr().out
     )
+
+
+def test_progress_bar_is_tqdm(script, tmp_path, capsys) -> None:
+    """One progress-bar library for every script: training shows a tqdm bar over its steps."""
+    train = script("train")
+    argv = [
+        "--runs-dir", str(tmp_path), "--timesteps", "64", "--n-envs", "1", "--n-steps", "64",
+        "--batch-size", "64", "--n-epochs", "1", "--net-arch", "8", "--snapshot-every", "0",
+        "--eval-every", "0", "--final-eval-games", "1",
+    ]  # fmt: skip
+    assert train.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "steps: 100%" in err and "64/64" in err  # tqdm's format, not SB3's rich bar

@@ -31,7 +31,7 @@ def _variants() -> list[tuple[str, dict]]:
             for name, default in defaults.items():
                 if isinstance(default, bool):
                     values = [not default]
-                elif default == "" and bool in bridge._allowed_types(spec, name):
+                elif default == "" and bool in bridge.allowed_types(spec, name):
                     values = ["yes", "no"]
                 else:
                     continue

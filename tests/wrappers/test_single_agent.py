@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
 
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
 _spec = importlib.util.spec_from_file_location(
@@ -87,10 +87,11 @@ def test_random_games_rewards_sum_to_the_engine_return(num_players: int) -> None
 
 # ---------------------------------------------------------------------- mechanics
 def test_observation_is_the_learners_own_view() -> None:
-    # NimEnv puts the observer's own taken count first after the piles.
+    # Nim's planes: each pile as a fraction of its start, then the objects taken (out of
+    # all 5) from the observer's seat on.
     env = SingleAgentEnv(NimEnv(piles=(5,), max_take=3), opponent=Scripted([2]), learner_seat=1)
     obs, _ = env.reset(seed=0)
-    assert obs.tolist() == [2.0, 0.0, 3.0]  # 2 left, learner took 0, opponent took 3
+    assert obs.ravel().tolist() == pytest.approx([2 / 5, 0 / 5, 3 / 5])  # 2 left; 0; 3 taken
     assert env.action_masks().tolist() == [True, True, False]
 
 
@@ -127,7 +128,7 @@ def test_illegal_action_loses_by_default_or_raises() -> None:
     assert info["illegal_action"] == (
         "action 3 (4@0) is not legal for player_0 now; legal: 1@0, 1@1, 2@1"
     )
-    with pytest.raises(RuntimeError, match="call reset"):
+    with pytest.raises(UsageError, match=r"call reset\(\) before step\(\)"):
         env.step(0)
     strict = SingleAgentEnv(NimEnv(piles=(1, 2)), learner_seat=0, illegal_action="raise")
     strict.reset(seed=0)
@@ -269,5 +270,5 @@ def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
 def test_action_masks_before_reset_is_a_clear_error() -> None:
     from tabletop_zoo.wrappers.single_agent import make_env
 
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(UsageError, match=r"action_masks\(\) before reset\(\): call reset\(\)"):
         make_env("mole_hill").action_masks()

@@ -1,0 +1,91 @@
+"""A policy trained with RLlib (``scripts/train_rllib.py``) behind the common agent interface.
+
+``make_agent("rllib:PATH")`` builds an :class:`RLlibAgent` from either a saved RLModule
+folder (``PATH/module_main`` written by ``scripts/train_rllib.py``) or an RLlib algorithm
+checkpoint (its ``main`` module, or ``rllib:PATH#MODULE`` for another one, e.g. ``seat_1``).
+ray and torch are imported only when an agent loads (the ``rllib`` extra).
+
+The agent sees observations the way :class:`tabletop_zoo.wrappers.rllib.TurnBasedMultiAgentEnv`
+feeds them to RLlib (:func:`flat_observation`) and plays the most probable legal action.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
+
+__all__ = ["DEFAULT_MODULE", "RLlibAgent", "flat_observation", "module_path"]
+
+DEFAULT_MODULE = "main"
+_MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
+
+
+def flat_observation(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """An AEC observation dict as RLlib's action-masking modules read it.
+
+    ``{"observation": planes, "action_mask": int8}`` becomes ``{"observations": flat
+    float32 planes, "action_mask": float32 0/1}``.
+    """
+    return {
+        "observations": np.asarray(observation["observation"], np.float32).reshape(-1),
+        "action_mask": np.asarray(observation["action_mask"], np.float32),
+    }
+
+
+def module_path(path: str | Path, module_id: str = DEFAULT_MODULE) -> Path:
+    """The saved RLModule folder behind ``path`` (a module folder or an algorithm checkpoint)."""
+    path = Path(path)
+    inside = path / _MODULES_IN_CHECKPOINT / module_id
+    if inside.is_dir():
+        return inside
+    if (path / "module_state.pkl").exists() or (path / "module_state").exists():
+        return path
+    raise InvalidOptionError(
+        f"no RLlib module at {str(path)!r}: expected a module folder written by "
+        "scripts/train_rllib.py (OUT/module_main) or an RLlib checkpoint folder"
+        f" containing {(_MODULES_IN_CHECKPOINT / module_id).as_posix()}"
+    )
+
+
+class RLlibAgent:
+    """Plays the most probable legal action of an RLlib action-masking RLModule.
+
+    Args:
+        path: a saved RLModule folder or an algorithm checkpoint (see :func:`module_path`).
+        module_id: the module of a checkpoint (default ``main``).
+        name: display name (default ``rllib:<folder name>``).
+    """
+
+    def __init__(
+        self, path: str | Path, module_id: str = DEFAULT_MODULE, name: str | None = None
+    ) -> None:
+        folder = module_path(path, module_id)
+        require_extra("rllib", "an RLlib agent (rllib:PATH)", ("ray", "torch"))
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self._torch = torch
+        self.module = RLModule.from_checkpoint(folder)
+        self.name = name or f"rllib:{Path(path).name}"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
+        """The module's greedy action for ``observation``, restricted to the mask."""
+        flat = flat_observation({"observation": observation, "action_mask": action_mask})
+        torch = self._torch
+        batch = {
+            "obs": {
+                "observations": torch.from_numpy(flat["observations"][None]),
+                "action_mask": torch.from_numpy(flat["action_mask"][None]),
+            }
+        }
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy()
+        legal = np.flatnonzero(np.asarray(action_mask))
+        if legal.size == 0:
+            raise ValueError("action_mask has no legal action; agents can only act when one exists")
+        return int(legal[np.argmax(logits[legal])])

@@ -1,0 +1,148 @@
+"""Speed of the bridges to other libraries (the numbers of docs/ecosystem.md).
+
+    python scripts/bridge_speed.py openspiel        # random steps/s through OpenSpiel states
+    python scripts/bridge_speed.py openspiel-clone  # OpenSpiel clone() with/without our hooks
+    python scripts/bridge_speed.py rllib            # TurnBasedMultiAgentEnv steps/s (rllib venv)
+    python scripts/bridge_speed.py torchrl          # TorchRL PettingZooWrapper rollout steps/s
+
+Every game and player count of the registry, masked uniformly random actions, a few
+seconds per row (``--seconds``). Needs the library's extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.registry import GAMES
+
+
+def _rate(play_one_game: Callable[[], int], seconds: float) -> float:
+    """Steps per second of whole games played for about ``seconds``."""
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += play_one_game()
+    return steps / (time.perf_counter() - start)
+
+
+def openspiel(seconds: float) -> None:
+    """Random playouts through the OpenSpiel bridge's states."""
+    start = time.perf_counter()
+    from tabletop_zoo.wrappers import openspiel as bridge
+
+    print(f"import tabletop_zoo.wrappers.openspiel: {time.perf_counter() - start:.2f} s")
+    rng = np.random.default_rng(0)
+    for name, spec in GAMES.items():
+        for n in spec.players:
+            game = bridge.load_game(name, {"players": n})
+
+            def play(game: Any = game) -> int:
+                state, steps = game.new_initial_state(), 0
+                while not state.is_terminal():
+                    if state.is_chance_node():
+                        state.apply_action(int(rng.integers(bridge.CHANCE_SEEDS)))
+                        continue
+                    state.apply_action(int(rng.choice(state.legal_actions())))
+                    steps += 1
+                return steps
+
+            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+
+
+def openspiel_clone() -> None:
+    """OpenSpiel's clone() after 20 moves, with the bridge's deepcopy hooks and without."""
+    import pyspiel
+
+    from tabletop_zoo.wrappers import openspiel as bridge
+
+    def per_clone(state: pyspiel.State, reps: int) -> float:
+        start = time.perf_counter()
+        for _ in range(reps):
+            state.clone()
+        return (time.perf_counter() - start) / reps * 1e6
+
+    states = {}
+    for name, spec in GAMES.items():
+        state = pyspiel.load_game(bridge.short_name(name)).new_initial_state()
+        for _ in range(20):
+            state.apply_action(state.legal_actions()[0])
+        states[spec.label(spec.default_players)] = state
+    fast = {label: per_clone(s, 5000) for label, s in states.items()}
+    hooks = (bridge.TabletopGame.__deepcopy__, bridge._EngineBox.__deepcopy__)
+    del bridge.TabletopGame.__deepcopy__, bridge._EngineBox.__deepcopy__
+    try:
+        slow = {label: per_clone(s, 200) for label, s in states.items()}
+    finally:
+        bridge.TabletopGame.__deepcopy__, bridge._EngineBox.__deepcopy__ = hooks
+    for label in states:
+        print(
+            f"{label}: clone {fast[label]:.1f} us with the hooks, {slow[label]:.0f} us "
+            f"without ({slow[label] / fast[label]:.0f}x)"
+        )
+
+
+def rllib(seconds: float) -> None:
+    """Random play through the RLlib adapter (no learning)."""
+    from tabletop_zoo.wrappers.rllib import TurnBasedMultiAgentEnv
+
+    rng = np.random.default_rng(0)
+    for name, spec in GAMES.items():
+        for n in spec.players:
+            env = TurnBasedMultiAgentEnv({"game": name, "num_players": n})
+
+            def play(env: Any = env) -> int:
+                obs, _ = env.reset()
+                steps = 0
+                while True:
+                    ((agent, seen),) = obs.items()
+                    action = int(rng.choice(np.flatnonzero(seen["action_mask"])))
+                    obs, _, terminateds, truncateds, _ = env.step({agent: action})
+                    steps += 1
+                    if terminateds["__all__"] or truncateds["__all__"]:
+                        return steps
+
+            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+
+
+def torchrl(seconds: float) -> None:
+    """Masked random rollouts of TorchRL's PettingZooWrapper over our AEC envs."""
+    warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")
+    start = time.perf_counter()
+    from torchrl.envs import PettingZooWrapper
+
+    from tabletop_zoo.envs.registry import make_env
+
+    print(f"import torchrl: {time.perf_counter() - start:.1f} s")
+    for name, spec in GAMES.items():
+        for n in spec.players:
+            env = PettingZooWrapper(
+                make_env(name, n), use_mask=True, categorical_actions=True, seed=0
+            )
+
+            def play(env: Any = env) -> int:
+                return int(env.rollout(10_000, break_when_any_done=True).batch_size[0])
+
+            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("library", choices=("openspiel", "openspiel-clone", "rllib", "torchrl"))
+    p.add_argument("--seconds", type=float, default=3.0, help="per row (default 3)")
+    args = p.parse_args(argv)
+    if args.library == "openspiel-clone":
+        openspiel_clone()
+    else:
+        {"openspiel": openspiel, "rllib": rllib, "torchrl": torchrl}[args.library](args.seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
