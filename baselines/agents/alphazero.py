@@ -50,13 +50,12 @@ class NetworkEvaluator:
         self.net = net
         self.game_name = str(net.meta["game"])
         self.num_players = int(net.meta["num_players"])
-        self._encoders: dict[int, Any] = {}
+        self._encoder: tuple[Any, Any] | None = None  # (game, its encoder)
 
     def encoder(self, state: Any) -> Any:
         """The observation encoder of ``state.game`` (built once per Game object)."""
         game = state.game
-        key = id(game)
-        if key not in self._encoders:
+        if self._encoder is None or self._encoder[0] is not game:
             encoder = get_spec(self.game_name).make_observation_encoder(game)
             want = tuple(self.net.meta["observation_shape"])
             if tuple(encoder.shape) != want or game.num_actions != self.net.meta["num_actions"]:
@@ -66,8 +65,8 @@ class NetworkEvaluator:
                     f"{tuple(encoder.shape)} and {game.num_actions}: use a network trained on "
                     "the same game and number of players"
                 )
-            self._encoders = {key: encoder}  # keep one: games are rarely mixed
-        return self._encoders[key]
+            self._encoder = (game, encoder)  # the Game is kept: it is compared by identity
+        return self._encoder[1]
 
     def planes(self, states: Sequence[Any]) -> np.ndarray:
         """Observation planes of the seat to act, one per state."""
