@@ -91,6 +91,27 @@ def positive_int_option(name: str, value: Any) -> int:
     return number
 
 
+def reward_mode_option(value: Any) -> str:
+    """``value`` if it is one of :data:`REWARD_MODES`, else :class:`InvalidOptionError`."""
+    if not isinstance(value, str) or value not in REWARD_MODES:
+        raise InvalidOptionError(f"reward_mode must be one of {REWARD_MODES}, got {value!r}")
+    return value
+
+
+def seat_option(name: str, value: Any, num_players: int, none_means: str) -> int | None:
+    """``None`` or an integer seat in ``0..num_players-1`` (NumPy integers too; bools and
+    floats are refused with :class:`InvalidOptionError`). ``none_means`` says what None does."""
+    if value is None:
+        return None
+    seat = as_integer(value)
+    if seat is None or seat not in range(num_players):
+        raise InvalidOptionError(
+            f"{name} must be None ({none_means}) or an integer seat in 0..{num_players - 1}, "
+            f"got {value!r}"
+        )
+    return seat
+
+
 def check_options(options: dict[str, Any], allowed: dict[str, str]) -> None:
     """Raise :class:`InvalidOptionError` naming any key of ``options`` not in ``allowed``."""
     unknown = sorted(set(options) - set(allowed))
@@ -121,10 +142,7 @@ class TurnBasedAECEnv(AECEnv):
             raise InvalidOptionError(
                 f"render_mode must be None or one of {modes}, got {render_mode!r}"
             )
-        if reward_mode not in REWARD_MODES:
-            raise InvalidOptionError(
-                f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}"
-            )
+        reward_mode = reward_mode_option(reward_mode)
         if max_turns is not None:
             max_turns = positive_int_option("max_turns", max_turns)
         self.render_mode = render_mode

@@ -21,6 +21,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.envs._aec_base import seat_option
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
@@ -98,13 +99,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec_env = aec_env
         self.possible_agents = list(aec_env.possible_agents)
         self.num_players = len(self.possible_agents)
-        seat = as_integer(learner_seat)
-        if learner_seat is not None and (seat is None or seat not in range(self.num_players)):
-            raise InvalidOptionError(
-                f"learner_seat must be None (random each episode) or an integer seat in "
-                f"0..{self.num_players - 1}, got {learner_seat!r}"
-            )
-        learner_seat = seat
+        learner_seat = seat_option(
+            "learner_seat", learner_seat, self.num_players, "random each episode"
+        )
         seed = _check_env_seed(seed, "seed")
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise InvalidOptionError(

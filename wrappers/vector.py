@@ -36,7 +36,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
+from tabletop_zoo.envs.errors import InvalidOptionError, UsageError
 from tabletop_zoo.envs.registry import fast_engine, get_spec
 
 __all__ = ["BatchedVectorEnv", "make_vector_env"]
@@ -45,7 +46,6 @@ __all__ = ["BatchedVectorEnv", "make_vector_env"]
 #: opponent is to move (observations from the mover's side).
 BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 OPPONENTS = ("random", "greedy")
-REWARD_MODES = ("win", "score")
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
@@ -71,22 +71,16 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         reward_mode: str = "win",
         seed: int | None = None,
     ) -> None:
-        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
-            raise InvalidOptionError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = positive_int_option("num_envs", num_envs)
         if not (opponent in OPPONENTS or callable(opponent)):
             raise InvalidOptionError(
                 f"opponent must be one of {OPPONENTS} or a batched policy "
                 f"(observations, masks) -> actions, got {opponent!r}"
             )
-        if learner_seat is not None and learner_seat not in range(engine.num_players):
-            raise InvalidOptionError(
-                f"learner_seat must be None or a seat in 0..{engine.num_players - 1}, "
-                f"got {learner_seat!r}"
-            )
-        if reward_mode not in REWARD_MODES:
-            raise InvalidOptionError(
-                f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}"
-            )
+        learner_seat = seat_option(
+            "learner_seat", learner_seat, engine.num_players, "a random seat per episode"
+        )
+        reward_mode = reward_mode_option(reward_mode)
         self.engine = engine
         self.num_envs = num_envs
         self.opponent = opponent
@@ -130,7 +124,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner's action in every game, then the opponents' replies; autoreset."""
         if not self._ready:
-            raise InvalidOptionError("call reset() before step()")
+            raise UsageError("step() before reset(): call reset() first to start the games")
         actions = np.asarray(actions)
         result = self.engine.step(self.states, actions, autoreset=False)
         rewards = np.zeros(self.num_envs, dtype=np.float32)

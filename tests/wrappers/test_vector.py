@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError  # noqa: E402
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError  # noqa: E402
 from tabletop_zoo.envs.registry import GAMES, fast_engine  # noqa: E402
 from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env  # noqa: E402
 
@@ -93,8 +93,15 @@ def test_bad_options_are_rejected() -> None:
         make_vector_env("arktia", 4, 3, learner_seat=3)
     with pytest.raises(InvalidOptionError):
         make_vector_env("mole_hill", 4, reward_mode="margin")
-    with pytest.raises(InvalidOptionError):
-        make_vector_env("mole_hill", 4).step(np.zeros(4, dtype=np.int64))  # before reset
+    for seat in (True, 1.0, "1"):  # one integer rule (errors.as_integer) for seats
+        with pytest.raises(InvalidOptionError, match="learner_seat"):
+            make_vector_env("mole_hill", 4, learner_seat=seat)
+    for count in (True, 4.0):
+        with pytest.raises(InvalidOptionError, match="num_envs"):
+            make_vector_env("mole_hill", count)
+    assert make_vector_env("mole_hill", np.int64(4), learner_seat=np.int64(1)).num_envs == 4
+    with pytest.raises(UsageError, match="before reset"):
+        make_vector_env("mole_hill", 4).step(np.zeros(4, dtype=np.int64))
 
 
 @pytest.mark.parametrize(("game", "players"), CONFIGS)
