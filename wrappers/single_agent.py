@@ -20,8 +20,9 @@ import gymnasium
 import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
-from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.envs._aec_base import seat_option
+from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
@@ -36,25 +37,6 @@ ILLEGAL_ACTION_MODES = ("lose", "raise")
 _SEED_RANGE = 2**31  # seeds drawn from the env's generator for the AEC env and opponents
 LEGAL_SHOWN = 10  # legal moves listed in an illegal-action message
 AEC_METHODS = ("possible_agents", "observation_space", "action_space", "reset", "step", "last")
-
-
-def _short_repr(value: Any, limit: int = 40) -> str:
-    """``repr(value)``, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _check_env_seed(seed: Any, where: str) -> int | None:
-    """``seed`` as an int (``None`` kept), else :class:`InvalidOptionError` naming the rule."""
-    if seed is None:
-        return None
-    number = as_integer(seed)
-    if number is None or number < 0:
-        raise InvalidOptionError(
-            f"{where} must be None or a non-negative integer (Python or NumPy int; not a bool, "
-            f"float or string), got {_short_repr(seed)}"
-        )
-    return number
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -102,7 +84,7 @@ class SingleAgentEnv(gymnasium.Env):
         learner_seat = seat_option(
             "learner_seat", learner_seat, self.num_players, "random each episode"
         )
-        seed = _check_env_seed(seed, "seed")
+        seed = check_seed(seed, "seed", limit=None)
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise InvalidOptionError(
                 f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
@@ -178,7 +160,7 @@ class SingleAgentEnv(gymnasium.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; opponents move until it is the learner's turn."""
-        seed = _check_env_seed(seed, "reset(seed=...)")
+        seed = check_seed(seed, "reset(seed=...)", limit=None)
         if seed is None and self._pending_seed is not None:
             seed = self._pending_seed
         self._pending_seed = None
@@ -293,7 +275,7 @@ class SingleAgentEnv(gymnasium.Env):
         """What was wrong with ``action`` and the legal moves (notation, a short list)."""
         if index is None:
             what = (
-                f"action {_short_repr(action)} is not an action: actions are integers "
+                f"action {short(action, 40)} is not an action: actions are integers "
                 "(Python or NumPy ints, not bools, floats or strings)"
             )
         elif not 0 <= index < mask.size:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 
 __all__ = ["SEED_LIMIT", "check_agent_fits", "check_seed"]
@@ -40,17 +41,24 @@ def check_agent_fits(agent: Any, env: Any, spec: str | None = None) -> None:
         )
 
 
-def check_seed(seed: Any, flag: str = "seed") -> int | None:
+def check_seed(seed: Any, flag: str = "seed", limit: int | None = SEED_LIMIT) -> int | None:
     """``seed`` as an int, or ``None``; :class:`InvalidOptionError` for anything else.
 
-    Allowed: ``None`` or a Python/NumPy integer in ``0 .. 2**32 - 1`` (bools, floats and
-    strings are refused, as everywhere in the package: ``errors.as_integer``).
+    Allowed: ``None`` or a Python/NumPy integer in ``0 .. limit - 1`` (no upper bound with
+    ``limit=None``); bools, floats and strings are refused, as everywhere in the package
+    (``errors.as_integer``).
     """
     if seed is None:
         return None
     number = as_integer(seed)
-    if number is None or not 0 <= number < SEED_LIMIT:
+    if limit is None:
+        if number is None or number < 0:
+            raise InvalidOptionError(
+                f"{flag} must be None or a non-negative integer (Python or NumPy int; not a "
+                f"bool, float or string), got {short(seed, 40)}"
+            )
+    elif number is None or not 0 <= number < limit:
         raise InvalidOptionError(
-            f"{flag} must be an integer in 0..{SEED_LIMIT - 1} (or None), got {seed!r}"
+            f"{flag} must be an integer in 0..{limit - 1} (or None), got {short(seed, 40)}"
         )
     return number
