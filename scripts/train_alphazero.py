@@ -30,6 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--iterations", type=int, default=d.iterations)
     p.add_argument("--max-minutes", type=float, default=None, help="CPU-time budget")
+    p.add_argument(
+        "--checkpoint-minutes", type=float, default=None,
+        help="also keep a copy <out>_cpu<SSSSS>s.npz every this many CPU-minutes "
+        "(for learning curves)",
+    )  # fmt: skip
     p.add_argument("--games-per-iteration", type=int, default=d.games_per_iteration)
     p.add_argument("--simulations", type=int, default=d.num_simulations)
     p.add_argument("--search-batch", type=int, default=d.search_batch)
@@ -70,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             iterations=args.iterations,
             max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
+            checkpoint_seconds=None
+            if args.checkpoint_minutes is None
+            else 60.0 * args.checkpoint_minutes,
             games_per_iteration=args.games_per_iteration,
             num_simulations=args.simulations,
             search_batch=args.search_batch,

@@ -34,7 +34,7 @@ from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec, new_game
 
-__all__ = ["AlphaZeroConfig", "AlphaZeroResult", "train_alphazero"]
+__all__ = ["AlphaZeroConfig", "AlphaZeroResult", "checkpoint_path", "train_alphazero"]
 
 
 @dataclass
@@ -47,6 +47,7 @@ class AlphaZeroConfig:
     seed: int = 0
     iterations: int = 20
     max_seconds: float | None = None  # stop after the iteration that passes this budget
+    checkpoint_seconds: float | None = None  # also keep a copy every this many CPU seconds
     games_per_iteration: int = 8
     num_simulations: int = 32
     search_batch: int = 8
@@ -72,6 +73,11 @@ class AlphaZeroConfig:
         for key in positive:
             if getattr(self, key) < 1:
                 raise InvalidOptionError(f"{key} must be >= 1, got {getattr(self, key)}")
+        if self.checkpoint_seconds is not None and self.checkpoint_seconds <= 0:
+            raise InvalidOptionError(
+                f"checkpoint_seconds must be > 0 (or None: no checkpoints), got "
+                f"{self.checkpoint_seconds}"
+            )
         if not self.hidden or min(self.hidden) < 1:
             raise InvalidOptionError(f"hidden must be layer sizes >= 1, got {self.hidden}")
         return dataclasses.replace(self, num_players=players)
@@ -120,6 +126,11 @@ class _Network:
         trunk = [pair(m) for m in self.trunk if hasattr(m, "weight")]
         heads = {"policy": pair(self.policy), "value": pair(self.value)}
         return DenseNet(trunk, heads, "relu", meta)
+
+
+def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
+    """The checkpoint file after ``cpu_seconds`` of training: ``<out>_cpu<SSSSS>s.npz``."""
+    return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
 
 
 def _self_play_episode(
@@ -184,6 +195,7 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
     history: list[dict[str, float]] = []
     start = time.process_time()
     games = decisions = 0
+    next_checkpoint = cfg.checkpoint_seconds
     for iteration in range(1, cfg.iterations + 1):
         evaluator = NetworkEvaluator(network.export(meta))
         search = PUCTSearch(
@@ -223,6 +235,9 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
         history.append(row)
         log(json.dumps(row))
         network.export(meta).save(out)
+        if next_checkpoint is not None and seconds >= next_checkpoint:
+            network.export({**meta, "history": list(history)}).save(checkpoint_path(out, seconds))
+            next_checkpoint += cfg.checkpoint_seconds
         if cfg.max_seconds is not None and seconds >= cfg.max_seconds:
             break
     meta["history"] = history

@@ -182,12 +182,18 @@ def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
         updates_per_iteration=2,
         train_batch=16,
         hidden=(16,),
+        checkpoint_seconds=1e-9,  # a checkpoint after every iteration
     )
     result = train_alphazero(config, log=lambda _: None)
     assert result.games == 2 and result.decisions > 0 and len(result.log) == 2
+    checkpoints = sorted(tmp_path.glob("az_cpu*s.npz"))  # learning curves evaluate these
+    assert 1 <= len(checkpoints) <= 2  # both iterations may end in the same CPU second
+    assert DenseNet.load(checkpoints[-1]).meta["history"][0]["iteration"] == 1
     net = DenseNet.load(result.path)
     assert net.meta["kind"] == "alphazero" and net.meta["num_players"] == 2
     agents = [make_agent(f"az:{result.path}:4", seed=0), make_agent("random", seed=1)]
     assert play_game(make_env("mole_hill"), agents, seed=0).num_steps > 0
     with pytest.raises(InvalidOptionError):
         AlphaZeroConfig(game="mole_hill", num_players=3).check()
+    with pytest.raises(InvalidOptionError, match="checkpoint_seconds must be > 0"):
+        AlphaZeroConfig(game="mole_hill", checkpoint_seconds=0).check()
