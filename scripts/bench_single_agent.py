@@ -3,10 +3,16 @@
 Example::
 
     python scripts/bench_single_agent.py --game GAME --num-players 3 --opponent random
+    python scripts/bench_single_agent.py --game GAME --num-players 3 \
+        --snapshot runs/NAME/snapshots/step_N.zip --snapshot-as numpy
 
 Measures the env side of a training step (the learner's move, the opponents' turns, the
 learner's observation and mask) with CPU time (``time.process_time``), the median of
 ``--repeats`` runs of ``--steps`` learner steps.
+
+``--snapshot`` makes every opponent a frozen self-play snapshot (a MaskablePPO ``.zip``)
+sampling from its policy, played as training used to (``sb3``: ``PPOAgent`` with SB3's
+``predict``) or as the opponent pool does now (``numpy``: the exported actor).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import argparse
 import statistics
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +29,19 @@ from tabletop_zoo.envs.registry import GAMES
 from tabletop_zoo.wrappers.single_agent import make_env
 
 
-def learner_steps_per_second(game: str, players: int, opponent: str, steps: int) -> float:
+def snapshot_opponent(path: str, play_as: str) -> Any:
+    """A self-play snapshot sampling from its policy: SB3's ``predict`` or the NumPy actor."""
+    if play_as == "sb3":
+        from tabletop_zoo.baselines.agents.ppo import PPOAgent
+
+        return PPOAgent(path, deterministic=False)
+    from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
+    from tabletop_zoo.baselines.training.export import export_ppo_actor
+
+    return PolicyNetAgent(export_ppo_actor(path, {}), deterministic=False, seed=0)
+
+
+def learner_steps_per_second(game: str, players: int, opponent: Any, steps: int) -> float:
     """Random legal learner actions for ``steps`` steps; steps per CPU second."""
     env = make_env(game, players, opponent=opponent, seed=0)
     rng = np.random.default_rng(0)
@@ -41,16 +60,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--game", choices=sorted(GAMES), required=True)
     p.add_argument("--num-players", type=int, default=None)
     p.add_argument("--opponent", default="random")
+    p.add_argument("--snapshot", default=None, help="MaskablePPO .zip: every opponent plays it")
+    p.add_argument("--snapshot-as", choices=("sb3", "numpy"), default="numpy")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
     players = GAMES[args.game].default_players if args.num_players is None else args.num_players
+    opponent, label = args.opponent, args.opponent
+    if args.snapshot is not None:
+        opponent = snapshot_opponent(args.snapshot, args.snapshot_as)
+        label = f"snapshot ({args.snapshot_as})"
     runs = [
-        learner_steps_per_second(args.game, players, args.opponent, args.steps)
+        learner_steps_per_second(args.game, players, opponent, args.steps)
         for _ in range(args.repeats)
     ]
     print(
-        f"{args.game} {players}p vs {args.opponent}: {statistics.median(runs):.0f} learner "
+        f"{args.game} {players}p vs {label}: {statistics.median(runs):.0f} learner "
         f"steps per CPU second (median of {args.repeats} x {args.steps})"
     )
     return 0

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [
@@ -92,25 +92,50 @@ def ladder_entry(game: str, num_players: int, manifest: dict[str, Any] | None = 
 
 
 class PolicyNetAgent:
-    """Plays the most probable legal action of a policy network (an exported PPO actor).
+    """Plays a policy network (an exported PPO actor): its most probable legal action, or a
+    sample from its policy over the legal actions.
 
     The network reads the env's observation of the acting seat (as the PPO model did).
+
+    Args:
+        net: the network (head ``policy``).
+        name: display name.
+        deterministic: play the legal action with the largest logit (default); ``False``
+            samples from the softmax over the legal actions, as a stochastic MaskablePPO
+            policy does (the frozen self-play snapshots of training play this way).
+        seed: seed of the sampling generator.
     """
 
-    def __init__(self, net: DenseNet, name: str = "policy") -> None:
+    def __init__(
+        self,
+        net: DenseNet,
+        name: str = "policy",
+        deterministic: bool = True,
+        seed: int | None = None,
+    ) -> None:
         if "policy" not in net.heads:
             raise InvalidOptionError(f"{name}: the network has no policy head")
         self.net = net
         self.model = model_shape(net.meta)
         self.name = name
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the sampling generator."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
-        """The legal action with the largest logit."""
+        """The legal action with the largest logit, or one sampled from the policy."""
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("action_mask has no legal action; agents can only act when one exists")
         logits = self.net.forward(np.asarray(observation)[None])["policy"][0]
-        return int(np.argmax(np.where(mask, logits, -np.inf)))
+        if self.deterministic:
+            return int(np.argmax(np.where(mask, logits, -np.inf)))
+        probabilities = masked_softmax(logits.astype(np.float64), mask)
+        return int(self.rng.choice(len(probabilities), p=probabilities))
 
 
 def reference_agent(name: str, seed: int | None = None) -> Any:

@@ -3,9 +3,13 @@
 At every reset the single-agent env calls the pool, which picks an agent for each other
 seat: a fixed baseline (``random``, ``greedy``) or, with probability ``self_play_prob`` once
 some exist, a frozen snapshot of the learner. Snapshots are the files
-``snapshot_dir/step_N.zip`` written by the snapshot callback; the pool loads new ones as
-stochastic ``PPOAgent`` opponents (a separate model instance each, so they never change while
-the learner trains) and keeps the newest ``max_snapshots``. With ``DummyVecEnv`` all envs
+``snapshot_dir/step_N.zip`` written by the snapshot callback; the pool loads new ones and
+keeps the newest ``max_snapshots``. A snapshot plays its policy's actor exported to NumPy
+(:func:`~tabletop_zoo.baselines.training.export.export_ppo_actor`, kept in float32 in
+memory), sampling from it like a stochastic MaskablePPO policy: the same distribution as
+``PPOAgent(deterministic=False)`` at a fraction of the cost of SB3's ``predict`` for one
+observation (``docs/results.md``). It is a separate copy, so it never changes while the
+learner trains. With ``DummyVecEnv`` all envs
 share one pool object in-process (:func:`shared_pool`); with ``SubprocVecEnv`` each worker
 process has its own pool reading the same folder, so no state crosses processes.
 """
@@ -47,6 +51,7 @@ class OpponentPool:
 
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
+        self._snapshot_seeds = np.random.SeedSequence(seed).spawn(1)[0]
         self.baselines = [make_agent(s, seed=int(x)) for s, x in zip(baselines, seeds, strict=True)]
         self.baseline_names = list(baselines)
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
@@ -69,12 +74,16 @@ class OpponentPool:
                 del self.snapshots[step]
         for step in steps:
             if step not in self.snapshots:
-                from tabletop_zoo.baselines.agents.ppo import PPOAgent
+                self.snapshots[step] = self._load_snapshot(step)
 
-                path = self.snapshot_dir / f"step_{step}.zip"
-                self.snapshots[step] = PPOAgent(
-                    str(path), deterministic=False, name=f"snapshot_{step}"
-                )
+    def _load_snapshot(self, step: int) -> Any:
+        """The snapshot ``step_<step>.zip`` as a sampling NumPy policy agent."""
+        from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
+        from tabletop_zoo.baselines.training.export import export_ppo_actor
+
+        net = export_ppo_actor(self.snapshot_dir / f"step_{step}.zip", {"snapshot_step": step})
+        seed = int(self._snapshot_seeds.generate_state(1)[0]) ^ step
+        return PolicyNetAgent(net, name=f"snapshot_{step}", deterministic=False, seed=seed)
 
     def sample(self, rng: np.random.Generator) -> list[Any]:
         """One agent per other seat."""

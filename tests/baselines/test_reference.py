@@ -112,3 +112,38 @@ def test_exported_ppo_actor_plays_like_the_ppo_agent() -> None:
         if terminated or truncated:
             observation, _ = env.reset()
     assert agree >= 38  # float16 weights: a near-tie may flip
+
+
+def test_sampling_policy_agent_has_the_ppo_policys_distribution() -> None:
+    """Self-play snapshots play the exported actor by sampling: the same distribution as a
+    stochastic MaskablePPO policy over the legal actions, and samples that follow it."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_zoo.baselines.agents.numpy_net import masked_softmax
+    from tabletop_zoo.baselines.training.export import export_ppo_actor
+    from tabletop_zoo.envs.registry import make_raw_env
+    from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(make_raw_env("mole_hill"), opponent="random", seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0)
+    net = export_ppo_actor(model, {"game": "mole_hill", "num_players": 2})
+    agent = reference.PolicyNetAgent(net, deterministic=False, seed=3)
+    observation, _ = env.reset(seed=2)
+    mask = env.action_masks()
+    with torch.no_grad():
+        obs_tensor, _ = model.policy.obs_to_tensor(observation)
+        distribution = model.policy.get_distribution(obs_tensor, action_masks=mask[None])
+        expected = distribution.distribution.probs[0].numpy()
+    ours = masked_softmax(net.forward(observation[None])["policy"][0].astype(np.float64), mask)
+    np.testing.assert_allclose(ours, expected, atol=1e-5)
+    draws = np.bincount([agent.act(observation, mask) for _ in range(4000)], minlength=len(mask))
+    assert set(np.flatnonzero(draws)) <= set(np.flatnonzero(mask))  # legal actions only
+    # every action within 5 standard deviations of its expected count
+    sd = np.sqrt(4000 * expected * (1 - expected)) + 1e-9
+    assert np.all(np.abs(draws - 4000 * expected) <= 5 * sd + 1)
+    agent.reset(seed=3)
+    first = [agent.act(observation, mask) for _ in range(20)]
+    agent.reset(seed=3)
+    assert [agent.act(observation, mask) for _ in range(20)] == first  # seeded

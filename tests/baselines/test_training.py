@@ -112,6 +112,9 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     # once snapshots existed, self_play_prob=1 made the pool pick them
     pool = _POOLS["tiny"]
     assert any(name.startswith("snapshot_") for name in pool.counts)
+    # snapshots play their exported actor by sampling (NumPy, no SB3 predict per move)
+    snapshot = next(iter(pool.snapshots.values()))
+    assert type(snapshot).__name__ == "PolicyNetAgent" and not snapshot.deterministic
     rows = list(csv.DictReader((run / "eval.csv").open()))
     assert {r["opponent"] for r in rows} == {"random", "greedy"}
     assert rows[-1]["games"] == "2"  # 1 game per seat, 2 seats
