@@ -18,8 +18,10 @@ __all__ = [
     "ELO_INITIAL",
     "ELO_K",
     "PairingStats",
+    "SeedSummary",
     "Standing",
     "Z_95",
+    "across_seeds",
     "elo_expected",
     "elo_ratings",
     "elo_update",
@@ -51,6 +53,67 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     # the interval contains p; clamping to p removes rounding (10/10 gave 0.9999999999999999,
     # a negative error bar that matplotlib refuses)
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
+
+
+_T_95 = {  # two-sided 95% quantiles of Student's t by degrees of freedom
+    1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646,
+    8: 2.3060, 9: 2.2622, 10: 2.2281, 11: 2.2010, 12: 2.1788, 13: 2.1604, 14: 2.1448,
+    15: 2.1314, 16: 2.1199, 17: 2.1098, 18: 2.1009, 19: 2.0930, 20: 2.0860, 21: 2.0796,
+    22: 2.0739, 23: 2.0687, 24: 2.0639, 25: 2.0595, 26: 2.0555, 27: 2.0518, 28: 2.0484,
+    29: 2.0452, 30: 2.0423,
+}  # fmt: skip
+
+
+def t_quantile_95(degrees_of_freedom: int) -> float:
+    """Two-sided 95% quantile of Student's t (table up to 30 degrees of freedom, then the
+    Cornish-Fisher expansion, within 0.001 of the exact value)."""
+    if degrees_of_freedom < 1:
+        raise ValueError(f"need at least 1 degree of freedom, got {degrees_of_freedom}")
+    if degrees_of_freedom in _T_95:
+        return _T_95[degrees_of_freedom]
+    z, df = Z_95, degrees_of_freedom
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+@dataclass(frozen=True)
+class SeedSummary:
+    """One result over several training seeds: the per-seed values, their mean and a 95%
+    Student-t interval of the mean (``low``/``high``; ``nan`` with a single seed)."""
+
+    values: tuple[float, ...]
+    mean: float
+    low: float
+    high: float
+
+    def format(self, digits: int = 2) -> str:
+        """``0.80 [0.65, 0.95] (seeds 0.75, 0.80, 0.85)``."""
+
+        def fmt(value: float) -> str:
+            return f"{value:.{digits}f}"
+
+        seeds = ", ".join(map(fmt, self.values))
+        return f"{fmt(self.mean)} [{fmt(self.low)}, {fmt(self.high)}] (seeds {seeds})"
+
+
+def across_seeds(values: Sequence[float], bounds: tuple[float, float] | None = None) -> SeedSummary:
+    """Mean of a result over training seeds with a 95% interval across seeds.
+
+    The interval is the Student-t interval of the mean (``mean +- t * sd / sqrt(n)``, the
+    sample standard deviation over the seeds): with 3 seeds it is wide, as it should be.
+    ``bounds`` clips it (e.g. ``(0, 1)`` for win rates).
+    """
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("need at least one value")
+    mean = float(data.mean())
+    if data.size == 1:
+        low = high = float("nan")
+    else:
+        half = t_quantile_95(data.size - 1) * float(data.std(ddof=1)) / math.sqrt(data.size)
+        low, high = mean - half, mean + half
+        if bounds is not None:
+            low, high = max(bounds[0], low), min(bounds[1], high)
+    return SeedSummary(tuple(float(v) for v in data), mean, low, high)
 
 
 def elo_expected(rating_a: float, rating_b: float) -> float:

@@ -1,0 +1,78 @@
+"""A training result over several seeds: per-seed values, mean and 95% interval across seeds.
+
+Examples::
+
+    python scripts/seeds.py runs/mole_hill_2p_seed0 runs/mole_hill_2p_seed1 runs/mole_hill_2p_seed2
+    python scripts/seeds.py --values 0.62,0.71,0.80
+
+With run folders (written by ``scripts/train.py``) it reads each run's final evaluation
+(the last rows of ``eval.csv``, one per opponent) and prints, per opponent, every seed's
+win rate (sole first places with 3-4 players), their mean and the 95% Student-t interval of
+the mean across seeds (clipped to [0, 1]). ``--column`` picks another column of
+``eval.csv`` (e.g. ``mean_score``; not clipped). ``--values`` summarises numbers measured
+elsewhere (e.g. ``scripts/rate.py`` results of several AlphaZero seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from tabletop_zoo.baselines.evaluation.stats import across_seeds
+
+RATE_COLUMNS = ("win_rate", "draw_rate", "loss_rate", "win_ci_low", "win_ci_high")
+
+
+def final_evaluation(run_dir: Path, column: str) -> dict[str, float]:
+    """Opponent -> ``column`` of the run's final evaluation (last timestep of eval.csv)."""
+    path = run_dir / "eval.csv"
+    if not path.is_file():
+        raise ValueError(f"{run_dir}: no eval.csv (is it a run folder of scripts/train.py?)")
+    rows = list(csv.DictReader(path.open()))
+    if not rows:
+        raise ValueError(f"{path}: no evaluation rows")
+    if column not in rows[0]:
+        raise ValueError(f"{path}: no column {column!r}; columns: {', '.join(rows[0])}")
+    last = max(int(r["timesteps"]) for r in rows)
+    return {r["opponent"]: float(r[column]) for r in rows if int(r["timesteps"]) == last}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    p = argparse.ArgumentParser(description="Mean and 95%% interval of a result across seeds.")
+    p.add_argument("runs", nargs="*", type=Path, help="run folders, one per seed")
+    p.add_argument("--column", default="win_rate", help="column of eval.csv (default win_rate)")
+    p.add_argument("--values", default=None, help="comma-separated values instead of runs")
+    args = p.parse_args(argv)
+    if (args.values is None) == (not args.runs):
+        p.error("give run folders or --values (not both)")
+    bounds = (0.0, 1.0) if args.column in RATE_COLUMNS else None
+    if args.values is not None:
+        try:
+            values = [float(v) for v in args.values.split(",") if v.strip()]
+        except ValueError:
+            p.error(f"--values must be comma-separated numbers, got {args.values!r}")
+        if not values:
+            p.error("--values is empty")
+        print(across_seeds(values, bounds).format())
+        return 0
+    try:
+        results = [final_evaluation(run, args.column) for run in args.runs]
+    except ValueError as exc:
+        p.error(str(exc))
+    opponents = sorted(set().union(*results))
+    print(f"{args.column} over {len(results)} seeds: mean [95% interval across seeds] (per seed)")
+    for opponent in opponents:
+        missing = [str(run) for run, r in zip(args.runs, results, strict=True) if opponent not in r]
+        if missing:
+            print(f"{opponent:>16}  not evaluated in {', '.join(missing)}")
+            continue
+        summary = across_seeds([r[opponent] for r in results], bounds)
+        print(f"{opponent:>16}  {summary.format()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
