@@ -86,7 +86,8 @@ def _fit(name: str, width: int) -> str:
 
 def tournament_table(result: TournamentResult) -> str:
     """Pairings (win rate with its Wilson 95% CI, draw and loss rates, mean scores) and
-    standings (totals and Elo), at most :data:`TABLE_WIDTH` columns wide."""
+    standings (totals, Elo with its 95% bootstrap interval), at most :data:`TABLE_WIDTH`
+    columns wide."""
     w = min(NAME_WIDTH, max(10, *(len(a) + 2 for a in result.agents)))
     title = f"{result.game}, {result.num_players} players"
     if result.num_players > 2:
@@ -108,13 +109,13 @@ def tournament_table(result: TournamentResult) -> str:
     lines += [
         "",
         f"{'agent':<{w}}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}{'win%':>7}"
-        f"{'score':>7}{'elo':>7}",
+        f"{'score':>7}{'elo':>7} [95% CI]",
     ]
     for s in result.standings():
         rate = s.wins / s.games if s.games else 0.0
         lines.append(
             f"{_fit(s.agent, w)}{s.games:>6}{s.wins:>6}{s.draws:>6}{s.losses:>7}"
-            f"{rate:>7.1%}{s.mean_score:>7.2f}{s.elo:>7.0f}"
+            f"{rate:>7.1%}{s.mean_score:>7.2f}{s.elo:>7.0f} [{s.elo_low:.0f},{s.elo_high:.0f}]"
         )
     return "\n".join(lines)
 
@@ -143,11 +144,13 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
     spec_of = dict(zip(result.agents, result.specs or result.agents, strict=True))
     with standings_path.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"])
+        header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
+        w.writerow(header + ["elo_ci_low", "elo_ci_high"])
         for s in result.standings():
             w.writerow(
                 [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses]
                 + [round(s.mean_score, 4), round(s.elo, 1)]
+                + [round(s.elo_low, 1), round(s.elo_high, 1)]
             )
     with games_path.open("w", newline="") as f:
         w = csv.writer(f)
@@ -236,6 +239,12 @@ def tournament_figure(result: TournamentResult) -> Any:
     colours = ["tab:blue" if e >= ELO_INITIAL else "tab:orange" for e in elos]
     bars = ax2.barh(ys, [e - ELO_INITIAL for e in elos], left=ELO_INITIAL, color=colours)
     ax2.bar_label(bars, labels=[f"{e:.0f}" for e in elos], padding=3, fontsize="small")
+    lows = np.array([s.elo_low for s in standings])
+    highs = np.array([s.elo_high for s in standings])
+    if np.isfinite(lows).all() and np.isfinite(highs).all():
+        below, above = np.maximum(np.array(elos) - lows, 0), np.maximum(highs - np.array(elos), 0)
+        ax2.errorbar(elos, ys, xerr=[below, above], fmt="none", ecolor="black", capsize=3)
+        elos = [*elos, *lows, *highs]  # the axis shows the whole intervals
     ax2.axvline(ELO_INITIAL, color="black", linewidth=0.8)
     ax2.set_yticks(ys, [short_label(s.agent) for s in standings])
     ax2.invert_yaxis()

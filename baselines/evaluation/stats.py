@@ -230,3 +230,5 @@ class Standing:
     losses: int
     mean_score: float
     elo: float
+    elo_low: float = math.nan  # 95% bootstrap interval of the Elo rating (nan: not computed)
+    elo_high: float = math.nan

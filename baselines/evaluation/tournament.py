@@ -35,6 +35,7 @@ from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
     Standing,
@@ -100,6 +101,9 @@ class TournamentResult:
     games: list[GameRecord] = field(default_factory=list)
     filler: str = "random"
     specs: list[str] = field(default_factory=list)
+    _elo_intervals: tuple[int, list[tuple[float, float]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def pairings(self) -> list[PairingStats]:
         """Head-to-head stats per pairing, from the point of view of the first agent."""
@@ -122,9 +126,20 @@ class TournamentResult:
         results = [(g.agent_a, g.agent_b, g.score_a) for g in self.games]
         return elo_ratings(results, len(self.agents))
 
+    def elo_intervals(self) -> list[tuple[float, float]]:
+        """95% interval of each agent's Elo: percentile bootstrap over the games
+        (:func:`~.ratings.elo_bootstrap_intervals`, 100 resamples, seeded, so a table is
+        reproducible); computed once per set of games."""
+        key = len(self.games)
+        if self._elo_intervals is None or self._elo_intervals[0] != key:
+            results = [(g.agent_a, g.agent_b, g.score_a) for g in self.games]
+            self._elo_intervals = (key, elo_bootstrap_intervals(results, len(self.agents)))
+        return self._elo_intervals[1]
+
     def standings(self) -> list[Standing]:
-        """Per-agent totals, best Elo first."""
+        """Per-agent totals with Elo and its 95% interval, best Elo first."""
         elo = self.elo()
+        intervals = self.elo_intervals()
         out = []
         for i, name in enumerate(self.agents):
             outcomes: list[float] = []
@@ -142,6 +157,8 @@ class TournamentResult:
                     losses=sum(s == 0.0 for s in outcomes),
                     mean_score=float(np.mean(my_scores)) if my_scores else 0.0,
                     elo=elo[i],
+                    elo_low=intervals[i][0],
+                    elo_high=intervals[i][1],
                 )
             )
         return sorted(out, key=lambda s: -s.elo)

@@ -162,6 +162,28 @@ def test_standings_and_files(tmp_path) -> None:
     png = result.plot(tmp_path / "chart.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "A" in result.table() and "elo" in result.table()
+    rows = {r["agent"]: r for r in csv.DictReader(standings_csv.open())}
+    assert float(rows["A"]["elo_ci_low"]) <= float(rows["A"]["elo_ci_high"])
+
+
+def test_two_player_elo_has_a_bootstrap_interval() -> None:
+    """A won 18 of 20 games against B: its Elo interval lies above the average (1500), B's
+    below; with a third agent C that drew every game, C's interval holds 1500."""
+    result = _hand_result()
+    result.agents = ["A", "B", "C"]
+    result.games = [
+        GameRecord(0, 1, ["A", "B"], 0, 1, [1.0, -1.0] if k < 18 else [-1.0, 1.0], [2, 1], 9)
+        for k in range(20)
+    ] + [GameRecord(0, 2, ["A", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
+    result.games += [GameRecord(1, 2, ["B", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
+    standings = {s.agent: s for s in result.standings()}
+    assert 1500 < standings["A"].elo_low < standings["A"].elo < standings["A"].elo_high
+    assert standings["B"].elo_low < standings["B"].elo < standings["B"].elo_high < 1500
+    assert standings["C"].elo_low < 1500 < standings["C"].elo_high
+    assert result.elo_intervals() == result.elo_intervals()  # seeded: the same table twice
+    line = next(r for r in result.table().splitlines() if r.startswith("A ") and "%" in r)
+    low, high = round(standings["A"].elo_low), round(standings["A"].elo_high)
+    assert line.endswith(f"[{low},{high}]")
 
 
 # ------------------------------------------------------------------ real tournament
