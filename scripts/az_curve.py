@@ -1,0 +1,118 @@
+"""Learning curves of AlphaZero-style training: every checkpoint against a fixed opponent.
+
+Example::
+
+    python scripts/az_curve.py --game mole_hill --against mcts:200 --simulations 400 \
+        --games-per-seat 10 --plot runs/az_curve.png runs/az_s0.npz runs/az_s1.npz
+
+For each run (the ``--out`` file of ``scripts/train_alphazero.py`` trained with
+``--checkpoint-minutes``) it plays the checkpoints ``<out>_cpu<SSSSS>s.npz`` and the final
+network, with ``--simulations`` per move, from every seat against ``--against``
+(``evaluate_agent``: ``--games-per-seat`` games per seat), and prints the win rate (sole
+first places) with its Wilson 95% interval against the CPU time of training. ``--plot``
+draws one line per run and, with several runs, their mean at each checkpoint time common
+to all of them. Needs the ``train`` extra (matplotlib) only for ``--plot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.evaluation import evaluate_agent
+from tabletop_zoo.envs.registry import GAMES
+
+
+def checkpoints(run: Path) -> list[tuple[float, Path]]:
+    """``(CPU seconds of training, file)`` of a run's checkpoints and its final network."""
+    if not run.is_file():
+        raise ValueError(f"no network file {run}")
+    files = sorted(run.parent.glob(f"{run.stem}_cpu*s.npz")) + [run]
+    points = []
+    for path in files:
+        history = DenseNet.load(path).meta.get("history") or []
+        if not history:
+            raise ValueError(f"{path}: no training history (not written by train_alphazero.py?)")
+        points.append((float(history[-1]["cpu_seconds"]), path))
+    return sorted(set(points))
+
+
+def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: Path) -> None:
+    """Win rate (with interval bands) against CPU minutes, one line per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, points in curves.items():
+        minutes = [p[0] / 60 for p in points]
+        ax.plot(minutes, [p[1] for p in points], marker="o", label=name)
+        ax.fill_between(minutes, [p[2] for p in points], [p[3] for p in points], alpha=0.15)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("training CPU minutes")
+    ax.set_ylabel("win rate (95% CI bands)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    p = argparse.ArgumentParser(description="AlphaZero checkpoints against a fixed opponent.")
+    p.add_argument("runs", nargs="+", type=Path, help="final network files (--out of training)")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--num-players", type=int, default=None)
+    p.add_argument("--against", default="mcts:200", help="opponent spec (every other seat)")
+    p.add_argument("--simulations", type=int, default=400)
+    p.add_argument("--games-per-seat", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--plot", type=Path, default=None, help="PNG of the curves")
+    args = p.parse_args(argv)
+    if args.simulations < 1 or args.games_per_seat < 1:
+        p.error("--simulations and --games-per-seat must be >= 1")
+    try:
+        runs = {run.stem: checkpoints(run) for run in args.runs}
+    except ValueError as exc:
+        p.error(str(exc))
+    start = time.process_time()
+    curves: dict[str, list[tuple[float, float, float, float]]] = {}
+    print(f"{'run':<24}{'CPU min':>8}  win rate vs {args.against} [95% CI]  games")
+    for name, points in runs.items():
+        curves[name] = []
+        for seconds, path in points:
+            agent = AlphaZeroAgent(path, num_simulations=args.simulations, seed=args.seed)
+            (row,) = evaluate_agent(
+                agent,
+                args.game,
+                args.num_players,
+                opponents=[args.against],
+                games_per_seat=args.games_per_seat,
+                seed=args.seed,
+                name=name,
+            )
+            low, high = row.interval("wins")
+            curves[name].append((seconds, row.rate("wins"), low, high))
+            print(
+                f"{name:<24}{seconds / 60:>8.1f}  {row.rate('wins'):.2f} [{low:.2f}, {high:.2f}]"
+                f"{'':>16}{row.games:>5}",
+                flush=True,
+            )
+    if args.plot is not None:
+        title = f"{args.game}: AlphaZero ({args.simulations} simulations) vs {args.against}"
+        plot(curves, title, args.plot)
+        print(f"plot: {args.plot}")
+    print(f"cpu time: {time.process_time() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
