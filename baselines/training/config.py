@@ -22,6 +22,7 @@ __all__ = ["GENERIC_DEFAULTS", "RESERVED_ENV_OPTIONS", "TrainConfig", "defaults_
 
 GENERIC_DEFAULTS: dict[str, int] = {
     "timesteps": 30_000,
+    "n_envs": 4,
     "n_steps": 512,
     "batch_size": 256,
     "snapshot_every": 10_000,
@@ -58,7 +59,7 @@ class TrainConfig:
     runs_dir: str = "runs"
     seed: int = 0
     timesteps: int | None = None
-    n_envs: int = 4
+    n_envs: int | None = None  # envs stepped in turn by DummyVecEnv (or processes)
     vec: str = "dummy"  # "dummy" | "subproc"
     n_steps: int | None = None  # per env per rollout
     batch_size: int | None = None
@@ -108,7 +109,14 @@ class TrainConfig:
             k: (v if getattr(self, k) is None else getattr(self, k)) for k, v in defaults.items()
         }
         cfg = dataclasses.replace(self, num_players=num_players, **values)
-        for key in ("timesteps", "n_steps", "batch_size", "eval_games", "final_eval_games"):
+        for key in (
+            "timesteps",
+            "n_envs",
+            "n_steps",
+            "batch_size",
+            "eval_games",
+            "final_eval_games",
+        ):
             if getattr(cfg, key) < 1:
                 raise InvalidOptionError(f"{key} must be >= 1, got {getattr(cfg, key)}")
         for key in ("snapshot_every", "eval_every"):
@@ -124,8 +132,6 @@ class TrainConfig:
             raise InvalidOptionError(f"vec must be 'dummy' or 'subproc', got {self.vec!r}")
         if not 0.0 <= self.self_play_prob <= 1.0:
             raise InvalidOptionError(f"self_play_prob must be in [0, 1], got {self.self_play_prob}")
-        if self.n_envs < 1:
-            raise InvalidOptionError(f"n_envs must be >= 1, got {self.n_envs}")
         if not self.baselines:
             raise InvalidOptionError("the opponent pool needs at least one baseline agent")
         check_seed(self.seed)

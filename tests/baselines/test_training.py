@@ -33,6 +33,8 @@ def test_config_defaults_per_game_and_bad_values(tmp_path) -> None:
         TrainConfig(vec="threads").resolved()
     with pytest.raises(ValueError, match="self_play_prob"):
         TrainConfig(self_play_prob=1.5).resolved()
+    with pytest.raises(ValueError, match="n_envs must be >= 1, got 0"):
+        TrainConfig(n_envs=0).resolved()
     with pytest.raises(ValueError, match="allowed"):
         TrainConfig(baselines=("random", "bogus")).resolved()
 
