@@ -26,7 +26,8 @@ def test_config_defaults_per_game_and_bad_values(tmp_path) -> None:
     # an empty runs folder: the README's quick start leaves runs/ in the clone
     cfg = TrainConfig(game="mole_hill", timesteps=123, runs_dir=str(tmp_path)).resolved()
     assert cfg.timesteps == 123  # explicit flag wins
-    assert cfg.n_steps == 512 and cfg.name == "mole_hill_2p_seed0"
+    assert (cfg.n_envs, cfg.n_steps) == (8, 256)  # the game's measured best (registry)
+    assert cfg.name == "mole_hill_2p_seed0"
     with pytest.raises(ValueError, match=f"allowed: {', '.join(sorted(GAMES))}"):
         TrainConfig(game="chess").resolved()
     with pytest.raises(ValueError, match="vec must be"):
