@@ -10,7 +10,10 @@ With run folders (written by ``scripts/train.py``) it reads each run's final eva
 win rate (sole first places with 3-4 players), their mean and the 95% Student-t interval of
 the mean across seeds (clipped to [0, 1]). ``--column`` picks another column of
 ``eval.csv`` (e.g. ``mean_score``; not clipped). ``--values`` summarises numbers measured
-elsewhere (e.g. ``scripts/rate.py`` results of several AlphaZero seeds).
+elsewhere (e.g. ``scripts/rate.py`` results of several AlphaZero seeds). ``--plot PNG``
+draws the learning curves of the runs (every evaluation in ``eval.csv``): one thin line per
+seed and opponent, and the mean over the seeds where all of them were evaluated (needs
+matplotlib, in the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -39,12 +42,53 @@ def final_evaluation(run_dir: Path, column: str) -> dict[str, float]:
     return {r["opponent"]: float(r[column]) for r in rows if int(r["timesteps"]) == last}
 
 
+def curves(run_dir: Path, column: str) -> dict[str, dict[int, float]]:
+    """Opponent -> {timesteps: ``column``} over every evaluation of the run."""
+    out: dict[str, dict[int, float]] = {}
+    for r in csv.DictReader((run_dir / "eval.csv").open()):
+        out.setdefault(r["opponent"], {})[int(r["timesteps"])] = float(r[column])
+    return out
+
+
+def plot_curves(runs: list[Path], column: str, out: Path) -> None:
+    """Learning curves of several seeds: thin per seed, thick mean (common timesteps)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    per_run = [curves(run, column) for run in runs]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for k, opponent in enumerate(sorted(set().union(*per_run))):
+        colour = f"C{k}"
+        seeds = [c[opponent] for c in per_run if opponent in c]
+        for run_curve in seeds:
+            steps = sorted(run_curve)
+            ax.plot(steps, [run_curve[t] for t in steps], color=colour, alpha=0.35, linewidth=1)
+        common = sorted(set.intersection(*(set(c) for c in seeds)))
+        mean = [sum(c[t] for c in seeds) / len(seeds) for t in common]
+        ax.plot(common, mean, color=colour, linewidth=2.5, marker="o",
+                label=f"vs {opponent}: mean of {len(seeds)} seeds")  # fmt: skip
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel(column)
+    if column in RATE_COLUMNS:
+        ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    ax.set_title(", ".join(run.name for run in runs))
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Mean and 95%% interval of a result across seeds.")
     p.add_argument("runs", nargs="*", type=Path, help="run folders, one per seed")
     p.add_argument("--column", default="win_rate", help="column of eval.csv (default win_rate)")
     p.add_argument("--values", default=None, help="comma-separated values instead of runs")
+    p.add_argument("--plot", type=Path, default=None, help="PNG of the runs' learning curves")
     args = p.parse_args(argv)
     if (args.values is None) == (not args.runs):
         p.error("give run folders or --values (not both)")
@@ -62,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         results = [final_evaluation(run, args.column) for run in args.runs]
     except ValueError as exc:
         p.error(str(exc))
+    last_steps = [max(max(c) for c in curves(run, args.column).values()) for run in args.runs]
+    if len(set(last_steps)) > 1:
+        steps = ", ".join(f"{run.name} {t}" for run, t in zip(args.runs, last_steps, strict=True))
+        print(f"note: the runs' last evaluations are at different steps ({steps})")
     opponents = sorted(set().union(*results))
     print(f"{args.column} over {len(results)} seeds: mean [95% interval across seeds] (per seed)")
     for opponent in opponents:
@@ -71,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         summary = across_seeds([r[opponent] for r in results], bounds)
         print(f"{opponent:>16}  {summary.format()}")
+    if args.plot is not None:
+        plot_curves(args.runs, args.column, args.plot)
+        print(f"plot: {args.plot}")
     return 0
 
 

@@ -45,6 +45,14 @@ def test_seeds_reads_the_final_evaluation_of_each_run(script, tmp_path, capsys) 
     assert seeds.main([*runs, "--column", "mean_score"]) == 0
     # scores 10 and 14: mean 12, sd 2.83, t(1) 12.706 * 2 = 25.41, not clipped
     assert "12.00 [-13.41, 37.41]" in capsys.readouterr().out
+    assert seeds.main([*runs, "--plot", str(tmp_path / "curves.png")]) == 0
+    assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    assert seeds.curves(tmp_path / "s1", "win_rate") == {"greedy": {100: 0.9, 200: 0.7}}
+    early = _run(tmp_path / "s2", ["100,greedy,10,1,0,9,0.1,3"])  # a run still training
+    assert seeds.main([*runs, early]) == 0
+    assert "last evaluations are at different steps (s0 200, s1 200, s2 100)" in (
+        capsys.readouterr().out
+    )
 
 
 def test_seeds_values_and_bad_input(script, tmp_path, capsys) -> None:
