@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help="placements against SPEC in every other seat instead of the ladder (repeatable)",
     )
+    p.add_argument(
+        "--random-opening", type=int, default=0, metavar="K",
+        help="the first K actions of every game are random legal actions: two deterministic "
+        "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
+        "otherwise",
+    )  # fmt: skip
     p.add_argument("--csv", default=None, help="write every game to this CSV file")
     return p
 
@@ -68,6 +74,7 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             rounds=args.rounds,
             num_players=players,
             seed=args.seed,
+            random_opening=args.random_opening,
         )
         place = result.placements()[0]
         print(_placement_line(f"{players - 1} x {opponent}", place))
@@ -80,7 +87,13 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
     specs = [args.agent, *members]
     designs = lineups(len(specs), players, focus=0)
     result = play_lineups(
-        args.game, specs, designs, rounds=args.rounds, num_players=players, seed=args.seed
+        args.game,
+        specs,
+        designs,
+        rounds=args.rounds,
+        num_players=players,
+        seed=args.seed,
+        random_opening=args.random_opening,
     )
     fixed = {
         i + 1: (ladder["members"][m]["mu"], ladder["members"][m]["sigma"])

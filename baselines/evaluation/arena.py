@@ -23,6 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, make_raw_env
 from tabletop_zoo.envs.results import win_returns
@@ -76,11 +77,15 @@ def play_game(
     seed: int | None = None,
     on_step: Callable[[Any, int, int], None] | None = None,
     on_start: Callable[[Any], None] | None = None,
+    random_opening: int = 0,
 ) -> GameResult:
     """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
 
     ``seed`` seeds ``env.reset`` and re-seeds every agent that has a ``reset(seed)``
-    method, so a seeded game is reproducible. ``on_step(env, seat, action)`` is called
+    method, so a seeded game is reproducible. ``random_opening``: the first that many
+    actions of the game are uniformly random legal actions (drawn from a generator seeded
+    by ``seed``) instead of the agents' choices, so that deterministic agents in a game
+    without chance do not play the same game over and over. ``on_step(env, seat, action)`` is called
     after every action is applied (e.g. to render or record the game), ``on_start(env)``
     once after the reset, before the first action. An agent holding a
     model made for another game is refused before the game starts (``InvalidOptionError``).
@@ -93,6 +98,13 @@ def play_game(
         )
     for agent in agents:
         check_agent_fits(agent, env)
+    if (
+        isinstance(random_opening, bool)
+        or not isinstance(random_opening, int)
+        or random_opening < 0
+    ):
+        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
+    opening_rng = np.random.default_rng(None if seed is None else [seed, 0x09E1])
     seat_of = {name: i for i, name in enumerate(names)}
     for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
         reset = getattr(agent, "reset", None)
@@ -108,7 +120,10 @@ def play_game(
             env.step(None)
             continue
         seat = seat_of[name]
-        action = int(agents[seat].act(obs["observation"], obs["action_mask"], live_state(env)))
+        if num_steps < random_opening:
+            action = int(opening_rng.choice(np.flatnonzero(obs["action_mask"])))
+        else:
+            action = int(agents[seat].act(obs["observation"], obs["action_mask"], live_state(env)))
         env.step(action)
         num_steps += 1
         if on_step is not None:

@@ -234,12 +234,14 @@ def play_lineups(
     seed: int | None = 0,
     env_kwargs: dict[str, Any] | None = None,
     on_game: Callable[[SeatedGame], None] | None = None,
+    random_opening: int = 0,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
     ``agent_specs`` are :func:`~tabletop_zoo.baselines.agents.make_agent` specs; a line-up
     holds indices into them. Every game and agent is seeded from ``seed`` and the game's
-    number, so a run is reproducible.
+    number, so a run is reproducible. ``random_opening``: the first that many actions of
+    every game are random (see :func:`~.arena.play_game`).
     """
     spec = get_spec(game)
     players = spec.default_players if num_players is None else num_players
@@ -264,7 +266,7 @@ def play_lineups(
     for seats, game_seed in zip(schedule, game_seeds, strict=False):
         agent_seeds = np.random.SeedSequence(int(game_seed)).generate_state(players)
         agents = [build(agent_specs[a], int(s)) for a, s in zip(seats, agent_seeds, strict=True)]
-        outcome = play_game(env, agents, seed=int(game_seed))
+        outcome = play_game(env, agents, seed=int(game_seed), random_opening=random_opening)
         record = SeatedGame(seats, tuple(outcome.returns), tuple(outcome.scores))
         result.games.append(record)
         if on_game is not None:

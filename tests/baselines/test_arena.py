@@ -52,6 +52,37 @@ def test_play_game_mcts_beats_random_from_a_won_position() -> None:
         assert result.returns == [1.0, -1.0]
 
 
+class LowestLegal:
+    """Deterministic: always the lowest legal action."""
+
+    name = "lowest"
+
+    def act(self, observation, action_mask, state) -> int:
+        return int(action_mask.nonzero()[0][0])
+
+
+def test_random_opening_gives_deterministic_agents_different_games() -> None:
+    """Mole Hill has no chance: two deterministic agents play one game whatever the seed,
+    unless the first actions are random (then the seed decides them, reproducibly)."""
+    env = make_env("mole_hill")
+    agents = [LowestLegal(), LowestLegal()]
+
+    def moves(seed: int, opening: int) -> list[int]:
+        seen: list[int] = []
+        play_game(env, agents, seed=seed, random_opening=opening,
+                  on_step=lambda e, seat, a: seen.append(a))  # fmt: skip
+        return seen
+
+    assert len({tuple(moves(seed, 0)) for seed in range(4)}) == 1
+    with_opening = [moves(seed, 3) for seed in range(6)]
+    assert len({tuple(m[:3]) for m in with_opening}) > 1  # random first three actions
+    assert moves(2, 3) == with_opening[2]  # reproducible by seed
+    assert play_game(env, agents, seed=1, random_opening=3).num_steps == len(with_opening[1])
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidOptionError, match="random_opening must be an integer >= 0"):
+            play_game(env, agents, seed=0, random_opening=bad)
+
+
 def test_play_game_is_reproducible_by_seed() -> None:
     env = NimEnv(piles=(3, 4, 5), num_players=3, max_take=3, win_rule="score")
     agents = [RandomAgent(), GreedyAgent(), RandomAgent()]

@@ -56,3 +56,13 @@ def test_make_reference_fits_a_ladder(script, tmp_path, monkeypatch, capsys) -> 
     ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
     assert ladder["games"] == 4 and set(ladder["members"]) == {"random", "greedy"}
     assert all({"mu", "sigma", "elo"} <= set(v) for v in ladder["members"].values())
+
+
+def test_rate_random_opening_flag(script, capsys) -> None:
+    rate = script("rate")
+    argv = ["--game", "mole_hill", "--agent", "greedy", "--against", "random", "--rounds", "1"]
+    assert rate.main([*argv, "--random-opening", "2"]) == 0
+    assert "1 x random" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        rate.main([*argv, "--random-opening", "-1"])
+    assert "random_opening must be an integer >= 0" in capsys.readouterr().err
