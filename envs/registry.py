@@ -134,7 +134,7 @@ _REGISTERED: dict[str, GameSpec] = {
             fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
             train_overrides=MappingProxyType(
                 # 8 envs x 256 steps: the same 2,048-step rollouts as 4 x 512, with the
-                # policy's forward pass batched over 8 envs: +27% learner steps per CPU
+                # policy's forward pass batched over 8 envs: +23% learner steps per CPU
                 # second, the same strength (docs/results.md)
                 {
                     "timesteps": 100_000,
