@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--buffer-size", type=int, default=d.buffer_size)
     p.add_argument("--temperature-moves", type=int, default=d.temperature_moves)
     p.add_argument(
+        "--max-moves", type=int, default=d.max_moves,
+        help="actions per self-play game; a game still running ends there, scored as it stands",
+    )  # fmt: skip
+    p.add_argument(
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
         help="rules option of the game (repeatable); values parsed as JSON if possible",
     )  # fmt: skip
@@ -87,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             train_batch=args.train_batch,
             buffer_size=args.buffer_size,
             temperature_moves=args.temperature_moves,
+            max_moves=args.max_moves,
             game_options=options,
         ).check()
     except ValueError as exc:

@@ -3,7 +3,10 @@
 Every iteration plays ``games_per_iteration`` games in which every seat is the current
 network with PUCT search (Dirichlet noise at the root; the first ``temperature_moves``
 moves of a game are sampled in proportion to the visit counts, later ones take the most
-visited move). Each decision stores the observation planes of the seat to act, the legal
+visited move; a game still running after ``max_moves`` actions ends there and is scored as
+it stands, as the envs score a truncated game: without a limit, a network that learned to
+avoid ending an Arktia game could self-play one game for ever). Each decision stores the
+observation planes of the seat to act, the legal
 mask, the visit distribution (policy target) and, when the game ends, the result of every
 seat relative to the seat to act (value target: the engine's returns, +1 sole winner, 0
 tied winners, -1 others). The network then takes ``updates_per_iteration`` Adam steps on
@@ -33,6 +36,7 @@ from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec, new_game
+from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["AlphaZeroConfig", "AlphaZeroResult", "checkpoint_path", "train_alphazero"]
 
@@ -54,6 +58,7 @@ class AlphaZeroConfig:
     c_puct: float = 1.5
     dirichlet_alpha: float = 0.3
     temperature_moves: int = 10
+    max_moves: int = 500  # a self-play game ends here, scored as it stands (env truncation)
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
@@ -69,6 +74,7 @@ class AlphaZeroConfig:
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
         positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
+        positive += ("max_moves",)
         positive += ("train_batch", "updates_per_iteration", "buffer_size")
         for key in positive:
             if getattr(self, key) < 1:
@@ -141,7 +147,7 @@ def _self_play_episode(
     n = cfg.num_players
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
     moves = 0
-    while not state.is_terminal():
+    while not state.is_terminal() and moves < cfg.max_moves:
         legal = state.legal_actions()
         seat = state.current_player
         if len(legal) > 1:
@@ -158,7 +164,9 @@ def _self_play_episode(
             action = legal[0]
         state.apply_action(action)
         moves += 1
-    returns = np.asarray(state.returns(), dtype=np.float32)
+    # a game cut at max_moves is scored as it stands, as the envs score a truncated game
+    final = state.returns() if state.is_terminal() else win_returns(state.scores())
+    returns = np.asarray(final, dtype=np.float32)
     return [
         (planes, mask, target, returns[[(seat + k) % n for k in range(n)]])
         for planes, mask, target, seat in records

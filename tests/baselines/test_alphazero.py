@@ -197,3 +197,34 @@ def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
         AlphaZeroConfig(game="mole_hill", num_players=3).check()
     with pytest.raises(InvalidOptionError, match="checkpoint_seconds must be > 0"):
         AlphaZeroConfig(game="mole_hill", checkpoint_seconds=0).check()
+    with pytest.raises(InvalidOptionError, match="max_moves must be >= 1"):
+        AlphaZeroConfig(game="mole_hill", max_moves=0).check()
+
+
+def test_self_play_games_end_at_max_moves_scored_as_they_stand(tmp_path) -> None:
+    """A self-play game still running after max_moves actions ends there (a learned policy
+    can keep an Arktia game going for hundreds of moves); its value targets are the result
+    by the scores as they stand, like a truncated env game."""
+    pytest.importorskip("torch")
+    from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator
+    from tabletop_zoo.baselines.agents.puct import PUCTSearch
+    from tabletop_zoo.baselines.training.alphazero import (
+        AlphaZeroConfig,
+        _self_play_episode,
+        train_alphazero,
+    )
+    from tabletop_zoo.envs.registry import new_game
+    from tabletop_zoo.envs.results import win_returns
+
+    cfg = AlphaZeroConfig(game="arktia", out=str(tmp_path / "a.npz"), iterations=1,
+                          games_per_iteration=1, num_simulations=2, updates_per_iteration=1,
+                          train_batch=4, hidden=(8,), max_moves=6).check()  # fmt: skip
+    train_alphazero(cfg, log=lambda _: None)
+    evaluator = NetworkEvaluator(DenseNet.load(cfg.out))
+    search = PUCTSearch(evaluator, 2, seed=0)
+    state = new_game("arktia", 2).new_initial_state(0)
+    records = _self_play_episode(state, search, evaluator, cfg, np.random.default_rng(0))
+    assert not state.is_terminal() and 1 <= len(records) <= 6  # cut after 6 actions
+    expected = win_returns(state.scores())  # absolute seats
+    for _planes, _mask, _target, relative in records:
+        assert sorted(relative.tolist()) == sorted(expected)
