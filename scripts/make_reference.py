@@ -15,6 +15,10 @@ written to the manifest and into each member model's ``rating``::
     python scripts/make_reference.py ladder --game GAME --num-players 3 \
         --members random,greedy,mcts:50,ref:GAME-3p-ppo --rounds 4
 
+A ladder with two deterministic members (``ref:``, ``ppo:``, ``az:``) in a game without
+chance (both games start from one position) needs ``--random-opening K``, or their games
+repeat one another; the ladder records K and ``scripts/rate.py`` plays its games the same way.
+
 Each model file must stay within 5 MB and all of them within 25 MB.
 """
 
@@ -98,12 +102,14 @@ def fit_ladder(args: argparse.Namespace) -> None:
         rounds=args.rounds,
         num_players=args.num_players,
         seed=args.seed,
+        random_opening=args.random_opening,
     )
     ratings = result.ratings()
     entry = {
         "game": args.game,
         "num_players": args.num_players,
         "games": len(result.games),
+        "random_opening": args.random_opening,
         "command": "python scripts/make_reference.py " + " ".join(sys.argv[1:]),
         "cpu_minutes": round((time.process_time() - start) / 60, 1),
         "scale": "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma",
@@ -160,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     ladder.add_argument("--members", required=True, help="comma separated agent specs")
     ladder.add_argument("--rounds", type=int, default=2)
     ladder.add_argument("--seed", type=int, default=0)
+    ladder.add_argument(
+        "--random-opening", type=int, default=0, metavar="K",
+        help="the first K actions of every game are random (needed when two members are "
+        "deterministic and the game has no chance); rate.py uses the same K on this ladder",
+    )  # fmt: skip
     ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
     args = parser.parse_args(argv)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)

@@ -46,10 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="placements against SPEC in every other seat instead of the ladder (repeatable)",
     )
     p.add_argument(
-        "--random-opening", type=int, default=0, metavar="K",
+        "--random-opening", type=int, default=None, metavar="K",
         help="the first K actions of every game are random legal actions: two deterministic "
         "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
-        "otherwise",
+        "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
     )  # fmt: skip
     p.add_argument("--csv", default=None, help="write every game to this CSV file")
     return p
@@ -74,7 +74,7 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             rounds=args.rounds,
             num_players=players,
             seed=args.seed,
-            random_opening=args.random_opening,
+            random_opening=args.random_opening or 0,
         )
         place = result.placements()[0]
         print(_placement_line(f"{players - 1} x {opponent}", place))
@@ -93,7 +93,9 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
         rounds=args.rounds,
         num_players=players,
         seed=args.seed,
-        random_opening=args.random_opening,
+        random_opening=(
+            ladder.get("random_opening", 0) if args.random_opening is None else args.random_opening
+        ),
     )
     fixed = {
         i + 1: (ladder["members"][m]["mu"], ladder["members"][m]["sigma"])

@@ -56,6 +56,31 @@ def test_make_reference_fits_a_ladder(script, tmp_path, monkeypatch, capsys) -> 
     ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
     assert ladder["games"] == 4 and set(ladder["members"]) == {"random", "greedy"}
     assert all({"mu", "sigma", "elo"} <= set(v) for v in ladder["members"].values())
+    assert ladder["random_opening"] == 0
+
+
+def test_a_ladder_keeps_its_random_opening_for_rate(script, tmp_path, monkeypatch) -> None:
+    """Both games start from one position: a ladder whose members are deterministic is fit
+    with random openings, records K, and rate.py plays its games with the same K."""
+    make_reference, rate = script("make_reference"), script("rate")
+    for module in (reference, make_reference):
+        monkeypatch.setattr(module, "MANIFEST_PATH", tmp_path / "manifest.json")
+    argv = ["ladder", "--game", "mole_hill", "--num-players", "2", "--members", "random,greedy"]
+    assert make_reference.main([*argv, "--rounds", "1", "--random-opening", "3"]) == 0
+    ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
+    assert ladder["random_opening"] == 3
+    used: list[int] = []
+    real = rate.play_lineups
+
+    def spy(*args, **kwargs):
+        used.append(kwargs["random_opening"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rate, "play_lineups", spy)
+    assert rate.main(["--game", "mole_hill", "--agent", "random", "--rounds", "1"]) == 0
+    argv = ["--game", "mole_hill", "--agent", "random", "--rounds", "1", "--random-opening", "0"]
+    assert rate.main(argv) == 0
+    assert used == [3, 0]  # the ladder's own K, unless the flag says otherwise
 
 
 def test_rate_random_opening_flag(script, capsys) -> None:
