@@ -28,17 +28,18 @@ from tabletop_zoo.envs.registry import GAMES
 
 
 def checkpoints(run: Path) -> list[tuple[float, Path]]:
-    """``(CPU seconds of training, file)`` of a run's checkpoints and its final network."""
+    """``(CPU seconds of training, file)`` of a run's checkpoints and its final network (a
+    checkpoint written at the same iteration as the final network is left out)."""
     if not run.is_file():
         raise ValueError(f"no network file {run}")
     files = sorted(run.parent.glob(f"{run.stem}_cpu*s.npz")) + [run]
-    points = []
-    for path in files:
+    points: dict[float, Path] = {}
+    for path in files:  # the final network last: it wins a tie with its own checkpoint
         history = DenseNet.load(path).meta.get("history") or []
         if not history:
             raise ValueError(f"{path}: no training history (not written by train_alphazero.py?)")
-        points.append((float(history[-1]["cpu_seconds"]), path))
-    return sorted(set(points))
+        points[float(history[-1]["cpu_seconds"])] = path
+    return sorted(points.items())
 
 
 def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: Path) -> None:
