@@ -28,8 +28,8 @@ from tabletop_zoo.baselines.evaluation.stats import across_seeds
 RATE_COLUMNS = ("win_rate", "draw_rate", "loss_rate", "win_ci_low", "win_ci_high")
 
 
-def final_evaluation(run_dir: Path, column: str) -> dict[str, float]:
-    """Opponent -> ``column`` of the run's final evaluation (last timestep of eval.csv)."""
+def curves(run_dir: Path, column: str) -> dict[str, dict[int, float]]:
+    """Opponent -> {timesteps: ``column``} over every evaluation of the run (eval.csv)."""
     path = run_dir / "eval.csv"
     if not path.is_file():
         raise ValueError(f"{run_dir}: no eval.csv (is it a run folder of scripts/train.py?)")
@@ -38,26 +38,28 @@ def final_evaluation(run_dir: Path, column: str) -> dict[str, float]:
         raise ValueError(f"{path}: no evaluation rows")
     if column not in rows[0]:
         raise ValueError(f"{path}: no column {column!r}; columns: {', '.join(rows[0])}")
-    last = max(int(r["timesteps"]) for r in rows)
-    return {r["opponent"]: float(r[column]) for r in rows if int(r["timesteps"]) == last}
-
-
-def curves(run_dir: Path, column: str) -> dict[str, dict[int, float]]:
-    """Opponent -> {timesteps: ``column``} over every evaluation of the run."""
     out: dict[str, dict[int, float]] = {}
-    for r in csv.DictReader((run_dir / "eval.csv").open()):
+    for r in rows:
         out.setdefault(r["opponent"], {})[int(r["timesteps"])] = float(r[column])
     return out
 
 
-def plot_curves(runs: list[Path], column: str, out: Path) -> None:
-    """Learning curves of several seeds: thin per seed, thick mean (common timesteps)."""
+def final_evaluation(curve: dict[str, dict[int, float]]) -> tuple[int, dict[str, float]]:
+    """The last timestep of a run's :func:`curves` and opponent -> value evaluated there."""
+    last = max(max(points) for points in curve.values())
+    return last, {opponent: points[last] for opponent, points in curve.items() if last in points}
+
+
+def plot_curves(
+    per_run: list[dict[str, dict[int, float]]], names: list[str], column: str, out: Path
+) -> None:
+    """Learning curves (:func:`curves`) of several seeds: thin per seed, thick mean over
+    the timesteps common to all of them."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    per_run = [curves(run, column) for run in runs]
     fig, ax = plt.subplots(figsize=(7, 4))
     for k, opponent in enumerate(sorted(set().union(*per_run))):
         colour = f"C{k}"
@@ -75,7 +77,7 @@ def plot_curves(runs: list[Path], column: str, out: Path) -> None:
         ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
-    ax.set_title(", ".join(run.name for run in runs))
+    ax.set_title(", ".join(names))
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
@@ -103,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
         print(across_seeds(values, bounds).format())
         return 0
     try:
-        results = [final_evaluation(run, args.column) for run in args.runs]
+        per_run = [curves(run, args.column) for run in args.runs]
     except ValueError as exc:
         p.error(str(exc))
-    last_steps = [max(max(c) for c in curves(run, args.column).values()) for run in args.runs]
+    last_steps, results = zip(*map(final_evaluation, per_run), strict=True)
     if len(set(last_steps)) > 1:
         steps = ", ".join(f"{run.name} {t}" for run, t in zip(args.runs, last_steps, strict=True))
         print(f"note: the runs' last evaluations are at different steps ({steps})")
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = across_seeds([r[opponent] for r in results], bounds)
         print(f"{opponent:>16}  {summary.format()}")
     if args.plot is not None:
-        plot_curves(args.runs, args.column, args.plot)
+        plot_curves(per_run, [run.name for run in args.runs], args.column, args.plot)
         print(f"plot: {args.plot}")
     return 0
 
