@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workers", type=int, default=1, help="processes playing games")
     p.add_argument(
+        "--random-opening", type=int, default=0, metavar="K",
+        help="the first K actions of every game are random legal actions (default 0): two "
+        "deterministic agents (ppo:, az:, ref:) play the same game in every game with the "
+        "same seating otherwise, since both games start from one position",
+    )  # fmt: skip
+    p.add_argument(
         "--backend",
         choices=("local", "ray"),
         default="local",
@@ -100,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             backend=args.backend,
             ray_address=args.ray_address,
+            random_opening=args.random_opening,
         )
     except ValueError as exc:  # bad spec, game, player count, seed or model path
         parser.error(str(exc))

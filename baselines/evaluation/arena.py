@@ -71,6 +71,16 @@ def agent_seeds(seed: int | None, count: int) -> list[int | None]:
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
 
 
+def check_random_opening(random_opening: Any) -> None:
+    """Refuse a ``random_opening`` that is not an integer >= 0 (``InvalidOptionError``)."""
+    if (
+        isinstance(random_opening, bool)
+        or not isinstance(random_opening, int)
+        or random_opening < 0
+    ):
+        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
+
+
 def play_game(
     env: Any,
     agents: Sequence[Agent],
@@ -98,12 +108,7 @@ def play_game(
         )
     for agent in agents:
         check_agent_fits(agent, env)
-    if (
-        isinstance(random_opening, bool)
-        or not isinstance(random_opening, int)
-        or random_opening < 0
-    ):
-        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
+    check_random_opening(random_opening)
     opening_rng = np.random.default_rng(None if seed is None else [seed, 0x09E1])
     seat_of = {name: i for i, name in enumerate(names)}
     for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):

@@ -92,6 +92,8 @@ def tournament_table(result: TournamentResult) -> str:
     title = f"{result.game}, {result.num_players} players"
     if result.num_players > 2:
         title += f" (other seats: {result.filler})"
+    if result.random_opening:
+        title += f", every game opened by {result.random_opening} random actions"
     lines = [
         title,
         "",

@@ -29,7 +29,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.arena import check_random_opening, make_env, play_game
 from tabletop_zoo.baselines.evaluation.ratings import (
     PlacedGame,
     Rating,
@@ -246,6 +246,7 @@ def play_lineups(
     spec = get_spec(game)
     players = spec.default_players if num_players is None else num_players
     check_seed(seed)
+    check_random_opening(random_opening)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InvalidOptionError(f"rounds must be an integer >= 1, got {rounds!r}")
     for lineup in designs:

@@ -34,7 +34,7 @@ import numpy as np
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
-from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.arena import check_random_opening, make_env, play_game
 from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
@@ -101,6 +101,7 @@ class TournamentResult:
     games: list[GameRecord] = field(default_factory=list)
     filler: str = "random"
     specs: list[str] = field(default_factory=list)
+    random_opening: int = 0  # random legal actions opening every game
     _elo_intervals: tuple[int, list[tuple[float, float]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -196,15 +197,16 @@ def _agent(spec: str, seed: int) -> Any:
 
 
 def _play_task(task: tuple) -> tuple[list[float], list[int], int]:
-    """Play one game: ``(game, num_players, env_kwargs, seat_specs, game_seed)``."""
-    game, num_players, env_kwargs, seat_specs, game_seed = task
+    """Play one game: ``(game, num_players, env_kwargs, seat_specs, game_seed,
+    random_opening)``."""
+    game, num_players, env_kwargs, seat_specs, game_seed, random_opening = task
     key = (game, num_players, repr(sorted(env_kwargs.items())))  # options may be unhashable
     if key not in _ENV_CACHE:
         _ENV_CACHE[key] = make_env(game, num_players=num_players, **env_kwargs)
     env = _ENV_CACHE[key]
     agent_seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
     agents = [_agent(spec, int(s)) for spec, s in zip(seat_specs, agent_seeds, strict=True)]
-    result = play_game(env, agents, seed=game_seed)
+    result = play_game(env, agents, seed=game_seed, random_opening=random_opening)
     return list(result.returns), list(result.scores), int(result.num_steps)
 
 
@@ -246,6 +248,7 @@ def round_robin(
     on_game: Callable[[GameRecord], None] | None = None,
     backend: str = "local",
     ray_address: str | None = None,
+    random_opening: int = 0,
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
@@ -255,12 +258,16 @@ def round_robin(
     game as a Ray task (:mod:`.ray_backend`; a local Ray instance, or the cluster at
     ``ray_address``). Both give the same results as serial play: every game and agent is
     seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
+    ``random_opening``: the first that many actions of every game are random legal actions
+    (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
+    and over (both games start from one position).
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
     num_players = _check_match_input(game, num_players, games, workers, seed, "games per pairing")
+    check_random_opening(random_opening)
     env_kwargs = dict(env_kwargs or {})
     env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
     _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
@@ -273,7 +280,14 @@ def round_robin(
 
         require_extra("train", "the tournament progress bar", ("tqdm",))
     names = report.display_names(agent_specs)
-    result = TournamentResult(game, num_players, names, filler=filler, specs=list(agent_specs))
+    result = TournamentResult(
+        game,
+        num_players,
+        names,
+        filler=filler,
+        specs=list(agent_specs),
+        random_opening=random_opening,
+    )
 
     pairs = list(itertools.combinations(range(len(agent_specs)), 2))
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs) * games)
@@ -285,7 +299,8 @@ def round_robin(
             seat_specs = [agent_specs[i] if i >= 0 else filler for i in chosen]
             seat_names = [names[i] if i >= 0 else filler for i in chosen]
             meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
-            tasks.append((game, num_players, env_kwargs, seat_specs, int(seeds[p * games + g])))
+            game_seed = int(seeds[p * games + g])
+            tasks.append((game, num_players, env_kwargs, seat_specs, game_seed, random_opening))
 
     pool = None
     if backend == "ray":

@@ -20,6 +20,7 @@ from tabletop_zoo.baselines.evaluation.tournament import (
     round_robin,
     seating,
 )
+from tabletop_zoo.envs.errors import InvalidOptionError
 
 
 # ------------------------------------------------------------------ Wilson interval
@@ -230,6 +231,25 @@ def test_round_robin_three_players_fills_the_third_seat() -> None:
     assert [(g.seat_a, g.seat_b) for g in result.games] == [(0, 1), (1, 0)]
     assert all(len(g.scores) == 3 for g in result.games)
     assert "other seats: random" in result.table()
+
+
+def test_round_robin_random_opening_varies_games_of_deterministic_agents() -> None:
+    """Two copies of the shipped deterministic Mole Hill PPO: without an opening every game
+    of one seating is the same game; with 2 random actions first the games differ, and
+    the same seed gives the same games again (serial or in worker processes)."""
+    specs = ["ref:mole_hill-2p-ppo", "ref:mole_hill-2p-ppo"]
+    plain = round_robin("mole_hill", specs, games=6, seed=1)
+    assert len({(g.seat_a, tuple(g.scores), g.num_steps) for g in plain.games}) == 2
+    opened = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2)
+    assert len({(g.seat_a, tuple(g.scores), g.num_steps) for g in opened.games}) > 2
+    assert "opened by 2 random actions" in opened.table()
+    again = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2, workers=2)
+    assert [(g.scores, g.num_steps) for g in again.games] == [
+        (g.scores, g.num_steps) for g in opened.games
+    ]
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidOptionError, match="random_opening must be an integer >= 0"):
+            round_robin("mole_hill", ["random", "greedy"], games=2, random_opening=bad)
 
 
 class _FakeModelAgent:

@@ -32,6 +32,7 @@ def test_tiny_tournament_random_vs_greedy(script, tmp_path, capsys) -> None:
         (["--num-players", "3"], "2-player"),
         (["--seed", "-1"], "seed must be an integer in 0.."),
         (["--games", "0"], "games per pairing must be >= 1"),
+        (["--random-opening", "-1"], "random_opening must be an integer >= 0"),
         (["--agents", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
 )
