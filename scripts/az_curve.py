@@ -24,6 +24,7 @@ from pathlib import Path
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.evaluation import evaluate_agent
+from tabletop_zoo.baselines.training.eval_log import curve_figure, save_curve
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -44,26 +45,13 @@ def checkpoints(run: Path) -> list[tuple[float, Path]]:
 
 def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: Path) -> None:
     """Win rate (with interval bands) against CPU minutes, one line per run."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = curve_figure("scripts/az_curve.py --plot")
     for name, points in curves.items():
         minutes = [p[0] / 60 for p in points]
         ax.plot(minutes, [p[1] for p in points], marker="o", label=name)
         ax.fill_between(minutes, [p[2] for p in points], [p[3] for p in points], alpha=0.15)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("training CPU minutes")
-    ax.set_ylabel("win rate (95% CI bands)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    save_curve(fig, ax, out, xlabel="training CPU minutes", ylabel="win rate (95% CI bands)",
+               title=title, legend_size="small")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines.evaluation.stats import across_seeds
+from tabletop_zoo.baselines.training.eval_log import curve_figure, save_curve
 
 RATE_COLUMNS = ("win_rate", "draw_rate", "loss_rate", "win_ci_low", "win_ci_high")
 
@@ -55,12 +56,7 @@ def plot_curves(
 ) -> None:
     """Learning curves (:func:`curves`) of several seeds: thin per seed, thick mean over
     the timesteps common to all of them."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = curve_figure("scripts/seeds.py --plot")
     for k, opponent in enumerate(sorted(set().union(*per_run))):
         colour = f"C{k}"
         seeds = [c[opponent] for c in per_run if opponent in c]
@@ -71,17 +67,8 @@ def plot_curves(
         mean = [sum(c[t] for c in seeds) / len(seeds) for t in common]
         ax.plot(common, mean, color=colour, linewidth=2.5, marker="o",
                 label=f"vs {opponent}: mean of {len(seeds)} seeds")  # fmt: skip
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel(column)
-    if column in RATE_COLUMNS:
-        ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
-    ax.set_title(", ".join(names))
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    save_curve(fig, ax, out, xlabel="learner steps", ylabel=column, title=", ".join(names),
+               unit_range=column in RATE_COLUMNS, legend_size="small")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,8 @@ __all__ = [
     "display_name",
     "display_names",
     "plot_tournament",
+    "pyplot",
+    "save_figure",
     "short_label",
     "tournament_figure",
     "tournament_table",
@@ -179,11 +181,26 @@ def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tup
     return low - margin, high + margin
 
 
-def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
-    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
-    fig = tournament_figure(result)  # checks the train extra before matplotlib is imported
+def pyplot(what: str) -> Any:
+    """``matplotlib.pyplot`` on the Agg backend; ``MissingExtraError`` naming ``what``
+    without the ``train`` extra."""
+    from tabletop_zoo.baselines.extras import require_extra
+
+    require_extra("train", what, ("matplotlib",))
+    import matplotlib
+
+    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def save_figure(fig: Any, path: str | Path) -> Path:
+    """Lay out ``fig``, save it as a PNG at ``path`` (100 dpi, folders made as needed) and
+    close it; return the path."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -191,16 +208,15 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     return path
 
 
+def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
+    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
+    return save_figure(tournament_figure(result), path)
+
+
 def tournament_figure(result: TournamentResult) -> Any:
     """A matplotlib figure: stacked win/draw/loss bars per pairing (win CI whiskers) and an
     Elo panel whose bars start at the average rating (1500) and carry their values."""
-    from tabletop_zoo.baselines.extras import require_extra
-
-    require_extra("train", "the tournament chart", ("matplotlib",))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("the tournament chart")
     from matplotlib.ticker import MaxNLocator
 
     pairings = result.pairings()

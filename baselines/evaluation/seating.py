@@ -178,14 +178,9 @@ def plot_ratings(
     result: SeatedResult, path: str | Path, fixed: Mapping[int, tuple[float, float]] | None = None
 ) -> Path:
     """Save a PNG: Plackett-Luce rating per agent with its 95% interval, best at the top."""
-    from tabletop_zoo.baselines.extras import require_extra
+    from tabletop_zoo.baselines.evaluation.report import pyplot, save_figure
 
-    require_extra("train", "the ratings chart", ("matplotlib",))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot("the ratings chart")
     ratings = result.ratings(fixed)
     order = sorted(range(len(ratings)), key=lambda i: ratings[i].value)
     fig, axis = plt.subplots(figsize=(7, 0.5 * len(order) + 1.2))
@@ -196,12 +191,7 @@ def plot_ratings(
     axis.set_yticks(range(len(order)), [result.agents[i] for i in order])
     axis.set_xlabel("Plackett-Luce rating (openskill mu, 95% interval)")
     axis.set_title(f"{result.game}, {result.num_players} players: {len(result.games)} games")
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _agent_builder() -> Callable[[str, int], Any]:

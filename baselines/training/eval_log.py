@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
+from tabletop_zoo.baselines.evaluation.report import pyplot, save_figure
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
-from tabletop_zoo.baselines.extras import require_extra
 
 __all__ = [
     "EVAL_FIELDS",
@@ -93,14 +93,38 @@ def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
             writer.writerow(row.as_dict())
 
 
+def curve_figure(what: str) -> tuple[Any, Any]:
+    """A 7 x 4 inch figure and its axes for a learning curve (matplotlib on the Agg
+    backend; ``MissingExtraError`` naming ``what`` without the ``train`` extra)."""
+    return pyplot(what).subplots(figsize=(7, 4))
+
+
+def save_curve(
+    fig: Any,
+    ax: Any,
+    png_path: str | Path,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    unit_range: bool = True,
+    legend_size: str | None = None,
+) -> Path:
+    """Finish a :func:`curve_figure`: labels, title, grid, legend and (for rates) the 0-1
+    range; write the PNG at 100 dpi (creating its folder), close the figure, return the path."""
+    if unit_range:
+        ax.set_ylim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend_size)
+    return save_figure(fig, png_path)
+
+
 def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "") -> Path:
     """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG."""
-    require_extra("train", "the learning curve", ("matplotlib",))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    fig, ax = curve_figure("the learning curve")
     series: dict[str, list[tuple[int, float, float, float]]] = {}
     with Path(eval_csv).open() as f:
         for row in csv.DictReader(f):
@@ -112,23 +136,19 @@ def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str =
                     float(row["win_ci_high"]),
                 )
             )
-    fig, ax = plt.subplots(figsize=(7, 4))
     for opponent, points in series.items():
         points.sort()
         t, w, lo, hi = (np.array(v) for v in zip(*points, strict=True))
         ax.plot(t, w, marker="o", label=f"vs {opponent}")
         ax.fill_between(t, lo, hi, alpha=0.2)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("timesteps")
-    ax.set_ylabel("win rate (all seats)")
-    ax.set_title(title or "learning curve")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    png_path = Path(png_path)
-    fig.savefig(png_path, dpi=100)
-    plt.close(fig)
-    return png_path
+    return save_curve(
+        fig,
+        ax,
+        png_path,
+        xlabel="timesteps",
+        ylabel="win rate (all seats)",
+        title=title or "learning curve",
+    )
 
 
 def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) -> list[EvalRow]:
