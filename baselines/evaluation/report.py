@@ -125,7 +125,8 @@ def tournament_table(result: TournamentResult) -> str:
 
 
 def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
-    """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``."""
+    """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
+    (one row per game, with the number of random opening actions)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pairings_path, standings_path, games_path = (
@@ -158,7 +159,8 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
             )
     with games_path.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"])
+        header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
+        w.writerow(header + ["random_opening"])
         for g in result.games:
             w.writerow(
                 [
@@ -169,6 +171,7 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
                     "|".join(str(s) for s in g.scores),
                     g.score_a,
                     g.num_steps,
+                    result.random_opening,
                 ]
             )
     return pairings_path, standings_path, games_path

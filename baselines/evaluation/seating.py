@@ -115,6 +115,7 @@ class SeatedResult:
     num_players: int
     agents: list[str]
     games: list[SeatedGame] = field(default_factory=list)
+    random_opening: int = 0  # random legal actions opening every game
 
     def placements(self, lineup: Sequence[int] | None = None) -> list[Placement]:
         """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
@@ -161,16 +162,16 @@ class SeatedResult:
         return "\n".join(lines)
 
     def write_csv(self, path: str | Path) -> Path:
-        """One row per game: agent per seat, results, scores, ranks."""
+        """One row per game: agent per seat, results, scores, ranks, random opening."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", newline="") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["game", "seats", "returns", "scores", "ranks"])
+            writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
             for number, g in enumerate(self.games):
                 names = [self.agents[a] for a in g.seats]
                 row = [" ".join(map(str, values)) for values in (g.returns, g.scores, g.ranks)]
-                writer.writerow([number, " ".join(names), *row])
+                writer.writerow([number, " ".join(names), *row, self.random_opening])
         return path
 
 
@@ -251,7 +252,7 @@ def play_lineups(
         check_agent_fits(build(agent_spec, 0), env, agent_spec)
     from tabletop_zoo.baselines.evaluation.report import display_names
 
-    result = SeatedResult(game, players, display_names(agent_specs))
+    result = SeatedResult(game, players, display_names(agent_specs), random_opening=random_opening)
     schedule = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
     game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(schedule)))
     for seats, game_seed in zip(schedule, game_seeds, strict=False):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import sys
 from collections import Counter
 from pathlib import Path
@@ -59,6 +60,19 @@ def test_play_lineups_balances_seats_and_tallies_placements() -> None:
     ratings = result.ratings()
     assert len(ratings) == 2 and all(r.low < r.value < r.high for r in ratings)
     assert "greedy" in result.table()
+
+
+def test_play_lineups_csv_has_a_row_per_game_and_its_random_opening(tmp_path) -> None:
+    with extended(NIM_SPEC):
+        opened = play_lineups(
+            "nim", ["greedy", "random"], [(0, 1)], num_players=2, seed=1, random_opening=1
+        )
+        plain = play_lineups("nim", ["greedy", "random"], [(0, 1)], num_players=2, seed=1)
+    rows = list(csv.DictReader(opened.write_csv(tmp_path / "opened.csv").open()))
+    assert [r["seats"] for r in rows] == ["greedy random", "random greedy"]
+    assert [r["random_opening"] for r in rows] == ["1", "1"]
+    rows = list(csv.DictReader(plain.write_csv(tmp_path / "plain.csv").open()))
+    assert [r["random_opening"] for r in rows] == ["0", "0"]
 
 
 def test_play_lineups_refuses_bad_line_ups() -> None:

@@ -233,7 +233,7 @@ def test_round_robin_three_players_fills_the_third_seat() -> None:
     assert "other seats: random" in result.table()
 
 
-def test_round_robin_random_opening_varies_games_of_deterministic_agents() -> None:
+def test_round_robin_random_opening_varies_games_of_deterministic_agents(tmp_path) -> None:
     """Two copies of the shipped deterministic Mole Hill PPO: without an opening every game
     of one seating is the same game; with 2 random actions first the games differ, and
     the same seed gives the same games again (serial or in worker processes)."""
@@ -243,6 +243,8 @@ def test_round_robin_random_opening_varies_games_of_deterministic_agents() -> No
     opened = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2)
     assert len({(g.seat_a, tuple(g.scores), g.num_steps) for g in opened.games}) > 2
     assert "opened by 2 random actions" in opened.table()
+    _pairings, _standings, games_csv = opened.write_csv(tmp_path)
+    assert {row["random_opening"] for row in csv.DictReader(games_csv.open())} == {"2"}
     again = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2, workers=2)
     assert [(g.scores, g.num_steps) for g in again.games] == [
         (g.scores, g.num_steps) for g in opened.games
