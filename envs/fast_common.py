@@ -1,4 +1,5 @@
-"""Shared pieces of the compiled engines (the ``fast`` extra): numba loading and bit helpers.
+"""Shared pieces of the compiled engines (the ``fast`` extra): numba loading, bit helpers
+and the base of the one-game views.
 
 Only the compiled engines (``envs/<game>/fast.py``) import this module, and they are
 imported only when the fast path is asked for (``GameSpec.fast_engine_class()``), so
@@ -19,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.results import win_returns
 
 try:
     import numba
@@ -35,8 +37,10 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
 __all__ = [
+    "FastStateBase",
     "StepResult",
     "active_rows",
+    "bit_list",
     "check_actions",
     "jit",
     "lowest_bit",
@@ -65,6 +69,69 @@ def popcount(word):  # noqa: ANN001, ANN201 - numba function
 def lowest_bit(word):  # noqa: ANN001, ANN201 - numba function
     """Index of the lowest set bit of a nonzero ``int64`` word."""
     return trailing_zeros(word)
+
+
+def bit_list(mask: Any) -> list[int]:
+    """The set bits of a 64-bit word, ascending (bit 63 included)."""
+    mask = int(mask) & ((1 << 64) - 1)
+    return [i for i in range(64) if mask >> i & 1]
+
+
+class FastStateBase:
+    """What the one-game views of both compiled engines share (``FastArktiaState``,
+    ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
+    go through the pure-Python state (text, notation, JSON). A subclass gives
+    ``is_terminal``, ``scores`` and the compiled ``legal_actions``/``apply_action``."""
+
+    __slots__ = ("engine", "row")
+
+    def __init__(self, engine: Any, row: np.ndarray) -> None:
+        self.engine = engine
+        self.row = row
+
+    @property
+    def game(self) -> Any:
+        """The rules engine's Game object (options, layout)."""
+        return self.engine.game
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled random generator used by ``rollout`` and ``greedy_action``
+        (shared by all states of this process)."""
+        self.engine.seed(seed)
+
+    def clone(self) -> Any:
+        """An independent copy."""
+        return type(self)(self.engine, self.row.copy())
+
+    def is_terminal(self) -> bool:  # pragma: no cover - every subclass overrides it
+        """True once the game is over."""
+        raise NotImplementedError
+
+    def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it
+        """Score per seat as the position stands."""
+        raise NotImplementedError
+
+    def returns(self) -> list[float]:
+        """+1/-1/0 per seat from the scores at the end (``results.win_returns``), zeros
+        before."""
+        if not self.is_terminal():
+            return [0.0] * self.engine.num_players
+        return win_returns(self.scores())
+
+    def to_state(self) -> Any:
+        """The equivalent pure-Python state."""
+        return self.engine.to_state(self.row)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse notation, checked against this position."""
+        return self.to_state().string_to_action(text)
+
+    def to_json(self) -> str:
+        """The Python state's JSON."""
+        return self.to_state().to_json()
+
+    def __str__(self) -> str:
+        return str(self.to_state())
 
 
 class StepResult(NamedTuple):

@@ -34,7 +34,7 @@ from tabletop_zoo.envs.arktia import fast_kernels as K
 from tabletop_zoo.envs.arktia import fast_observation as O
 from tabletop_zoo.envs.arktia.fast_state import FastArktiaState, score
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, bit_list, check_actions
 
 __all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
 
@@ -46,11 +46,6 @@ _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose"
 
 def _int64(mask: int) -> np.int64:
     return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
-
-
-def _bits(mask: Any) -> list[int]:
-    mask = int(mask) & ((1 << 64) - 1)
-    return [i for i in range(64) if mask >> i & 1]
 
 
 class FastArktia:
@@ -261,7 +256,7 @@ class FastArktia:
         data = json.loads(self.game.new_initial_state().to_json())
         names = self.game.layout.names
         n = self.num_players
-        alive = _bits(row[K.ALIVE])
+        alive = bit_list(row[K.ALIVE])
 
         def colour_json(owner: int) -> int | str:
             return "neutral" if owner == NEUTRAL else owner
@@ -293,7 +288,7 @@ class FastArktia:
             {
                 "colour": colour_json(int(row[K.PENDING_COLOUR + e])),
                 "groups": [
-                    [names[t] for t in _bits(row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i])]
+                    [names[t] for t in bit_list(row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i])]
                     for i in range(row[K.PENDING_SIZE + e])
                 ],
             }

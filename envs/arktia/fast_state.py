@@ -4,16 +4,12 @@ and the greedy rule for the search agents."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
 from tabletop_zoo.envs.arktia import fast_batch as B
 from tabletop_zoo.envs.arktia import fast_kernels as K
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
-from tabletop_zoo.envs.fast_common import jit
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.fast_common import FastStateBase, jit
 
 __all__ = ["FastArktiaState", "score"]
 
@@ -49,30 +45,16 @@ def _greedy(row, tables):
     return B.greedy_action(row, np.empty(row.shape[0], dtype=np.int64), tables)
 
 
-class FastArktiaState:
+class FastArktiaState(FastStateBase):
     """One compiled game behind the engine protocol; text, notation and JSON go through
     the Python state."""
 
-    __slots__ = ("engine", "row")
-
-    def __init__(self, engine: Any, row: np.ndarray) -> None:
-        self.engine = engine
-        self.row = row
+    __slots__ = ()
 
     @property
     def num_players(self) -> int:
         """Number of seats."""
         return self.engine.num_players
-
-    @property
-    def game(self) -> ArktiaGame:
-        """The rules engine's Game object (options, layout)."""
-        return self.engine.game
-
-    def seed(self, seed: int) -> None:
-        """Seed the compiled random generator used by :meth:`rollout` and
-        :meth:`greedy_action` (shared by all states of this process)."""
-        self.engine.seed(seed)
 
     def rollout(self, max_depth: int | None = None) -> list[float]:
         """Uniformly random play in compiled code until the end (or ``max_depth``
@@ -108,10 +90,6 @@ class FastArktiaState:
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
-    def clone(self) -> FastArktiaState:
-        """An independent copy."""
-        return FastArktiaState(self.engine, self.row.copy())
-
     def is_terminal(self) -> bool:
         """True when every player's game has ended."""
         return self.row[K.CUR] < 0
@@ -120,27 +98,6 @@ class FastArktiaState:
         """R21 as the position stands."""
         return [int(score(self.row, s)) for s in range(self.engine.num_players)]
 
-    def returns(self) -> list[float]:
-        """R22 at the end, zeros before."""
-        if not self.is_terminal():
-            return [0.0] * self.engine.num_players
-        return win_returns(self.scores())
-
-    def to_state(self) -> ArktiaState:
-        """The equivalent pure-Python state."""
-        return self.engine.to_state(self.row)
-
     def action_to_string(self, action: int) -> str:
         """Notation of ``action`` in this position."""
         return self.to_state().action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        """Parse notation for this position."""
-        return self.to_state().string_to_action(text)
-
-    def to_json(self) -> str:
-        """The Python state's JSON."""
-        return self.to_state().to_json()
-
-    def __str__(self) -> str:
-        return str(self.to_state())

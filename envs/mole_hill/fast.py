@@ -26,13 +26,12 @@ from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
     InvalidStateError,
-    as_integer,
 )
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, check_actions, jit
+from tabletop_zoo.envs.fast_common import StepResult, active_rows, bit_list, check_actions
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill import fast_batch as B
 from tabletop_zoo.envs.mole_hill import fast_kernels as K
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.mole_hill.fast_state import FastMoleHillState, score
 
 __all__ = ["FastMoleHill", "FastMoleHillState"]
 
@@ -132,7 +131,7 @@ class FastMoleHill:
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
-        return np.array([[_score(row, 0), _score(row, 1)] for row in states], dtype=np.int64)
+        return np.array([[score(row, 0), score(row, 1)] for row in states], dtype=np.int64)
 
     def step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
@@ -183,8 +182,8 @@ class FastMoleHill:
         row[K.RED] = _space_mask(state.red_flowers)
         row[K.WHITE] = _space_mask(state.white_flowers)
         row[K.ROUND] = state.round
-        for r, score in enumerate(state.round_scores):
-            row[K.SCORES + r] = score
+        for r, round_score in enumerate(state.round_scores):
+            row[K.SCORES + r] = round_score
         row[K.VISITED] = _space_mask(state.trail)
         row[K.LENGTH] = len(state.trail)
         row[K.TRAIL : K.TRAIL + len(state.trail)] = state.trail
@@ -200,8 +199,8 @@ class FastMoleHill:
         """The Python state of a compiled row (rebuilt through ``from_json``, which replays
         the round's moves with the reference rules)."""
         data = json.loads(self.game.new_initial_state().to_json())
-        data["red_flowers"] = [action_to_string(s) for s in _bits(row[K.RED])]
-        data["white_flowers"] = [action_to_string(s) for s in _bits(row[K.WHITE])]
+        data["red_flowers"] = [action_to_string(s) for s in bit_list(row[K.RED])]
+        data["white_flowers"] = [action_to_string(s) for s in bit_list(row[K.WHITE])]
         rnd, over = int(row[K.ROUND]), row[K.PLAYER] < 0
         data["round"] = rnd + 1
         data["round_scores"] = [int(x) for x in row[K.SCORES : K.SCORES + rnd + int(over)]]
@@ -222,129 +221,3 @@ class FastMoleHill:
     def new_initial_state(self, seed: int | None = None) -> FastMoleHillState:
         """Engine protocol: a new game as a :class:`FastMoleHillState`."""
         return self.wrap(self.from_state(self.game.new_initial_state(seed)))
-
-
-@jit
-def _score(row, seat):
-    return K.score_of(row, seat)
-
-
-@jit
-def _legal_list(row, buffer):
-    return K.legal_actions(row, buffer)
-
-
-@jit
-def _apply_checked(row, action):
-    if not K.is_legal(row, action):
-        return False
-    K.apply_action(row, action)
-    return True
-
-
-@jit
-def _rollout(row, max_depth, buffer, out):
-    steps = 0
-    while row[K.PLAYER] >= 0 and (max_depth < 0 or steps < max_depth):
-        K.apply_action(row, K.random_action(row, buffer))
-        steps += 1
-    s0, s1 = K.score_of(row, 0), K.score_of(row, 1)
-    out[0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
-    out[1] = -out[0]
-
-
-@jit
-def _greedy(row, buffer, scratch):
-    return K.greedy_action(row, buffer, scratch)
-
-
-def _bits(mask: int) -> list[int]:
-    mask = int(mask) & (2**64 - 1)
-    return [i for i in range(64) if mask >> i & 1]
-
-
-class FastMoleHillState:
-    """One compiled game behind the engine protocol (``legal_actions``, ``apply_action``,
-    ``clone``, ...); text, notation and JSON go through the Python state."""
-
-    __slots__ = ("engine", "row", "_buffer")
-
-    def __init__(self, engine: FastMoleHill, row: np.ndarray) -> None:
-        self.engine = engine
-        self.row = row
-        self._buffer = engine._scratch  # scratch for action lists (never kept)
-
-    num_players = 2
-
-    @property
-    def game(self) -> MoleHillGame:
-        """The rules engine's Game object (options)."""
-        return self.engine.game
-
-    @property
-    def current_player(self) -> int:
-        """Seat to move, -1 once the game is over."""
-        return int(self.row[K.PLAYER])
-
-    def seed(self, seed: int) -> None:
-        """Seed the compiled random generator used by :meth:`rollout` and
-        :meth:`greedy_action` (shared by all states of this process)."""
-        self.engine.seed(seed)
-
-    def rollout(self, max_depth: int | None = None) -> list[float]:
-        """Uniformly random play in compiled code until the end (or ``max_depth`` actions);
-        the value per seat (+1/-1/0 from the scores as they then stand). Mutates the row."""
-        out = np.zeros(2, dtype=np.float64)
-        _rollout(self.row, -1 if max_depth is None else max_depth, self._buffer, out)
-        return out.tolist()
-
-    def greedy_action(self) -> int:
-        """The greedy rule's action (best result, then score margin, one ply deep; ties at
-        random from the compiled generator, see :meth:`FastMoleHill.seed`)."""
-        return int(_greedy(self.row, self._buffer, np.empty(K.WIDTH, dtype=np.int64)))
-
-    def legal_actions(self) -> list[int]:
-        """Legal actions, ascending."""
-        return self._buffer[: _legal_list(self.row, self._buffer)].tolist()
-
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
-        a = as_integer(action)
-        if a is None or not _apply_checked(self.row, a):
-            self.to_state().apply_action(action)  # raises the reference engine's message
-            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
-
-    def clone(self) -> FastMoleHillState:
-        """An independent copy."""
-        return FastMoleHillState(self.engine, self.row.copy())
-
-    def is_terminal(self) -> bool:
-        """True once both rounds are over."""
-        return self.row[K.PLAYER] < 0
-
-    def scores(self) -> list[int]:
-        """Mole score per seat as the position stands."""
-        return [int(_score(self.row, 0)), int(_score(self.row, 1))]
-
-    def returns(self) -> list[float]:
-        """+1/-1/0 per seat at the end, zeros before."""
-        return win_returns(self.scores()) if self.is_terminal() else [0.0, 0.0]
-
-    def to_state(self) -> MoleHillState:
-        """The equivalent pure-Python state."""
-        return self.engine.to_state(self.row)
-
-    def action_to_string(self, action: int) -> str:
-        """Notation of ``action``."""
-        return action_to_string(action)
-
-    def string_to_action(self, text: str) -> int:
-        """Parse notation (checked against this position)."""
-        return self.to_state().string_to_action(text)
-
-    def to_json(self) -> str:
-        """The Python state's JSON."""
-        return self.to_state().to_json()
-
-    def __str__(self) -> str:
-        return str(self.to_state())
