@@ -13,6 +13,12 @@ learner's observation and mask) with CPU time (``time.process_time``), the media
 ``--snapshot`` makes every opponent a frozen self-play snapshot (a MaskablePPO ``.zip``)
 sampling from its policy, played as training used to (``sb3``: ``PPOAgent`` with SB3's
 ``predict``) or as the opponent pool does now (``numpy``: the exported actor).
+
+``--forward NAME`` instead times the forward pass of a shipped reference network
+(``ref:NAME``'s actor, as a snapshot plays it) per observation, one at a time and in
+batches of 2, 4 and 8 (what batching the snapshots' moves across envs could save)::
+
+    python scripts/bench_single_agent.py --game arktia --forward arktia-3p-ppo
 """
 
 from __future__ import annotations
@@ -54,6 +60,22 @@ def learner_steps_per_second(game: str, players: int, opponent: Any, steps: int)
     return steps / (time.process_time() - start)
 
 
+def forward_ms_per_observation(name: str, batch: int, seconds: float) -> float:
+    """CPU milliseconds per observation of reference network ``name``'s forward pass on
+    random inputs, ``batch`` observations per call."""
+    from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+    from tabletop_zoo.baselines.agents.reference import reference_path
+
+    net = DenseNet.load(reference_path(name))
+    inputs = np.random.default_rng(0).random((batch, net.input_size), dtype=np.float32)
+    net.forward(inputs)  # warm up
+    calls, start = 0, time.process_time()
+    while calls == 0 or time.process_time() - start < seconds:
+        net.forward(inputs)
+        calls += 1
+    return (time.process_time() - start) * 1000 / (calls * batch)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Single-agent env speed (learner steps per CPU s).")
@@ -62,9 +84,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponent", default="random")
     p.add_argument("--snapshot", default=None, help="MaskablePPO .zip: every opponent plays it")
     p.add_argument("--snapshot-as", choices=("sb3", "numpy"), default="numpy")
+    p.add_argument("--forward", default=None, metavar="NAME", help="time ref:NAME's forward pass")
+    p.add_argument("--seconds", type=float, default=2.0, help="per batch size (--forward)")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
+    if args.forward is not None:
+        for batch in (1, 2, 4, 8):
+            try:
+                ms = forward_ms_per_observation(args.forward, batch, args.seconds)
+            except ValueError as exc:  # InvalidOptionError: no such reference model
+                p.error(str(exc))
+            print(f"ref:{args.forward} forward, batch {batch}: {ms:.4f} CPU ms per observation")
+        return 0
     players = GAMES[args.game].default_players if args.num_players is None else args.num_players
     opponent, label = args.opponent, args.opponent
     if args.snapshot is not None:
