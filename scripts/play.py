@@ -195,12 +195,17 @@ def play(
         print("stopped: game abandoned")
         env.close()
         return False
+    _announce_result(env, names)
+    env.close()
+    return True
+
+
+def _announce_result(env: Any, names: list[str]) -> None:
+    """Print the final scores and the winner (or a draw)."""
     state = live_state(env)
     print(f"game over; scores: {_scores_text(names, state)}")
     winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
     print(f"{winners[0]} wins" if winners else "draw")
-    env.close()
-    return True
 
 
 def play_gui(
@@ -227,10 +232,7 @@ def play_gui(
         print("stopped: game abandoned")
         window.close()
         return False
-    state = live_state(env)
-    print(f"game over; scores: {_scores_text(names, state)}")
-    winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
-    print(f"{winners[0]} wins" if winners else "draw")
+    _announce_result(env, names)
     window.finish(env, linger=linger)
     return True
 
