@@ -37,6 +37,7 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
 __all__ = [
+    "FastEngineBase",
     "FastStateBase",
     "StepResult",
     "active_rows",
@@ -75,6 +76,42 @@ def bit_list(mask: Any) -> list[int]:
     """The set bits of a 64-bit word, ascending (bit 63 included)."""
     mask = int(mask) & ((1 << 64) - 1)
     return [i for i in range(64) if mask >> i & 1]
+
+
+class FastEngineBase:
+    """What the batched compiled engines of both games share (``FastArktia``,
+    ``FastMoleHill``). A subclass sets ``batch`` (its game's ``fast_batch`` module),
+    ``player_column`` (the row's column holding the seat to act, -1 once the game is over)
+    and ``num_actions``."""
+
+    batch: Any
+    player_column: int
+    num_actions: int
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
+        random flowers)."""
+        self.batch.seed(seed)
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        out = np.full(len(states), -1, dtype=np.int64)
+        self.batch.random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def current_players(self, states: np.ndarray) -> np.ndarray:
+        """Seat to act per game (-1 where the game is over)."""
+        return states[:, self.player_column].copy()
+
+    def is_terminal(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: the game is over (only without autoreset)."""
+        return states[:, self.player_column] < 0
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """``(B, num_actions)`` bool: the legal actions of the seat to act."""
+        mask = np.zeros((len(states), self.num_actions), dtype=bool)
+        self.batch.legal_mask(states, mask)
+        return mask
 
 
 class FastStateBase:

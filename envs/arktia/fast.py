@@ -34,7 +34,13 @@ from tabletop_zoo.envs.arktia import fast_kernels as K
 from tabletop_zoo.envs.arktia import fast_observation as O
 from tabletop_zoo.envs.arktia.fast_state import FastArktiaState, score
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, bit_list, check_actions
+from tabletop_zoo.envs.fast_common import (
+    FastEngineBase,
+    StepResult,
+    active_rows,
+    bit_list,
+    check_actions,
+)
 
 __all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
 
@@ -48,8 +54,11 @@ def _int64(mask: int) -> np.int64:
     return np.int64(mask - (1 << 64) if mask >= 1 << 63 else mask)
 
 
-class FastArktia:
+class FastArktia(FastEngineBase):
     """Batched compiled Arktia for the configuration of ``game`` (an :class:`ArktiaGame`)."""
+
+    batch = B
+    player_column = K.CUR
 
     def __init__(self, game: ArktiaGame | None = None, max_turns: int = DEFAULT_MAX_TURNS) -> None:
         self.game = game if game is not None else ArktiaGame()
@@ -98,16 +107,6 @@ class FastArktia:
         """Start new games in the rows where ``which`` (bool mask) is set."""
         states[np.asarray(which, dtype=bool)] = self.initial_row
 
-    def seed(self, seed: int) -> None:
-        """Seed the compiled code's random generator (random and greedy actions)."""
-        B.seed(seed)
-
-    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
-        """A uniformly random legal action per game (-1 where inactive or over)."""
-        out = np.full(len(states), -1, dtype=np.int64)
-        B.random_actions(states, active_rows(active, len(states)), out)
-        return out
-
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
@@ -131,20 +130,6 @@ class FastArktia:
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
         return out
-
-    def current_players(self, states: np.ndarray) -> np.ndarray:
-        """Seat to decide per game (-1 where the game is over)."""
-        return states[:, K.CUR].copy()
-
-    def is_terminal(self, states: np.ndarray) -> np.ndarray:
-        """``(B,)`` bool: the game is over (only without autoreset)."""
-        return states[:, K.CUR] < 0
-
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        """``(B, num_actions)`` bool: the legal actions of the player to decide."""
-        mask = np.zeros((len(states), self.num_actions), dtype=bool)
-        B.legal_mask(states, mask)
-        return mask
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, n)`` scores (R21) as the positions stand."""

@@ -27,7 +27,13 @@ from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
 )
-from tabletop_zoo.envs.fast_common import StepResult, active_rows, bit_list, check_actions
+from tabletop_zoo.envs.fast_common import (
+    FastEngineBase,
+    StepResult,
+    active_rows,
+    bit_list,
+    check_actions,
+)
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill import fast_batch as B
 from tabletop_zoo.envs.mole_hill import fast_kernels as K
@@ -43,9 +49,11 @@ def _space_mask(spaces: Any) -> int:
     return mask
 
 
-class FastMoleHill:
+class FastMoleHill(FastEngineBase):
     """Batched compiled Mole Hill for the options of ``game`` (a :class:`MoleHillGame`)."""
 
+    batch = B
+    player_column = K.PLAYER
     num_players = 2
     num_actions = K.NUM_ACTIONS
     state_width = K.WIDTH
@@ -82,16 +90,6 @@ class FastMoleHill:
         if len(rows):
             states[rows] = self.new_states(len(rows))
 
-    def seed(self, seed: int) -> None:
-        """Seed the compiled code's random generator (flowers, random and greedy actions)."""
-        B.seed(seed)
-
-    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
-        """A uniformly random legal action per game (-1 where inactive or over)."""
-        out = np.full(len(states), -1, dtype=np.int64)
-        B.random_actions(states, active_rows(active, len(states)), out)
-        return out
-
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
@@ -114,20 +112,6 @@ class FastMoleHill:
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), out)
         return out
-
-    def current_players(self, states: np.ndarray) -> np.ndarray:
-        """Seat to move per game (-1 where the game is over)."""
-        return states[:, K.PLAYER].copy()
-
-    def is_terminal(self, states: np.ndarray) -> np.ndarray:
-        """``(B,)`` bool: the game is over (only without autoreset)."""
-        return states[:, K.PLAYER] < 0
-
-    def legal_mask(self, states: np.ndarray) -> np.ndarray:
-        """``(B, 173)`` bool: the legal actions of the player to move."""
-        mask = np.zeros((len(states), K.NUM_ACTIONS), dtype=bool)
-        B.legal_mask(states, mask)
-        return mask
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
