@@ -50,6 +50,21 @@ def win_rewards(row, n, out):
 
 
 @jit
+def record_end(row, i, n, max_turns, rewards, done, cut, scores):
+    """If the game in ``row`` is over or has reached ``max_turns``, record game ``i``'s
+    flags, scores and R22 rewards and return True; else change nothing and return False."""
+    over = row[K.CUR] < 0
+    if not over and row[K.TURN] < max_turns:
+        return False
+    done[i] = over
+    cut[i] = not over
+    for s in range(n):
+        scores[i, s] = K.score(row, s)
+    win_rewards(row, n, rewards[i])
+    return True
+
+
+@jit
 def step_batch(
     states, actions, active, autoreset, max_turns, initial, tables, rewards, done, cut, scores
 ):
@@ -62,15 +77,8 @@ def step_batch(
             continue
         row = states[i]
         K.apply_action(row, actions[i], nbr, rays, prm, shapes)
-        over = row[K.CUR] < 0
-        if over or row[K.TURN] >= max_turns:
-            done[i] = over
-            cut[i] = not over
-            for s in range(n):
-                scores[i, s] = K.score(row, s)
-            win_rewards(row, n, rewards[i])
-            if autoreset:
-                row[:] = initial
+        if record_end(row, i, n, max_turns, rewards, done, cut, scores) and autoreset:
+            row[:] = initial
 
 
 @jit
@@ -179,11 +187,5 @@ def play_opponents(states, seats, active, greedy, max_turns, tables, rewards, do
             else:
                 action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
             K.apply_action(row, action, nbr, rays, prm, shapes)
-            over = row[K.CUR] < 0
-            if over or row[K.TURN] >= max_turns:
-                done[i] = over
-                cut[i] = not over
-                for s in range(n):
-                    scores[i, s] = K.score(row, s)
-                win_rewards(row, n, rewards[i])
+            if record_end(row, i, n, max_turns, rewards, done, cut, scores):
                 break
