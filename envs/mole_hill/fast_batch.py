@@ -32,6 +32,20 @@ def first_illegal(states, actions, active):
 
 
 @jit
+def record_end(row, i, rewards, done, scores):
+    """If the game in ``row`` is over, record game ``i``'s flag, scores and +1/-1/0
+    rewards and return True; else change nothing and return False."""
+    if row[K.PLAYER] >= 0:
+        return False
+    s0, s1 = row[K.SCORES], row[K.SCORES + 1]
+    done[i] = True
+    scores[i, 0], scores[i, 1] = s0, s1
+    rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
+    rewards[i, 1] = -rewards[i, 0]
+    return True
+
+
+@jit
 def step(states, actions, active, autoreset, random_flowers, red, white, rewards, done, scores):
     """Apply one legal action per active game; score and (optionally) restart the
     games that end."""
@@ -40,14 +54,8 @@ def step(states, actions, active, autoreset, random_flowers, red, white, rewards
             continue
         row = states[i]
         K.apply_action(row, actions[i])
-        if row[K.PLAYER] < 0:
-            s0, s1 = row[K.SCORES], row[K.SCORES + 1]
-            done[i] = True
-            scores[i, 0], scores[i, 1] = s0, s1
-            rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
-            rewards[i, 1] = -rewards[i, 0]
-            if autoreset:
-                reset(row, random_flowers, red, white)
+        if record_end(row, i, rewards, done, scores) and autoreset:
+            reset(row, random_flowers, red, white)
 
 
 @jit
@@ -82,12 +90,7 @@ def play_opponents(states, seats, active, greedy, rewards, done, scores):
             else:
                 action = K.random_action(row, buffer)
             K.apply_action(row, action)
-            if row[K.PLAYER] < 0:
-                s0, s1 = row[K.SCORES], row[K.SCORES + 1]
-                done[i] = True
-                scores[i, 0], scores[i, 1] = s0, s1
-                rewards[i, 0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
-                rewards[i, 1] = -rewards[i, 0]
+            record_end(row, i, rewards, done, scores)
 
 
 @jit
