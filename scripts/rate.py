@@ -10,8 +10,9 @@ the reference models) in the other seats, every seating of every mix (seats bala
 ``baselines/reference_models``); only the newcomer's rating is fitted, so it lands on the
 ladder's scale: Plackett-Luce ``mu`` from the full finishing orders (``openskill``) with its
 95% interval, and for 2 players also the maximum-likelihood Elo with its interval. Prints
-the ladder with the newcomer placed in it, its share of sole first places and mean rank
-against each mix, and the CPU time. ``--against SPEC`` (repeatable) instead reports the
+the ladder with the newcomer placed in it, its share of sole first places, mean rank and
+score (the share of the other seats it finished ahead of, ties half: with 2 players wins
+plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable) instead reports the
 agent's placements against that one opponent in every other seat (e.g. two random agents).
 Needs the ``train`` extra (openskill).
 """
@@ -55,17 +56,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
+
+
 def _placement_line(label: str, placement) -> str:
     low, high = placement.interval()
+    score_low, score_high = placement.score_interval()
     return (
         f"{label:<44}{placement.games:>6}  {placement.first_share:.2f} [{low:.2f}, {high:.2f}]"
         f"{placement.mean_rank:>8.2f}"
+        f"     {placement.score:.2f} [{score_low:.2f}, {score_high:.2f}]"
     )
 
 
 def rate_against(args: argparse.Namespace, players: int) -> None:
     """Placements of the agent against each ``--against`` field."""
-    print(f"{'opponents (every other seat)':<44}{'games':>6}  1st share [95%]   mean rank")
+    print(f"{'opponents (every other seat)':<44}{PLACEMENT_HEADER}")
     for opponent in args.against:
         result = play_lineups(
             args.game,
@@ -102,7 +108,7 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
         for i, m in enumerate(members)
     }
     rating = result.ratings(fixed=fixed)[0]
-    print(f"{'opponents (mix)':<44}{'games':>6}  1st share [95%]   mean rank")
+    print(f"{'opponents (mix)':<44}{PLACEMENT_HEADER}")
     for lineup in designs:
         label = " + ".join(specs[i] for i in lineup[1:])
         print(_placement_line(label, result.placements(lineup)[0]))

@@ -36,7 +36,7 @@ from tabletop_zoo.baselines.evaluation.ratings import (
     finishing_ranks,
     plackett_luce_ratings,
 )
-from tabletop_zoo.baselines.evaluation.stats import wilson_interval
+from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec
 
@@ -45,6 +45,7 @@ __all__ = [
     "SeatedGame",
     "SeatedResult",
     "lineups",
+    "pairwise_score",
     "play_lineups",
     "plot_ratings",
     "seat_permutations",
@@ -90,12 +91,18 @@ class SeatedGame:
 
 @dataclass(frozen=True)
 class Placement:
-    """How one agent placed: games, sole first places, mean rank."""
+    """How one agent placed: games, sole first places, mean rank, pairwise score.
+
+    ``game_scores`` holds, per game, the share of the other seats the agent finished ahead
+    of, a tie counting half (:func:`pairwise_score`): with 2 players 1 win, 0.5 draw, 0
+    loss, so :attr:`score` is the usual "wins plus half the draws".
+    """
 
     agent: str
     games: int
     firsts: int
     mean_rank: float
+    game_scores: tuple[float, ...] = ()
 
     @property
     def first_share(self) -> float:
@@ -105,6 +112,27 @@ class Placement:
     def interval(self) -> tuple[float, float]:
         """Wilson 95% interval of :attr:`first_share`."""
         return wilson_interval(self.firsts, self.games)
+
+    @property
+    def score(self) -> float:
+        """Mean pairwise score (see the class docstring); nan without games."""
+        return float(np.mean(self.game_scores)) if self.game_scores else float("nan")
+
+    def score_interval(self) -> tuple[float, float]:
+        """Normal-approximation 95% interval of :attr:`score` over games, within [0, 1]."""
+        n = len(self.game_scores)
+        if n < 2:
+            return (0.0, 1.0)
+        half = Z_95 * float(np.std(self.game_scores, ddof=1)) / np.sqrt(n)
+        return (max(0.0, self.score - half), min(1.0, self.score + half))
+
+
+def pairwise_score(ranks: Sequence[int], seat: int) -> float:
+    """Share of the other seats that ``seat`` finished ahead of (a shared rank counts
+    half): 1 for a sole winner, 0 for a sole last place, 0.5 for a 2-player draw."""
+    others = [r for s, r in enumerate(ranks) if s != seat]
+    mine = ranks[seat]
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
 @dataclass
@@ -123,7 +151,7 @@ class SeatedResult:
         wanted = None if lineup is None else sorted(lineup)
         out = []
         for index, name in enumerate(self.agents):
-            firsts, ranks = 0, []
+            firsts, ranks, scores = 0, [], []
             for game in self.games:
                 if wanted is not None and sorted(game.seats) != wanted:
                     continue
@@ -131,9 +159,10 @@ class SeatedResult:
                 for seat, agent in enumerate(game.seats):
                     if agent == index:
                         ranks.append(game_ranks[seat])
+                        scores.append(pairwise_score(game_ranks, seat))
                         firsts += game.returns[seat] > 0
             mean = float(np.mean(ranks)) if ranks else float("nan")
-            out.append(Placement(name, len(ranks), int(firsts), mean))
+            out.append(Placement(name, len(ranks), int(firsts), mean, tuple(scores)))
         return out
 
     def placed_games(self) -> list[PlacedGame]:

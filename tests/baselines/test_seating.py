@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, seat_permutations
+from tabletop_zoo.baselines.evaluation.seating import (
+    SeatedGame,
+    SeatedResult,
+    lineups,
+    pairwise_score,
+    play_lineups,
+    seat_permutations,
+)
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import extended
 
@@ -80,3 +87,27 @@ def test_play_lineups_refuses_bad_line_ups() -> None:
         play_lineups("nim", ["random"], [(0, 1)], num_players=2)
     with extended(NIM_SPEC), pytest.raises(InvalidOptionError):
         play_lineups("nim", ["random", "random"], [(0, 1)], num_players=2, rounds=0)
+
+
+def test_pairwise_score_counts_the_seats_finished_ahead_of_ties_half() -> None:
+    assert pairwise_score((1, 2, 2), 0) == 1.0  # sole first: ahead of both
+    assert pairwise_score((1, 2, 2), 1) == 0.25  # behind seat 0, level with seat 2
+    assert pairwise_score((1, 1), 0) == pairwise_score((1, 1), 1) == 0.5  # a draw
+    assert pairwise_score((1, 1, 3), 2) == 0.0
+    assert pairwise_score((2, 1, 3, 4), 0) == 2 / 3
+
+
+def test_placement_score_is_wins_plus_half_the_draws_with_two_players() -> None:
+    result = SeatedResult("nim", 2, ["a", "b"])
+    result.games += [
+        SeatedGame((0, 1), (1.0, -1.0), (3, 1)),  # a wins
+        SeatedGame((1, 0), (0.0, 0.0), (2, 2)),  # draw
+        SeatedGame((0, 1), (-1.0, 1.0), (0, 4)),  # a loses
+        SeatedGame((1, 0), (-1.0, 1.0), (1, 5)),  # a wins from seat 1
+    ]
+    a, b = result.placements()
+    assert a.firsts == 2 and a.first_share == 0.5
+    assert a.score == (1 + 0.5 + 0 + 1) / 4 and b.score == 1 - a.score
+    low, high = a.score_interval()
+    assert 0.0 <= low < a.score < high <= 1.0
+    assert SeatedResult("nim", 2, ["a", "b"]).placements()[0].score_interval() == (0.0, 1.0)
