@@ -12,8 +12,9 @@ ladder's scale: Plackett-Luce ``mu`` from the full finishing orders (``openskill
 95% interval, and for 2 players also the maximum-likelihood Elo with its interval. Prints
 the ladder with the newcomer placed in it, its share of sole first places, mean rank and
 score (the share of the other seats it finished ahead of, ties half: with 2 players wins
-plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable) instead reports the
-agent's placements against that one opponent in every other seat (e.g. two random agents).
+plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable)
+instead reports the agent's placements against that one opponent in every other seat
+(e.g. two random agents).
 Needs the ``train`` extra (openskill).
 """
 
