@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="actions per self-play game; a game still running ends there, scored as it stands",
     )  # fmt: skip
     p.add_argument(
+        "--score-weight", type=float, default=d.score_weight,
+        help="share of tanh(score margin / --score-scale) in the value of a finished game "
+        "(0: win / draw / loss only)",
+    )  # fmt: skip
+    p.add_argument("--score-scale", type=float, default=d.score_scale)
+    p.add_argument(
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
         help="rules option of the game (repeatable); values parsed as JSON if possible",
     )  # fmt: skip
@@ -92,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             buffer_size=args.buffer_size,
             temperature_moves=args.temperature_moves,
             max_moves=args.max_moves,
+            score_weight=args.score_weight,
+            score_scale=args.score_scale,
             game_options=options,
         ).check()
     except ValueError as exc:

@@ -8,6 +8,10 @@ network plays every seat of a 2-4 player game. Playing needs NumPy only; trainin
 (:mod:`tabletop_zoo.baselines.training.alphazero`) needs torch.
 
 Spec: ``az:PATH`` or ``az:PATH:SIMS`` (default :data:`DEFAULT_SIMULATIONS` simulations).
+
+The value of a finished game is the engine's result (+1 sole winner, 0 tied winners, -1
+others), optionally mixed with the score margin (:func:`game_values`): a network trained
+with ``score_weight`` (kept in its ``meta["config"]``) searches with the same values.
 """
 
 from __future__ import annotations
@@ -23,10 +27,36 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec
+from tabletop_zoo.envs.results import score_margins, win_returns
 
-__all__ = ["DEFAULT_SIMULATIONS", "AlphaZeroAgent", "NetworkEvaluator", "model_shape"]
+__all__ = [
+    "DEFAULT_SIMULATIONS",
+    "AlphaZeroAgent",
+    "NetworkEvaluator",
+    "game_values",
+    "model_shape",
+]
 
 DEFAULT_SIMULATIONS = 64
+
+
+def game_values(state: Any, score_weight: float = 0.0, score_scale: float = 5.0) -> np.ndarray:
+    """Value of every seat (absolute order, in ``[-1, 1]``) of a finished or cut game.
+
+    ``(1 - score_weight) * result + score_weight * tanh(margin / score_scale)``: the result
+    is the engine's ``returns()`` (a game cut before its end: :func:`win_returns` of the
+    scores as they stand, as the envs score a truncated game) and the margin each seat's
+    score minus the best other score. ``score_weight=0`` is the plain result; a weight
+    tells a narrow win from a wide one and a draw from a near-win, which the result alone
+    does not (many Mole Hill games between good players are drawn).
+    """
+    result = np.asarray(
+        state.returns() if state.is_terminal() else win_returns(state.scores()), np.float64
+    )
+    if not score_weight:
+        return result
+    margin = np.tanh(np.asarray(score_margins(state.scores()), np.float64) / score_scale)
+    return (1.0 - score_weight) * result + score_weight * margin
 
 
 def model_shape(meta: dict[str, Any]) -> SimpleNamespace:
@@ -125,8 +155,15 @@ class AlphaZeroAgent:
         self.model = model_shape(net.meta)
         self.evaluator = NetworkEvaluator(net)
         self.num_simulations = int(num_simulations)
+        trained = net.meta.get("config", {})
+        weight, scale = trained.get("score_weight", 0.0), trained.get("score_scale", 5.0)
         self.search = PUCTSearch(
-            self.evaluator, self.num_simulations, c_puct=c_puct, batch_size=batch_size, seed=seed
+            self.evaluator,
+            self.num_simulations,
+            c_puct=c_puct,
+            batch_size=batch_size,
+            seed=seed,
+            terminal_value=(lambda state: game_values(state, weight, scale)) if weight else None,
         )
         self.name = name or default_name
 

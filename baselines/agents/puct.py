@@ -85,6 +85,9 @@ class PUCTSearch:
         dirichlet_alpha: if set, Dirichlet noise of this concentration is mixed into the
             root priors (weight ``noise_fraction``): self-play exploration.
         seed: generator of the noise.
+        terminal_value: value of every seat at a finished position (default the engine's
+            ``returns()``); an agent trained on another value of finished games (e.g.
+            :func:`~.alphazero.game_values` with a score weight) searches with that one.
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class PUCTSearch:
         dirichlet_alpha: float | None = None,
         noise_fraction: float = 0.25,
         seed: int | None = None,
+        terminal_value: Callable[[Any], Sequence[float]] | None = None,
     ) -> None:
         if num_simulations < 1 or batch_size < 1 or c_puct < 0:
             raise ValueError("need num_simulations >= 1, batch_size >= 1 and c_puct >= 0")
@@ -106,13 +110,14 @@ class PUCTSearch:
         self.dirichlet_alpha = dirichlet_alpha
         self.noise_fraction = noise_fraction
         self.rng = np.random.default_rng(seed)
+        self.terminal_value = terminal_value or (lambda state: state.returns())
 
     def run(self, state: Any) -> PUCTNode:
         """Search from a clone of ``state``; return the root (``state`` is not changed)."""
         num_players = len(state.returns())
         root = PUCTNode(state.current_player, num_players)
         if state.is_terminal():
-            root.terminal_values = np.asarray(state.returns(), dtype=np.float64)
+            root.terminal_values = np.asarray(self.terminal_value(state), dtype=np.float64)
             return root
         priors, values = self.evaluate([state])
         root.expand(state.legal_actions(), priors[0])
@@ -153,7 +158,9 @@ class PUCTSearch:
                     child = PUCTNode(sim.current_player, len(node.value_sum))
                     node.children[index] = child
                     if sim.is_terminal():
-                        child.terminal_values = np.asarray(sim.returns(), dtype=np.float64)
+                        child.terminal_values = np.asarray(
+                            self.terminal_value(sim), dtype=np.float64
+                        )
                     break
                 sim.apply_action(node.actions[index])
                 node = child

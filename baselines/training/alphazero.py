@@ -7,9 +7,11 @@ visited move; a game still running after ``max_moves`` actions ends there and is
 it stands, as the envs score a truncated game: without a limit, a network that learned to
 avoid ending an Arktia game could self-play one game for ever). Each decision stores the
 observation planes of the seat to act, the legal
-mask, the visit distribution (policy target) and, when the game ends, the result of every
+mask, the visit distribution (policy target) and, when the game ends, the value of every
 seat relative to the seat to act (value target: the engine's returns, +1 sole winner, 0
-tied winners, -1 others). The network then takes ``updates_per_iteration`` Adam steps on
+tied winners, -1 others; with ``score_weight`` > 0 mixed with the score margin, see
+:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, which the search then also
+uses at finished positions). The network then takes ``updates_per_iteration`` Adam steps on
 minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
 visit distribution over the legal actions + mean squared value error).
 
@@ -30,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator
+from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec, new_game
-from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["AlphaZeroConfig", "AlphaZeroResult", "checkpoint_path", "train_alphazero"]
 
@@ -59,6 +60,8 @@ class AlphaZeroConfig:
     dirichlet_alpha: float = 0.3
     temperature_moves: int = 10
     max_moves: int = 500  # a self-play game ends here, scored as it stands (env truncation)
+    score_weight: float = 0.0  # share of tanh(score margin / score_scale) in the game value
+    score_scale: float = 5.0
     hidden: tuple[int, ...] = (256, 256)
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
@@ -84,6 +87,10 @@ class AlphaZeroConfig:
                 f"checkpoint_seconds must be > 0 (or None: no checkpoints), got "
                 f"{self.checkpoint_seconds}"
             )
+        if not 0.0 <= self.score_weight <= 1.0:
+            raise InvalidOptionError(f"score_weight must be in [0, 1], got {self.score_weight}")
+        if not self.score_scale > 0:
+            raise InvalidOptionError(f"score_scale must be > 0, got {self.score_scale}")
         if not self.hidden or min(self.hidden) < 1:
             raise InvalidOptionError(f"hidden must be layer sizes >= 1, got {self.hidden}")
         return dataclasses.replace(self, num_players=players)
@@ -165,8 +172,7 @@ def _self_play_episode(
         state.apply_action(action)
         moves += 1
     # a game cut at max_moves is scored as it stands, as the envs score a truncated game
-    final = state.returns() if state.is_terminal() else win_returns(state.scores())
-    returns = np.asarray(final, dtype=np.float32)
+    returns = game_values(state, cfg.score_weight, cfg.score_scale).astype(np.float32)
     return [
         (planes, mask, target, returns[[(seat + k) % n for k in range(n)]])
         for planes, mask, target, seat in records
@@ -213,6 +219,11 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
             batch_size=cfg.search_batch,
             dirichlet_alpha=cfg.dirichlet_alpha,
             seed=int(rng.integers(2**31)),
+            terminal_value=(
+                (lambda s: game_values(s, cfg.score_weight, cfg.score_scale))
+                if cfg.score_weight
+                else None
+            ),
         )
         for _ in range(cfg.games_per_iteration):
             state = game.new_initial_state(int(rng.integers(2**31)))

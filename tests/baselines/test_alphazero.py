@@ -228,3 +228,56 @@ def test_self_play_games_end_at_max_moves_scored_as_they_stand(tmp_path) -> None
     expected = win_returns(state.scores())  # absolute seats
     for _planes, _mask, _target, relative in records:
         assert sorted(relative.tolist()) == sorted(expected)
+
+
+class _Finished:
+    """A stand-in engine state: finished (or cut) with a given score line."""
+
+    def __init__(self, scores, terminal=True):
+        self._scores, self._terminal = list(scores), terminal
+
+    def is_terminal(self):
+        return self._terminal
+
+    def scores(self):
+        return self._scores
+
+    def returns(self):
+        best = max(self._scores)
+        sole = self._scores.count(best) == 1
+        return [(1.0 if sole else 0.0) if s == best else -1.0 for s in self._scores]
+
+
+def test_game_values_mix_the_result_with_the_score_margin() -> None:
+    from tabletop_zoo.baselines.agents.alphazero import game_values
+
+    # 6 to 4: result +1 / -1, margins +2 / -2; weight 0.5, scale 2: 0.5 + 0.5 tanh(1)
+    values = game_values(_Finished([6, 4]), score_weight=0.5, score_scale=2.0)
+    assert values.tolist() == pytest.approx([0.5 + 0.5 * np.tanh(1.0), -0.5 - 0.5 * np.tanh(1.0)])
+    assert game_values(_Finished([6, 4])).tolist() == [1.0, -1.0]  # weight 0: the result
+    assert game_values(_Finished([3, 3]), 0.5).tolist() == [0.0, 0.0]  # a draw stays 0
+    # a game cut while running: result by the scores as they stand (2, 5, 5: two tied
+    # leaders get 0, the third -1), margins -3, 0, 0
+    cut = game_values(_Finished([2, 5, 5], terminal=False), score_weight=1.0, score_scale=3.0)
+    assert cut.tolist() == pytest.approx([np.tanh(-1.0), 0.0, 0.0])
+
+
+def test_a_network_trained_with_a_score_weight_searches_with_it(tmp_path) -> None:
+    pytest.importorskip("torch")
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+
+    with pytest.raises(InvalidOptionError, match="score_weight must be in"):
+        AlphaZeroConfig(game="mole_hill", score_weight=1.5).check()
+    with pytest.raises(InvalidOptionError, match="score_scale must be > 0"):
+        AlphaZeroConfig(game="mole_hill", score_scale=0).check()
+    config = AlphaZeroConfig(game="mole_hill", out=str(tmp_path / "s.npz"), iterations=1,
+                             games_per_iteration=1, num_simulations=4, updates_per_iteration=1,
+                             train_batch=8, hidden=(8,), score_weight=0.5,
+                             score_scale=2.0)  # fmt: skip
+    result = train_alphazero(config, log=lambda _: None)
+    agent = make_agent(f"az:{result.path}:4", seed=0)
+    assert agent.search.terminal_value(_Finished([6, 4])) == pytest.approx(
+        [0.5 + 0.5 * np.tanh(1.0), -0.5 - 0.5 * np.tanh(1.0)]
+    )
+    plain = make_agent(f"az:{_net('mole_hill', 2, [0.0, 0.0]).save(tmp_path / 'p.npz')}:4")
+    assert plain.search.terminal_value(_Finished([6, 4])) == [1.0, -1.0]
