@@ -28,11 +28,11 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
+from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, plot_ratings
 from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
 from tabletop_zoo.envs.registry import GAMES
@@ -94,7 +94,7 @@ def add_model(args: argparse.Namespace) -> None:
 def fit_ladder(args: argparse.Namespace) -> None:
     """Play the ladder's tables and write the members' ratings."""
     members = [s.strip() for s in args.members.split(",") if s.strip()]
-    start = time.process_time()
+    start = cpu_seconds()
     result = play_lineups(
         args.game,
         members,
@@ -103,6 +103,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
         num_players=args.num_players,
         seed=args.seed,
         random_opening=args.random_opening,
+        workers=args.workers,
     )
     ratings = result.ratings()
     entry = {
@@ -111,7 +112,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
         "games": len(result.games),
         "random_opening": args.random_opening,
         "command": "python scripts/make_reference.py " + " ".join(sys.argv[1:]),
-        "cpu_minutes": round((time.process_time() - start) / 60, 1),
+        "cpu_minutes": round((cpu_seconds() - start) / 60, 1),
         "scale": "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma",
         "members": {},
     }
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the first K actions of every game are random (needed when two members are "
         "deterministic and the game has no chance); rate.py uses the same K on this ladder",
     )  # fmt: skip
+    ladder.add_argument("--workers", type=int, default=1, help="processes playing games")
     ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
     args = parser.parse_args(argv)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)

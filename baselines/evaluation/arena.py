@@ -10,25 +10,51 @@ Example (``game`` is any name of ``tabletop_zoo.envs.registry.GAMES``)::
     print(result.returns, result.scores, result.num_steps)
 
 Every match of the evaluation layer (tournaments, training evaluations) and the terminal
-game of ``scripts/play.py`` is a :func:`play_game` call.
+game of ``scripts/play.py`` is a :func:`play_game` call. Tournaments and seated matches
+describe each game as a task (:data:`GameTask`) and play them with :func:`play_tasks`, in
+this process or in worker processes, with the same results either way: every game and
+agent is seeded from the task, and an agent that loads a model is built once per process
+(:func:`seeded_agent`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, make_raw_env
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["GAMES", "GameResult", "agent_seeds", "live_state", "make_env", "play_game"]
+__all__ = [
+    "GAMES",
+    "INTERACTIVE_SPECS",
+    "MODEL_KINDS",
+    "GameResult",
+    "GameTask",
+    "agent_seeds",
+    "cpu_seconds",
+    "forget_model_agents",
+    "live_state",
+    "make_env",
+    "play_game",
+    "play_task",
+    "play_tasks",
+    "seeded_agent",
+]
+
+MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
+INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
+
+GameTask = tuple[str, int, dict[str, Any], list[str], int, int]
+"""One game to play: ``(game, num_players, env_options, agent spec per seat, game_seed,
+random_opening)``."""
 
 
 @dataclass
@@ -137,3 +163,80 @@ def play_game(
     scores = [int(s) for s in state.scores()]
     returns = list(state.returns()) if state.is_terminal() else win_returns(scores)
     return GameResult(returns=[float(r) for r in returns], scores=scores, num_steps=num_steps)
+
+
+# Per-process caches (each worker process of a parallel match has its own).
+_ENVS: dict[tuple[str, int, str], Any] = {}
+_MODEL_AGENTS: dict[str, Any] = {}
+
+
+def seeded_agent(spec: str, seed: int) -> Any:
+    """The agent of ``spec`` seeded with ``seed``: a fresh one, except agents that load a
+    model (:data:`MODEL_KINDS`), built once per process and spec (:func:`play_game` re-seeds
+    every agent at the start of each game anyway). ``human`` is refused."""
+    if spec.strip().lower() in INTERACTIVE_SPECS:
+        raise InvalidOptionError(
+            f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
+            "scripts/play.py, not in automatic matches"
+        )
+    if spec.strip().partition(":")[0].lower() in MODEL_KINDS:
+        if spec not in _MODEL_AGENTS:
+            _MODEL_AGENTS[spec] = make_agent(spec, seed=seed)
+        return _MODEL_AGENTS[spec]
+    return make_agent(spec, seed=seed)
+
+
+def forget_model_agents() -> None:
+    """Drop this process's model agents (a model file may have changed since)."""
+    _MODEL_AGENTS.clear()
+
+
+def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
+    """Play one :data:`GameTask`; return ``(returns, scores, num_steps)``."""
+    game, num_players, env_options, seat_specs, game_seed, random_opening = task
+    key = (game, num_players, repr(sorted(env_options.items())))  # options may be unhashable
+    if key not in _ENVS:
+        _ENVS[key] = make_env(game, num_players=num_players, **env_options)
+    seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
+    agents = [seeded_agent(spec, int(s)) for spec, s in zip(seat_specs, seeds, strict=True)]
+    result = play_game(_ENVS[key], agents, seed=game_seed, random_opening=random_opening)
+    return list(result.returns), list(result.scores), int(result.num_steps)
+
+
+def _one_torch_thread() -> None:
+    """Worker initialiser: one torch thread per process (PPO agents)."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # torch only matters for PPO agents
+        pass
+
+
+def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
+    """Yield :func:`play_task` of every task, in order: in this process (``workers=1``) or
+    in ``workers`` processes (spawned, one torch thread each). Closing the generator (or
+    running it to the end) shuts the processes down."""
+    if workers == 1:
+        yield from map(play_task, tasks)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_torch_thread
+    )
+    try:
+        yield from pool.map(play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished worker processes
+    (:func:`play_tasks` with ``workers > 1``): the honest cost of a match."""
+    import resource
+    import time
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime

@@ -27,9 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.evaluation.arena import check_random_opening, make_env, play_game
+from tabletop_zoo.baselines.evaluation.arena import (
+    check_random_opening,
+    forget_model_agents,
+    make_env,
+    play_tasks,
+    seeded_agent,
+)
 from tabletop_zoo.baselines.evaluation.ratings import (
     PlacedGame,
     Rating,
@@ -50,8 +55,6 @@ __all__ = [
     "plot_ratings",
     "seat_permutations",
 ]
-
-CACHED_KINDS = ("ppo", "az", "ref")  # agents that load a model: built once per spec
 
 
 def seat_permutations(lineup: Sequence[int]) -> list[tuple[int, ...]]:
@@ -224,27 +227,6 @@ def plot_ratings(
     return save_figure(fig, path)
 
 
-def _agent_builder() -> Callable[[str, int], Any]:
-    """Fresh seeded agents, except model agents (built once per spec)."""
-    cache: dict[str, Any] = {}
-
-    def build(spec: str, seed: int) -> Any:
-        kind = spec.strip().partition(":")[0].lower()
-        if kind == "human":
-            raise InvalidOptionError("'human' waits for a person: not for automatic matches")
-        if kind in CACHED_KINDS:
-            if spec not in cache:
-                cache[spec] = make_agent(spec, seed=seed)
-            agent = cache[spec]
-            reset = getattr(agent, "reset", None)
-            if callable(reset):
-                reset(seed=seed)
-            return agent
-        return make_agent(spec, seed=seed)
-
-    return build
-
-
 def play_lineups(
     game: str,
     agent_specs: Sequence[str],
@@ -255,12 +237,14 @@ def play_lineups(
     env_kwargs: dict[str, Any] | None = None,
     on_game: Callable[[SeatedGame], None] | None = None,
     random_opening: int = 0,
+    workers: int = 1,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
     ``agent_specs`` are :func:`~tabletop_zoo.baselines.agents.make_agent` specs; a line-up
     holds indices into them. Every game and agent is seeded from ``seed`` and the game's
-    number, so a run is reproducible. ``random_opening``: the first that many actions of
+    number, so a run is reproducible, and ``workers > 1`` (games played in that many
+    processes) gives the same games. ``random_opening``: the first that many actions of
     every game are random (see :func:`~.arena.play_game`).
     """
     spec = get_spec(game)
@@ -269,28 +253,36 @@ def play_lineups(
     check_random_opening(random_opening)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InvalidOptionError(f"rounds must be an integer >= 1, got {rounds!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidOptionError(f"workers must be an integer >= 1, got {workers!r}")
     for lineup in designs:
         if len(lineup) != players or not all(0 <= a < len(agent_specs) for a in lineup):
             raise InvalidOptionError(
                 f"line-up {tuple(lineup)} needs {players} agent indices in "
                 f"0..{len(agent_specs) - 1}"
             )
-    env = make_env(game, num_players=players, **(env_kwargs or {}))
-    build = _agent_builder()
+    env_options = dict(env_kwargs or {})
+    env = make_env(game, num_players=players, **env_options)
+    forget_model_agents()  # a model file may have changed since an earlier call
     for agent_spec in agent_specs:  # bad spec or a model for another game: fail up front
-        check_agent_fits(build(agent_spec, 0), env, agent_spec)
+        check_agent_fits(seeded_agent(agent_spec, 0), env, agent_spec)
+    env.close()
     from tabletop_zoo.baselines.evaluation.report import display_names
 
     result = SeatedResult(game, players, display_names(agent_specs), random_opening=random_opening)
     schedule = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
     game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(schedule)))
-    for seats, game_seed in zip(schedule, game_seeds, strict=False):
-        agent_seeds = np.random.SeedSequence(int(game_seed)).generate_state(players)
-        agents = [build(agent_specs[a], int(s)) for a, s in zip(seats, agent_seeds, strict=True)]
-        outcome = play_game(env, agents, seed=int(game_seed), random_opening=random_opening)
-        record = SeatedGame(seats, tuple(outcome.returns), tuple(outcome.scores))
-        result.games.append(record)
-        if on_game is not None:
-            on_game(record)
-    env.close()
+    tasks = [
+        (game, players, env_options, [agent_specs[a] for a in seats], int(s), random_opening)
+        for seats, s in zip(schedule, game_seeds, strict=False)
+    ]
+    outcomes = play_tasks(tasks, workers)
+    try:
+        for seats, (returns, scores, _steps) in zip(schedule, outcomes, strict=True):
+            record = SeatedGame(seats, tuple(returns), tuple(scores))
+            result.games.append(record)
+            if on_game is not None:
+                on_game(record)
+    finally:
+        outcomes.close()
     return result

@@ -31,10 +31,17 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
-from tabletop_zoo.baselines.evaluation.arena import check_random_opening, make_env, play_game
+from tabletop_zoo.baselines.evaluation.arena import (
+    check_random_opening,
+    forget_model_agents,
+    make_env,
+    play_game,
+    play_task,
+    play_tasks,
+    seeded_agent,
+)
 from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
@@ -55,8 +62,6 @@ __all__ = [
 ]
 
 BACKENDS = ("local", "ray")  # where round_robin plays its games
-MODEL_SPECS = ("ppo", "rllib")  # agents loaded from files: one per process, cached
-INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 
 def seating(num_players: int, game_index: int) -> list[int]:
@@ -177,49 +182,6 @@ class TournamentResult:
         return report.plot_tournament(self, path)
 
 
-# Per-process caches (each worker process of a parallel tournament has its own).
-_ENV_CACHE: dict[tuple[str, int, str], Any] = {}
-_MODEL_AGENT_CACHE: dict[str, Any] = {}
-
-
-def _agent(spec: str, seed: int) -> Any:
-    """A fresh seeded agent, except model agents (deterministic, costly to load): cached."""
-    if spec.strip().lower() in INTERACTIVE_SPECS:
-        raise InvalidOptionError(
-            f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
-            "scripts/play.py, not in automatic matches"
-        )
-    if spec.startswith(MODEL_SPECS):
-        if spec not in _MODEL_AGENT_CACHE:
-            _MODEL_AGENT_CACHE[spec] = make_agent(spec, seed=seed)
-        return _MODEL_AGENT_CACHE[spec]
-    return make_agent(spec, seed=seed)
-
-
-def _play_task(task: tuple) -> tuple[list[float], list[int], int]:
-    """Play one game: ``(game, num_players, env_kwargs, seat_specs, game_seed,
-    random_opening)``."""
-    game, num_players, env_kwargs, seat_specs, game_seed, random_opening = task
-    key = (game, num_players, repr(sorted(env_kwargs.items())))  # options may be unhashable
-    if key not in _ENV_CACHE:
-        _ENV_CACHE[key] = make_env(game, num_players=num_players, **env_kwargs)
-    env = _ENV_CACHE[key]
-    agent_seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
-    agents = [_agent(spec, int(s)) for spec, s in zip(seat_specs, agent_seeds, strict=True)]
-    result = play_game(env, agents, seed=game_seed, random_opening=random_opening)
-    return list(result.returns), list(result.scores), int(result.num_steps)
-
-
-def _limit_threads() -> None:
-    """Worker initialiser: one torch thread per process (PPO agents)."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # torch only matters for PPO agents
-        pass
-
-
 def _check_match_input(
     game: str, num_players: int | None, games: Any, workers: Any, seed: Any, what: str
 ) -> int:
@@ -270,10 +232,10 @@ def round_robin(
     check_random_opening(random_opening)
     env_kwargs = dict(env_kwargs or {})
     env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
-    _MODEL_AGENT_CACHE.clear()  # a model file may have changed since an earlier call
+    forget_model_agents()  # a model file may have changed since an earlier call
     # fail fast on a bad spec (listing the forms), model path or model for another game
     for spec in [*agent_specs, filler]:
-        check_agent_fits(_agent(spec, 0), env, spec)
+        check_agent_fits(seeded_agent(spec, 0), env, spec)
     env.close()
     if progress:
         from tabletop_zoo.baselines.extras import require_extra
@@ -302,38 +264,27 @@ def round_robin(
             game_seed = int(seeds[p * games + g])
             tasks.append((game, num_players, env_kwargs, seat_specs, game_seed, random_opening))
 
-    pool = None
     if backend == "ray":
-        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks
+        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
 
-        outcomes: Any = play_tasks(_play_task, tasks, address=ray_address)
-    elif workers == 1:
-        outcomes = map(_play_task, tasks)
+        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
     else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_limit_threads
-        )
-        outcomes = pool.map(_play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+        outcomes = play_tasks(tasks, workers)
+    stream = outcomes
     if progress:
         from tqdm import tqdm
 
-        outcomes = tqdm(outcomes, total=len(tasks), desc="games")
+        stream = tqdm(outcomes, total=len(tasks), desc="games")
     try:
         for (a, b, seat_names, seat_a, seat_b), (returns, scores, steps) in zip(
-            meta, outcomes, strict=True
+            meta, stream, strict=True
         ):
             record = GameRecord(a, b, seat_names, seat_a, seat_b, returns, scores, steps)
             result.games.append(record)
             if on_game is not None:
                 on_game(record)
     finally:
-        if pool is not None:
-            pool.shutdown()
-        if backend == "ray":
-            outcomes.close()  # the Ray generator: shut down the Ray instance it started
+        outcomes.close()  # the generator shuts down the worker processes or Ray
     return result
 
 
@@ -362,7 +313,7 @@ def evaluate_agent(
         opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
     ):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
-        opponent = _agent(spec, int(game_seeds[-1]))
+        opponent = seeded_agent(spec, int(game_seeds[-1]))
         outcomes: list[float] = []
         mine: list[float] = []
         theirs: list[float] = []

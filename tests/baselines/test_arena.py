@@ -6,6 +6,7 @@ import pytest
 from nim_toy import NimEnv, Scripted
 
 from tabletop_zoo.baselines import GreedyAgent, MCTSAgent, RandomAgent, make_agent
+from tabletop_zoo.baselines.evaluation import arena
 from tabletop_zoo.baselines.evaluation.arena import GameResult, make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES
@@ -124,3 +125,29 @@ def test_play_game_truncated_arktia_is_scored_as_it_stands() -> None:
     if result.scores[0] == result.scores[1]:
         expected = [0.0, 0.0]
     assert result.returns == expected
+
+
+def test_model_agents_are_built_once_per_process_and_others_fresh() -> None:
+    arena.forget_model_agents()
+    ref = arena.seeded_agent("ref:mole_hill-2p-ppo", 1)
+    assert arena.seeded_agent("ref:mole_hill-2p-ppo", 2) is ref
+    assert arena.seeded_agent("greedy", 1) is not arena.seeded_agent("greedy", 1)
+    arena.forget_model_agents()
+    assert arena.seeded_agent("ref:mole_hill-2p-ppo", 1) is not ref
+    with pytest.raises(InvalidOptionError, match="waits for a person"):
+        arena.seeded_agent("human", 0)
+
+
+def test_play_task_is_reproducible_from_its_seed() -> None:
+    task = ("mole_hill", 2, {}, ["greedy", "mcts:8"], 123, 2)
+    first = arena.play_task(task)
+    assert arena.play_task(task) == first
+    returns, scores, steps = first
+    assert len(returns) == len(scores) == 2 and steps > 2
+
+
+def test_cpu_seconds_counts_finished_worker_processes() -> None:
+    before = arena.cpu_seconds()
+    tasks = [("mole_hill", 2, {}, ["greedy", "random"], seed, 0) for seed in range(4)]
+    assert len(list(arena.play_tasks(tasks, workers=2))) == 4
+    assert arena.cpu_seconds() > before

@@ -111,3 +111,15 @@ def test_placement_score_is_wins_plus_half_the_draws_with_two_players() -> None:
     low, high = a.score_interval()
     assert 0.0 <= low < a.score < high <= 1.0
     assert SeatedResult("nim", 2, ["a", "b"]).placements()[0].score_interval() == (0.0, 1.0)
+
+
+def test_play_lineups_workers_give_the_same_games() -> None:
+    specs = ["greedy", "random", "mcts:4"]
+    serial = play_lineups("arktia", specs, [(0, 1, 2)], rounds=1, num_players=3, seed=4)
+    parallel = play_lineups(
+        "arktia", specs, [(0, 1, 2)], rounds=1, num_players=3, seed=4, workers=2
+    )
+    assert len(serial.games) == 6 and serial.games == parallel.games
+    for bad in (0, True, 1.5):
+        with pytest.raises(InvalidOptionError, match="workers must be"):
+            play_lineups("arktia", specs, [(0, 1, 2)], num_players=3, workers=bad)
