@@ -43,6 +43,7 @@ __all__ = [
     "forget_model_agents",
     "live_state",
     "make_env",
+    "one_torch_thread",
     "play_game",
     "play_task",
     "play_tasks",
@@ -203,8 +204,8 @@ def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
     return list(result.returns), list(result.scores), int(result.num_steps)
 
 
-def _one_torch_thread() -> None:
-    """Worker initialiser: one torch thread per process (PPO agents)."""
+def one_torch_thread() -> None:
+    """Worker initialiser (process pool, Ray tasks): one torch thread per process."""
     try:
         import torch
 
@@ -224,7 +225,7 @@ def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_torch_thread
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=one_torch_thread
     )
     try:
         yield from pool.map(play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from tabletop_zoo.baselines.evaluation.arena import one_torch_thread
 from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["play_tasks"]
@@ -24,12 +25,7 @@ __all__ = ["play_tasks"]
 
 def _run(play: Callable[[Any], Any], task: Any) -> Any:
     """One game inside a Ray worker (one torch thread, like the process pool)."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # torch only matters for model agents
-        pass
+    one_torch_thread()
     return play(task)
 
 
