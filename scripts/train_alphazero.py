@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--buffer-size", type=int, default=d.buffer_size)
     p.add_argument("--temperature-moves", type=int, default=d.temperature_moves)
     p.add_argument(
+        "--gumbel", action="store_true",
+        help="self-play roots searched by Gumbel sequential halving; policy targets are its "
+        "improved policy (Danihelka et al. 2022) instead of visit counts",
+    )  # fmt: skip
+    p.add_argument("--gumbel-considered", type=int, default=d.gumbel_considered)
+    p.add_argument(
         "--max-moves", type=int, default=d.max_moves,
         help="actions per self-play game; a game still running ends there, scored as it stands",
     )  # fmt: skip
@@ -97,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             train_batch=args.train_batch,
             buffer_size=args.buffer_size,
             temperature_moves=args.temperature_moves,
+            gumbel=args.gumbel,
+            gumbel_considered=args.gumbel_considered,
             max_moves=args.max_moves,
             score_weight=args.score_weight,
             score_scale=args.score_scale,

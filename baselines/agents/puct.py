@@ -130,6 +130,73 @@ class PUCTSearch:
             done += self._simulate_batch(root, state, self.num_simulations - done)
         return root
 
+    def run_gumbel(
+        self,
+        state: Any,
+        num_considered: int = 16,
+        c_visit: float = 50.0,
+        c_scale: float = 0.1,
+    ) -> tuple[PUCTNode, int, np.ndarray]:
+        """Gumbel root search for self-play (Danihelka et al., "Policy improvement by planning
+        with Gumbel", ICLR 2022), PUCT below the root.
+
+        Draws Gumbel noise ``g`` per legal root action, keeps the ``num_considered`` actions
+        with the largest ``g + log prior`` and shares the simulations among them by
+        sequential halving (each round visits every remaining action equally, then keeps
+        the better half by ``g + log prior + sigma(q)``). Returns the root, the index (into
+        ``root.actions``) of the action to play (the best remaining one: a sample of the
+        improved policy) and the improved policy over ``root.actions``,
+        ``softmax(log prior + sigma(completed q))``: the policy target, which improves on
+        the prior even with few simulations, unlike visit counts. ``q`` is the root
+        seat's mean value of a child mapped to ``[0, 1]``; unvisited children get the mix
+        of the root's own value and the visited children's values; ``sigma(q) = (c_visit +
+        max visits) * c_scale * q``. No Dirichlet noise is used.
+        """
+        if state.is_terminal():
+            raise ValueError("run_gumbel needs a position with a move to make")
+        seat = state.current_player
+        root = PUCTNode(seat, len(state.returns()))
+        priors, values = self.evaluate([state])
+        root.expand(state.legal_actions(), priors[0])
+        root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
+        n = len(root.actions)
+        logits = np.log(np.maximum(root.priors, 1e-12))
+        gumbel = self.rng.gumbel(size=n)
+        remaining = [int(i) for i in np.argsort(-(gumbel + logits), kind="stable")]
+        remaining = remaining[: min(num_considered, n)]
+        phases = max(1, math.ceil(math.log2(len(remaining))))
+
+        def sigma(q: np.ndarray) -> np.ndarray:
+            return (c_visit + root.child_visits.max()) * c_scale * q
+
+        def child_q() -> np.ndarray:  # root seat's mean value per child, in [0, 1]
+            visits = np.maximum(root.child_visits, 1)
+            return (root.child_values[:, seat] / visits + 1.0) / 2.0
+
+        spent = 0
+        for phase in range(phases):
+            left = self.num_simulations - spent
+            rounds = max(1, left // ((phases - phase) * len(remaining)))
+            forced = [a for _ in range(rounds) for a in remaining]
+            done = 0
+            while done < len(forced):
+                done += self._simulate_batch(root, state, len(forced) - done, forced[done:])
+            spent += len(forced)
+            if len(remaining) > 1:
+                score = gumbel[remaining] + logits[remaining] + sigma(child_q()[remaining])
+                keep = math.ceil(len(remaining) / 2) if phase < phases - 1 else 1
+                remaining = [remaining[i] for i in np.argsort(-score, kind="stable")[:keep]]
+        visited = root.child_visits > 0
+        q = child_q()
+        root_value = (float(values[0][seat]) + 1.0) / 2.0
+        weights = root.priors[visited]
+        mixed = float(weights @ q[visited] / weights.sum()) if visited.any() else root_value
+        total = root.child_visits.sum()
+        completed = np.where(visited, q, (root_value + total * mixed) / (1.0 + total))
+        improved = logits + sigma(completed)
+        policy = np.exp(improved - improved.max())
+        return root, remaining[0], policy / policy.sum()
+
     # ------------------------------------------------------------------ internals
     def _select(self, node: PUCTNode) -> int:
         """Index of the child the seat to act at ``node`` explores next."""
@@ -140,15 +207,24 @@ class PUCTSearch:
         u = self.c_puct * node.priors * math.sqrt(visits.sum() + 1) / (1 + visits)
         return int(np.argmax(q + u))
 
-    def _simulate_batch(self, root: PUCTNode, state: Any, budget: int) -> int:
-        """Descend up to ``min(batch_size, budget)`` times; evaluate the new leaves together."""
+    def _simulate_batch(
+        self, root: PUCTNode, state: Any, budget: int, forced: Sequence[int] | None = None
+    ) -> int:
+        """Descend up to ``min(batch_size, budget)`` times; evaluate the new leaves together.
+
+        ``forced[k]``: the root child (an index into ``root.actions``) descent ``k`` takes,
+        below which it selects as usual; returns how many descents were completed (they
+        are the first ones: a collision stops the batch)."""
         pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode, Any]] = []
         finished = 0
-        for _ in range(min(self.batch_size, budget)):
+        for descent in range(min(self.batch_size, budget)):
             path: list[tuple[PUCTNode, int]] = []
             node, sim = root, state.clone()
             while True:
-                index = self._select(node)
+                if forced is not None and node is root:
+                    index = forced[descent]
+                else:
+                    index = self._select(node)
                 path.append((node, index))
                 node.child_visits[index] += 1  # virtual loss until the value is backed up
                 node.child_values[index, node.player] -= 1.0

@@ -15,6 +15,12 @@ uses at finished positions). The network then takes ``updates_per_iteration`` Ad
 minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
 visit distribution over the legal actions + mean squared value error).
 
+With ``gumbel=True`` the self-play root is searched by Gumbel sequential halving
+(:meth:`~tabletop_zoo.baselines.agents.puct.PUCTSearch.run_gumbel`, PUCT below the root):
+the move played is the search's Gumbel choice (no Dirichlet noise, no temperature) and
+the policy target is its improved policy instead of the visit distribution, which gives a
+sharper target than a few dozen visits can.
+
 The network is exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.
 DenseNet` (``az:PATH`` plays it without torch). Needs the ``train`` extra (torch).
 """
@@ -59,6 +65,8 @@ class AlphaZeroConfig:
     c_puct: float = 1.5
     dirichlet_alpha: float = 0.3
     temperature_moves: int = 10
+    gumbel: bool = False  # self-play root: Gumbel sequential halving (PUCTSearch.run_gumbel)
+    gumbel_considered: int = 16  # root actions the Gumbel search considers
     max_moves: int = 500  # a self-play game ends here, scored as it stands (env truncation)
     score_weight: float = 0.0  # share of tanh(score margin / score_scale) in the game value
     score_scale: float = 5.0
@@ -77,7 +85,7 @@ class AlphaZeroConfig:
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
         positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
-        positive += ("max_moves",)
+        positive += ("max_moves", "gumbel_considered")
         positive += ("train_batch", "updates_per_iteration", "buffer_size")
         for key in positive:
             if getattr(self, key) < 1:
@@ -158,15 +166,22 @@ def _self_play_episode(
         legal = state.legal_actions()
         seat = state.current_player
         if len(legal) > 1:
-            root = search.run(state)
-            counts = root.visit_counts(num_actions)
             mask = np.zeros(num_actions, dtype=bool)
             mask[legal] = True
-            records.append((evaluator.planes([state])[0], mask, counts / counts.sum(), seat))
-            if moves < cfg.temperature_moves:
-                action = int(rng.choice(num_actions, p=counts / counts.sum()))
+            if cfg.gumbel:
+                root, chosen, improved = search.run_gumbel(state, cfg.gumbel_considered)
+                target = np.zeros(num_actions)
+                target[root.actions] = improved
+                action = int(root.actions[chosen])
             else:
-                action = int(np.argmax(counts))
+                root = search.run(state)
+                counts = root.visit_counts(num_actions)
+                target = counts / counts.sum()
+                if moves < cfg.temperature_moves:
+                    action = int(rng.choice(num_actions, p=target))
+                else:
+                    action = int(np.argmax(counts))
+            records.append((evaluator.planes([state])[0], mask, target, seat))
         else:
             action = legal[0]
         state.apply_action(action)
@@ -217,7 +232,7 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
             cfg.num_simulations,
             c_puct=cfg.c_puct,
             batch_size=cfg.search_batch,
-            dirichlet_alpha=cfg.dirichlet_alpha,
+            dirichlet_alpha=None if cfg.gumbel else cfg.dirichlet_alpha,
             seed=int(rng.integers(2**31)),
             terminal_value=(
                 (lambda s: game_values(s, cfg.score_weight, cfg.score_scale))

@@ -50,7 +50,7 @@ def perfect_evaluator(misleading_action: int | None = None):
         for s in states:
             legal = s.legal_actions()
             p = np.full(len(legal), 1.0 / len(legal))
-            if misleading_action in legal:
+            if misleading_action in legal and len(legal) > 1:
                 p = np.full(len(legal), 0.5 / (len(legal) - 1))
                 p[legal.index(misleading_action)] = 0.5
             priors.append(p)
@@ -281,3 +281,51 @@ def test_a_network_trained_with_a_score_weight_searches_with_it(tmp_path) -> Non
     )
     plain = make_agent(f"az:{_net('mole_hill', 2, [0.0, 0.0]).save(tmp_path / 'p.npz')}:4")
     assert plain.search.terminal_value(_Finished([6, 4])) == [1.0, -1.0]
+
+
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_gumbel_root_search_plays_and_targets_the_winning_move(batch_size) -> None:
+    # piles 0, 3 (take up to 4): taking all 3 (action 1 * 4 + 2 = 6) wins at once; taking
+    # 1 or 2 lets the opponent take the rest and win. The priors put half their mass on
+    # taking 1 (action 4).
+    state = NimGame(num_players=2, piles=(0, 3), max_take=4).new_initial_state()
+    search = PUCTSearch(perfect_evaluator(misleading_action=4), 32, batch_size=batch_size, seed=3)
+    root, chosen, improved = search.run_gumbel(state)
+    assert root.actions[chosen] == 6
+    assert improved.shape == (len(root.actions),) and improved.sum() == pytest.approx(1.0)
+    winning = root.actions.index(6)
+    # the improved policy moves the mass from the misleading prior to the winning move
+    assert improved[winning] > 0.9 and root.priors[winning] == 0.25
+    assert root.child_visits.sum() <= 32  # sequential halving stays within the budget
+    assert state.piles == [0, 3]
+
+
+def test_gumbel_root_search_considers_only_the_top_actions() -> None:
+    state = NimGame(num_players=2, piles=(1, 2, 4)).new_initial_state()  # 7 legal actions
+    root, _, _ = PUCTSearch(perfect_evaluator(), 16, seed=0).run_gumbel(state, num_considered=2)
+    assert int((root.child_visits > 0).sum()) == 2  # one halving between two actions
+    assert root.child_visits.sum() == 16
+
+
+def test_self_play_with_gumbel_roots_trains_on_improved_policies(tmp_path) -> None:
+    pytest.importorskip("torch")
+    from tabletop_zoo.baselines.training.alphazero import (
+        AlphaZeroConfig,
+        _self_play_episode,
+        train_alphazero,
+    )
+
+    cfg = AlphaZeroConfig(game="mole_hill", out=str(tmp_path / "g.npz"), iterations=1,
+                          games_per_iteration=1, num_simulations=8, updates_per_iteration=1,
+                          train_batch=8, hidden=(8,), gumbel=True).check()  # fmt: skip
+    train_alphazero(cfg, log=lambda _: None)
+    evaluator = NetworkEvaluator(DenseNet.load(cfg.out))
+    state = new_game("mole_hill", 2).new_initial_state(0)
+    records = _self_play_episode(state, PUCTSearch(evaluator, 8, seed=0), evaluator, cfg,
+                                 np.random.default_rng(0))  # fmt: skip
+    assert records
+    for _planes, mask, target, _value in records:
+        assert target.sum() == pytest.approx(1.0) and not target[~mask].any()
+        assert (target[mask] > 0).all()  # every legal action keeps some mass
+    with pytest.raises(InvalidOptionError, match="gumbel_considered must be >= 1"):
+        AlphaZeroConfig(game="mole_hill", gumbel=True, gumbel_considered=0).check()
