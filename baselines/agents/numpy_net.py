@@ -22,12 +22,26 @@ import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["ACTIVATIONS", "DenseNet", "masked_softmax"]
+__all__ = ["ACTIVATIONS", "DenseNet", "flush_subnormals", "masked_softmax"]
 
 ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
     "tanh": np.tanh,
 }
+
+
+def flush_subnormals(array: np.ndarray) -> np.ndarray:
+    """``array`` as float32 with its subnormal entries (``0 < |x| < 1.2e-38``) set to 0.
+
+    Weights that training never pushes (inputs that are always 0, actions that are never
+    legal) decay towards 0 under weight decay and end up subnormal. NumPy has no
+    flush-to-zero mode, and the CPU handles a matrix product with subnormal operands in
+    microcode: 16x slower on our machine. Setting them to 0 changes each output by less
+    than 1e-36.
+    """
+    out = np.array(array, dtype=np.float32)
+    out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0
+    return out
 
 
 def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -46,6 +60,9 @@ class DenseNet:
         heads: head name -> ``(weight, bias)`` applied to the trunk's output.
         activation: ``"relu"`` or ``"tanh"`` after every trunk layer.
         meta: JSON-serialisable description (game, players, shapes, training command ...).
+
+    The weights are copied as float32 with subnormal entries set to 0
+    (:func:`flush_subnormals`).
     """
 
     def __init__(
@@ -59,10 +76,8 @@ class DenseNet:
             raise InvalidOptionError(
                 f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}"
             )
-        self.trunk = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in trunk]
-        self.heads = {
-            k: (np.asarray(w, np.float32), np.asarray(b, np.float32)) for k, (w, b) in heads.items()
-        }
+        self.trunk = [(flush_subnormals(w), flush_subnormals(b)) for w, b in trunk]
+        self.heads = {k: (flush_subnormals(w), flush_subnormals(b)) for k, (w, b) in heads.items()}
         self.activation = activation
         self.meta = dict(meta)
 
