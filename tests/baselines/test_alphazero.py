@@ -329,3 +329,20 @@ def test_self_play_with_gumbel_roots_trains_on_improved_policies(tmp_path) -> No
         assert (target[mask] > 0).all()  # every legal action keeps some mass
     with pytest.raises(InvalidOptionError, match="gumbel_considered must be >= 1"):
         AlphaZeroConfig(game="mole_hill", gumbel=True, gumbel_considered=0).check()
+
+
+def test_training_flushes_subnormals_while_it_runs_and_not_after(tmp_path) -> None:
+    # Weight decay shrinks never-trained weights into the subnormal range, where matrix
+    # products are about 16x slower: training runs with flush-to-zero, and restores it.
+    torch = pytest.importorskip("torch")
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+
+    subnormal = np.array([1e-40], dtype=np.float32)
+    seen: list[float] = []
+    cfg = AlphaZeroConfig(game="mole_hill", out=str(tmp_path / "f.npz"), iterations=1,
+                          games_per_iteration=1, num_simulations=4, updates_per_iteration=1,
+                          train_batch=8, hidden=(8,))  # fmt: skip
+    train_alphazero(cfg, log=lambda _: seen.append(float((subnormal * np.float32(1))[0])))
+    assert seen == [0.0]  # flushed in NumPy during training
+    assert float((subnormal * np.float32(1))[0]) > 0.0
+    assert (torch.tensor([1e-40]) * 1.0).item() > 0.0
