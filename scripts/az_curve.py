@@ -24,7 +24,7 @@ from pathlib import Path
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.evaluation import evaluate_agent
-from tabletop_zoo.baselines.training.eval_log import curve_figure, save_curve
+from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.envs.registry import GAMES
 
 

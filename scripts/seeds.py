@@ -23,8 +23,8 @@ import csv
 import sys
 from pathlib import Path
 
+from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import across_seeds
-from tabletop_zoo.baselines.training.eval_log import curve_figure, save_curve
 
 RATE_COLUMNS = ("win_rate", "draw_rate", "loss_rate", "win_ci_low", "win_ci_high")
 

@@ -211,6 +211,35 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     return path
 
 
+def curve_figure(what: str) -> tuple[Any, Any]:
+    """A 7 x 4 inch figure and its axes for a learning curve (matplotlib on the Agg
+    backend; ``MissingExtraError`` naming ``what`` without the ``train`` extra)."""
+    return pyplot(what).subplots(figsize=(7, 4))
+
+
+def save_curve(
+    fig: Any,
+    ax: Any,
+    png_path: str | Path,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    unit_range: bool = True,
+    legend_size: str | None = None,
+) -> Path:
+    """Finish a :func:`curve_figure`: labels, title, grid, legend and (for rates) the 0-1
+    range; write the PNG at 100 dpi (creating its folder), close the figure, return the path."""
+    if unit_range:
+        ax.set_ylim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend_size)
+    return save_figure(fig, png_path)
+
+
 def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
     return save_figure(tournament_figure(result), path)

@@ -200,7 +200,7 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
     While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
     for torch and NumPy alike in this thread): weight decay shrinks the weights of
     never-legal actions and always-zero inputs into the subnormal range within about 2,000
-    updates, where every matrix product with them is about 16x slower."""
+    updates, where every matrix product with them is 11-16x slower."""
     require_extra("train", "AlphaZero training", ("torch",))
     import torch
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
-from tabletop_zoo.baselines.evaluation.report import pyplot, save_figure
+from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
 
@@ -91,35 +91,6 @@ def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
             writer.writeheader()
         for row in rows:
             writer.writerow(row.as_dict())
-
-
-def curve_figure(what: str) -> tuple[Any, Any]:
-    """A 7 x 4 inch figure and its axes for a learning curve (matplotlib on the Agg
-    backend; ``MissingExtraError`` naming ``what`` without the ``train`` extra)."""
-    return pyplot(what).subplots(figsize=(7, 4))
-
-
-def save_curve(
-    fig: Any,
-    ax: Any,
-    png_path: str | Path,
-    *,
-    xlabel: str,
-    ylabel: str,
-    title: str,
-    unit_range: bool = True,
-    legend_size: str | None = None,
-) -> Path:
-    """Finish a :func:`curve_figure`: labels, title, grid, legend and (for rates) the 0-1
-    range; write the PNG at 100 dpi (creating its folder), close the figure, return the path."""
-    if unit_range:
-        ax.set_ylim(0, 1)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=legend_size)
-    return save_figure(fig, png_path)
 
 
 def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "") -> Path:
