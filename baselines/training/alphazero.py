@@ -200,19 +200,23 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
     While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
     for torch and NumPy alike in this thread): weight decay shrinks the weights of
     never-legal actions and always-zero inputs into the subnormal range within about 2,000
-    updates, where every matrix product with them is 11-16x slower."""
+    updates, where every matrix product with them is 11-16x slower. The caller's mode is
+    restored afterwards."""
     require_extra("train", "AlphaZero training", ("torch",))
     import torch
 
+    was_flushing = float(np.float32(1e-40) * np.float32(1.0)) == 0.0  # the caller's mode
     torch.set_flush_denormal(True)
     try:
-        return _train(config.check(), log, torch)
+        return _train(config.check(), log)
     finally:
-        torch.set_flush_denormal(False)
+        torch.set_flush_denormal(was_flushing)
 
 
-def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], torch: Any) -> AlphaZeroResult:
+def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     """The training loop of :func:`train_alphazero` (``cfg`` checked)."""
+    import torch
+
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(1)
     rng = np.random.default_rng(cfg.seed)
