@@ -2,7 +2,7 @@
 
 Example::
 
-    python scripts/az_curve.py --game mole_hill --against mcts:200 --simulations 400 \
+    python scripts/lab/az_curve.py --game mole_hill --against mcts:200 --simulations 400 \
         --games-per-seat 10 --plot runs/az_curve.png runs/az_s0.npz runs/az_s1.npz
 
 For each run (the ``--out`` file of ``scripts/train_alphazero.py`` trained with
@@ -45,7 +45,7 @@ def checkpoints(run: Path) -> list[tuple[float, Path]]:
 
 def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: Path) -> None:
     """Win rate (with interval bands) against CPU minutes, one line per run."""
-    fig, ax = curve_figure("scripts/az_curve.py --plot")
+    fig, ax = curve_figure("scripts/lab/az_curve.py --plot")
     for name, points in curves.items():
         minutes = [p[0] / 60 for p in points]
         ax.plot(minutes, [p[1] for p in points], marker="o", label=name)

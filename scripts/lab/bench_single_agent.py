@@ -2,8 +2,8 @@
 
 Example::
 
-    python scripts/bench_single_agent.py --game GAME --num-players 3 --opponent random
-    python scripts/bench_single_agent.py --game GAME --num-players 3 \
+    python scripts/lab/bench_single_agent.py --game GAME --num-players 3 --opponent random
+    python scripts/lab/bench_single_agent.py --game GAME --num-players 3 \
         --snapshot runs/NAME/snapshots/step_N.zip --snapshot-as numpy
 
 Measures the env side of a training step (the learner's move, the opponents' turns, the
@@ -18,7 +18,7 @@ sampling from its policy, played as training used to (``sb3``: ``PPOAgent`` with
 (``ref:NAME``'s actor, as a snapshot plays it) per observation, one at a time and in
 batches of 2, 4 and 8 (what batching the snapshots' moves across envs could save)::
 
-    python scripts/bench_single_agent.py --game arktia --forward arktia-3p-ppo
+    python scripts/lab/bench_single_agent.py --game arktia --forward arktia-3p-ppo
 """
 
 from __future__ import annotations

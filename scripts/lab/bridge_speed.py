@@ -1,9 +1,9 @@
 """Speed of the bridges to other libraries (the numbers of docs/ecosystem.md).
 
-    python scripts/bridge_speed.py openspiel        # random steps/s through OpenSpiel states
-    python scripts/bridge_speed.py openspiel-clone  # OpenSpiel clone() with/without our hooks
-    python scripts/bridge_speed.py rllib            # TurnBasedMultiAgentEnv steps/s (rllib venv)
-    python scripts/bridge_speed.py torchrl          # TorchRL PettingZooWrapper rollout steps/s
+    python scripts/lab/bridge_speed.py openspiel        # random steps/s, OpenSpiel states
+    python scripts/lab/bridge_speed.py openspiel-clone  # OpenSpiel clone() with/without hooks
+    python scripts/lab/bridge_speed.py rllib            # TurnBasedMultiAgentEnv (rllib venv)
+    python scripts/lab/bridge_speed.py torchrl          # TorchRL PettingZooWrapper rollouts
 
 Every game and player count of the registry, masked uniformly random actions, a few
 seconds per row (``--seconds``). Needs the library's extra.

@@ -1,6 +1,6 @@
 """Head-to-head on the OpenSpiel bridge: our MCTSAgent against OpenSpiel's Python MCTSBot.
 
-    python scripts/openspiel_match.py --game mole_hill --simulations 50 --games 20
+    python scripts/lab/openspiel_match.py --game mole_hill --simulations 50 --games 20
 
 Both search with the same number of simulations (one random rollout each, UCT constant
 1.4; OpenSpiel's bot with its default MCTS-Solver backups). Seats alternate; in 3-4

@@ -2,8 +2,9 @@
 
 Examples::
 
-    python scripts/seeds.py runs/mole_hill_2p_seed0 runs/mole_hill_2p_seed1 runs/mole_hill_2p_seed2
-    python scripts/seeds.py --values 0.62,0.71,0.80
+    python scripts/lab/seeds.py runs/mole_hill_2p_seed0 runs/mole_hill_2p_seed1 \
+        runs/mole_hill_2p_seed2
+    python scripts/lab/seeds.py --values 0.62,0.71,0.80
 
 With run folders (written by ``scripts/train.py``) it reads each run's final evaluation
 (the last rows of ``eval.csv``, one per opponent) and prints, per opponent, every seed's
@@ -56,7 +57,7 @@ def plot_curves(
 ) -> None:
     """Learning curves (:func:`curves`) of several seeds: thin per seed, thick mean over
     the timesteps common to all of them."""
-    fig, ax = curve_figure("scripts/seeds.py --plot")
+    fig, ax = curve_figure("scripts/lab/seeds.py --plot")
     for k, opponent in enumerate(sorted(set().union(*per_run))):
         colour = f"C{k}"
         seeds = [c[opponent] for c in per_run if opponent in c]

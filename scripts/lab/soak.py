@@ -1,7 +1,7 @@
 """Soak test: random legal play for N steps per game and player count, every invariant checked.
 
-    python scripts/soak.py --steps 1000000                 # every game of GAMES, every count
-    python scripts/soak.py --game <name> --steps 20000 --seed 3
+    python scripts/lab/soak.py --steps 1000000                 # every game of GAMES, every count
+    python scripts/lab/soak.py --game <name> --steps 20000 --seed 3
 
 Each (game, player count) plays seeded random games through the wrapped ``env()`` until
 ``--steps`` AEC steps are done. At every step it checks: the acting agent's mask equals

@@ -2,7 +2,7 @@
 
 Example::
 
-    python scripts/time_agent.py --game GAME --agent az:runs/az.npz:64 --games 6
+    python scripts/lab/time_agent.py --game GAME --agent az:runs/az.npz:64 --games 6
 
 Only the agent's own ``act`` calls are timed (``time.process_time``, one core).
 """

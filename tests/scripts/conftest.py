@@ -1,4 +1,5 @@
-"""Helpers for the script tests: load a script in ``scripts/`` as a module."""
+"""Helpers for the script tests: load a script in ``scripts/`` (or the lab tools in
+``scripts/lab/``) as a module."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def load_script(name: str) -> ModuleType:
-    """Import ``scripts/<name>.py`` (the scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location(f"_script_{name}", SCRIPTS / f"{name}.py")
+    """Import ``scripts/<name>.py``, or ``scripts/lab/<name>.py`` for a lab tool (the
+    scripts are not a package)."""
+    path = SCRIPTS / f"{name}.py"
+    if not path.is_file():
+        path = SCRIPTS / "lab" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

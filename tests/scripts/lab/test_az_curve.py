@@ -1,4 +1,4 @@
-"""scripts/az_curve.py on a tiny AlphaZero run."""
+"""scripts/lab/az_curve.py on a tiny AlphaZero run."""
 
 from __future__ import annotations
 

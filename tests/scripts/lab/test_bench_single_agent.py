@@ -1,4 +1,4 @@
-"""scripts/bench_single_agent.py: env-side learner steps and the snapshot forward pass."""
+"""scripts/lab/bench_single_agent.py: env-side learner steps and the snapshot forward pass."""
 
 from __future__ import annotations
 

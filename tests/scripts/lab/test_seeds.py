@@ -1,4 +1,4 @@
-"""scripts/seeds.py and stats.across_seeds: results over several training seeds."""
+"""scripts/lab/seeds.py and stats.across_seeds: results over several training seeds."""
 
 from __future__ import annotations
 

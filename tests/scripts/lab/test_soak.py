@@ -1,4 +1,4 @@
-"""The soak script (``scripts/soak.py``) on a tiny budget: every game and player count
+"""The soak script (``scripts/lab/soak.py``) on a tiny budget: every game and player count
 plays, every invariant is checked, the counts are printed and no violation is found."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tabletop_zoo.envs.registry import GAMES
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "soak.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "lab" / "soak.py"
 
 
 def test_soak_runs_every_game_without_violations() -> None:
