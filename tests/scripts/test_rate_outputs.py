@@ -13,8 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 from tabletop_zoo.baselines.agents import reference
 
 HERE = Path(__file__).resolve().parent
