@@ -1,6 +1,7 @@
 """Former home of the tournament, kept so code written for it keeps working: import from
 :mod:`tabletop_zoo.baselines.evaluation` (``round_robin``, ``TournamentResult``, statistics)."""
 
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
     Standing,
@@ -11,14 +12,13 @@ from tabletop_zoo.baselines.evaluation.stats import (
     wilson_interval,
 )
 from tabletop_zoo.baselines.evaluation.tournament import (
-    GameRecord,
     TournamentResult,
     round_robin,
     seating,
 )
 
 __all__ = [
-    "GameRecord",
+    "MatchRecord",
     "PairingStats",
     "Standing",
     "TournamentResult",

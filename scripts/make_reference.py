@@ -32,9 +32,9 @@ import sys
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
+from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, plot_ratings
-from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
+from tabletop_zoo.baselines.evaluation.seating import plot_ratings
 from tabletop_zoo.envs.registry import GAMES
 
 MAX_MODEL_BYTES = 5 * 1024 * 1024
@@ -95,51 +95,23 @@ def fit_ladder(args: argparse.Namespace) -> None:
     """Play the ladder's tables and write the members' ratings."""
     members = [s.strip() for s in args.members.split(",") if s.strip()]
     start = cpu_seconds()
-    result = play_lineups(
+    result = ladder.play_ladder(
         args.game,
+        args.num_players,
         members,
-        lineups(len(members), args.num_players),
         rounds=args.rounds,
-        num_players=args.num_players,
         seed=args.seed,
         random_opening=args.random_opening,
         workers=args.workers,
     )
-    ratings = result.ratings()
-    entry = {
-        "game": args.game,
-        "num_players": args.num_players,
-        "games": len(result.games),
-        "random_opening": args.random_opening,
-        "command": "python scripts/make_reference.py " + " ".join(sys.argv[1:]),
-        "cpu_minutes": round((cpu_seconds() - start) / 60, 1),
-        "scale": "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma",
-        "members": {},
-    }
-    if args.num_players == 2:
-        pairs = [
-            (g.seats[0], g.seats[1], head_to_head(g.returns, g.scores, 0, 1)) for g in result.games
-        ]
-        elo = elo_ratings(pairs, len(members))
-    for i, spec in enumerate(members):
-        place = result.placements()[i]
-        entry["members"][spec] = {
-            "mu": round(ratings[i].value, 3),
-            "sigma": round(ratings[i].sigma, 3),
-            "first_share": round(place.first_share, 3),
-            "mean_rank": round(place.mean_rank, 3),
-        }
-        if args.num_players == 2:
-            entry["members"][spec]["elo"] = round(elo[i], 1)
+    entry = ladder.fit_ladder(
+        result,
+        members,
+        command="python scripts/make_reference.py " + " ".join(sys.argv[1:]),
+        cpu_minutes=round((cpu_seconds() - start) / 60, 1),
+    )
     manifest = read_manifest()
-    manifest["ladders"][f"{args.game}-{args.num_players}p"] = entry
-    for spec, values in entry["members"].items():
-        name = spec[len("ref:") :] if spec.startswith("ref:") else None
-        if name in manifest["models"]:
-            manifest["models"][name]["rating"] = {
-                "ladder": f"{args.game}-{args.num_players}p",
-                **{k: values[k] for k in ("mu", "sigma") + (("elo",) if "elo" in values else ())},
-            }
+    ladder.record_ladder(manifest, entry)
     _write(manifest)
     if args.plot:
         plot_ratings(result, args.plot)

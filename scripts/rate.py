@@ -23,11 +23,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.ratings import anchored_elo
-from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
-from tabletop_zoo.baselines.evaluation.stats import head_to_head
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -62,81 +59,35 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
-
-
-def _placement_line(label: str, placement) -> str:
-    low, high = placement.interval()
-    score_low, score_high = placement.score_interval()
-    return (
-        f"{label:<44}{placement.games:>6}  {placement.first_share:.2f} [{low:.2f}, {high:.2f}]"
-        f"{placement.mean_rank:>8.2f}"
-        f"     {placement.score:.2f} [{score_low:.2f}, {score_high:.2f}]"
-    )
-
-
 def rate_against(args: argparse.Namespace, players: int) -> None:
     """Placements of the agent against each ``--against`` field."""
-    print(f"{'opponents (every other seat)':<44}{PLACEMENT_HEADER}")
+    print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
     for opponent in args.against:
-        result = play_lineups(
+        place = ladder.rate_against(
             args.game,
-            [args.agent, opponent],
-            [(0,) + (1,) * (players - 1)],
+            players,
+            args.agent,
+            opponent,
             rounds=args.rounds,
-            num_players=players,
             seed=args.seed,
             random_opening=args.random_opening or 0,
             workers=args.workers,
         )
-        place = result.placements()[0]
-        print(_placement_line(f"{players - 1} x {opponent}", place))
+        print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
 
 def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
     """The agent's rating on the ladder (members fixed), with its placements per mix."""
-    ladder = ladder_entry(args.game, players)
-    members = list(ladder["members"])
-    specs = [args.agent, *members]
-    designs = lineups(len(specs), players, focus=0)
-    result = play_lineups(
+    rated = ladder.rate_newcomer(
         args.game,
-        specs,
-        designs,
+        players,
+        args.agent,
         rounds=args.rounds,
-        num_players=players,
         seed=args.seed,
-        random_opening=(
-            ladder.get("random_opening", 0) if args.random_opening is None else args.random_opening
-        ),
+        random_opening=args.random_opening,
         workers=args.workers,
     )
-    fixed = {
-        i + 1: (ladder["members"][m]["mu"], ladder["members"][m]["sigma"])
-        for i, m in enumerate(members)
-    }
-    rating = result.ratings(fixed=fixed)[0]
-    print(f"{'opponents (mix)':<44}{PLACEMENT_HEADER}")
-    for lineup in designs:
-        label = " + ".join(specs[i] for i in lineup[1:])
-        print(_placement_line(label, result.placements(lineup)[0]))
-    print(_placement_line("all", result.placements()[0]))
-    print()
-    rows = [(m, ladder["members"][m]["mu"], ladder["members"][m]["sigma"]) for m in members]
-    rows.append((f"{args.agent}  <- rated now", rating.value, rating.sigma))
-    if players == 2 and all("elo" in ladder["members"][m] for m in members):
-        results = []
-        for game in result.games:
-            seat = game.seats.index(0)
-            other = 1 - seat
-            score = head_to_head(game.returns, game.scores, seat, other)
-            results.append((ladder["members"][members[game.seats[other] - 1]]["elo"], score))
-        elo = anchored_elo(results)
-        print(f"Elo on the ladder: {elo}")
-    print(f"ladder {args.game}-{players}p (Plackett-Luce mu, 95% interval mu +- 1.96 sigma):")
-    for name, mu, sigma in sorted(rows, key=lambda r: -r[1]):
-        print(f"  {name:<48}{mu:>7.1f}  [{mu - 1.96 * sigma:.1f}, {mu + 1.96 * sigma:.1f}]")
-    print(f"rating of {args.agent}: {rating}  ({len(result.games)} games)")
+    print("\n".join(ladder.newcomer_lines(rated)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,12 +9,12 @@ Example (``game`` is any name of ``tabletop_zoo.envs.registry.GAMES``)::
     result = play_game(env, [make_agent("greedy", seed=1), make_agent("random", seed=2)], seed=0)
     print(result.returns, result.scores, result.num_steps)
 
-Every match of the evaluation layer (tournaments, training evaluations) and the terminal
-game of ``scripts/play.py`` is a :func:`play_game` call. Tournaments and seated matches
-describe each game as a task (:data:`GameTask`) and play them with :func:`play_tasks`, in
-this process or in worker processes, with the same results either way: every game and
-agent is seeded from the task, and an agent that loads a model is built once per process
-(:func:`seeded_agent`).
+Every match of the evaluation layer (tournaments, seated matches, training evaluations, the
+ladder) and the terminal game of ``scripts/play.py`` is a :func:`play_game` call. Matches
+are schedules of seatings played by :func:`~.matches.play_seatings`, which describes each
+game as a task (:data:`GameTask`) and plays them with :func:`play_tasks`, in this process or
+in worker processes, with the same results either way: every game and agent is seeded from
+the task, and an agent that loads a model is built once per process (:func:`seeded_agent`).
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ __all__ = [
 MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
-GameTask = tuple[str, int, dict[str, Any], list[str], int, int]
+GameTask = tuple[str, int, dict[str, Any], list[Any], int, int]
 """One game to play: ``(game, num_players, env_options, agent spec per seat, game_seed,
-random_opening)``."""
+random_opening)``; a seat may hold an agent object instead of a spec (played as it is, in
+this process only)."""
 
 
 @dataclass
@@ -199,7 +200,10 @@ def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
     if key not in _ENVS:
         _ENVS[key] = make_env(game, num_players=num_players, **env_options)
     seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
-    agents = [seeded_agent(spec, int(s)) for spec, s in zip(seat_specs, seeds, strict=True)]
+    agents = [
+        seeded_agent(spec, int(s)) if isinstance(spec, str) else spec
+        for spec, s in zip(seat_specs, seeds, strict=True)
+    ]
     result = play_game(_ENVS[key], agents, seed=game_seed, random_opening=random_opening)
     return list(result.returns), list(result.scores), int(result.num_steps)
 

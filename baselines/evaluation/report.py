@@ -162,15 +162,16 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
         header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
         w.writerow(header + ["random_opening"])
         for g in result.games:
+            pair = result.head_to_head(g)
             w.writerow(
                 [
-                    result.agents[g.agent_a],
-                    result.agents[g.agent_b],
+                    result.agents[pair.agent_a],
+                    result.agents[pair.agent_b],
                     "|".join(g.seats),
                     "|".join(f"{r:g}" for r in g.returns),
                     "|".join(str(s) for s in g.scores),
-                    g.score_a,
-                    g.num_steps,
+                    pair.score_a,
+                    g.steps,
                     result.random_opening,
                 ]
             )

@@ -11,9 +11,11 @@ the balanced designs:
 * ``focus=i``: agent ``i`` once against every multiset of the others (the ladder: a
   newcomer against random, greedy, MCTS and the references in every mix).
 
-:func:`play_lineups` plays them with :func:`~.arena.play_game` and returns
-:class:`SeatedResult`: per agent the share of sole first places (Wilson 95% interval), mean
-rank, and Plackett-Luce ratings (:mod:`~.ratings`) from the full finishing orders.
+:func:`play_lineups` plays them (:func:`~.matches.play_seatings`) and returns the seated
+view of the records (:func:`seated_view`, :class:`SeatedResult`): per agent the share of
+sole first places (Wilson 95% interval), mean rank, pairwise score, and Plackett-Luce
+ratings (:mod:`~.ratings`) from the full finishing orders. The view reads any
+:class:`~.matches.MatchRecord`, whoever played it.
 """
 
 from __future__ import annotations
@@ -27,13 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.evaluation.arena import (
-    check_random_opening,
-    forget_model_agents,
-    make_env,
-    play_tasks,
-    seeded_agent,
+from tabletop_zoo.baselines.evaluation.matches import (
+    MatchRecord,
+    Seating,
+    check_match,
+    play_seatings,
 )
 from tabletop_zoo.baselines.evaluation.ratings import (
     PlacedGame,
@@ -43,17 +43,18 @@ from tabletop_zoo.baselines.evaluation.ratings import (
 )
 from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import get_spec
 
 __all__ = [
     "Placement",
-    "SeatedGame",
     "SeatedResult",
+    "lineup_schedule",
     "lineups",
     "pairwise_score",
     "play_lineups",
     "plot_ratings",
+    "record_ranks",
     "seat_permutations",
+    "seated_view",
 ]
 
 
@@ -78,18 +79,10 @@ def lineups(num_agents: int, num_players: int, focus: int | None = None) -> list
     return list(itertools.combinations_with_replacement(range(num_agents), num_players))
 
 
-@dataclass(frozen=True)
-class SeatedGame:
-    """One game: the agent index per seat, the engine's results and scores, the ranks."""
-
-    seats: tuple[int, ...]
-    returns: tuple[float, ...]
-    scores: tuple[int, ...]
-
-    @property
-    def ranks(self) -> tuple[int, ...]:
-        """Rank per seat (1 = first; ties share), :func:`~.ratings.finishing_ranks`."""
-        return finishing_ranks(self.returns, self.scores)
+def record_ranks(record: MatchRecord) -> tuple[int, ...]:
+    """Rank per seat of a played game (1 = first; ties share),
+    :func:`~.ratings.finishing_ranks`."""
+    return finishing_ranks(record.returns, record.scores)
 
 
 @dataclass(frozen=True)
@@ -140,12 +133,13 @@ def pairwise_score(ranks: Sequence[int], seat: int) -> float:
 
 @dataclass
 class SeatedResult:
-    """The games of :func:`play_lineups`; placements, ratings, table and CSV."""
+    """The seated view of match records (``games``; an agent index per seat into
+    ``agents``): placements, ratings, table and CSV."""
 
     game: str
     num_players: int
     agents: list[str]
-    games: list[SeatedGame] = field(default_factory=list)
+    games: list[MatchRecord] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
 
     def placements(self, lineup: Sequence[int] | None = None) -> list[Placement]:
@@ -156,10 +150,10 @@ class SeatedResult:
         for index, name in enumerate(self.agents):
             firsts, ranks, scores = 0, [], []
             for game in self.games:
-                if wanted is not None and sorted(game.seats) != wanted:
+                if wanted is not None and sorted(game.agents) != wanted:
                     continue
-                game_ranks = game.ranks
-                for seat, agent in enumerate(game.seats):
+                game_ranks = record_ranks(game)
+                for seat, agent in enumerate(game.agents):
                     if agent == index:
                         ranks.append(game_ranks[seat])
                         scores.append(pairwise_score(game_ranks, seat))
@@ -170,7 +164,7 @@ class SeatedResult:
 
     def placed_games(self) -> list[PlacedGame]:
         """The games as finishing orders for :mod:`~.ratings`."""
-        return [PlacedGame(g.seats, g.ranks) for g in self.games]
+        return [PlacedGame(g.agents, record_ranks(g)) for g in self.games]
 
     def ratings(
         self, fixed: Mapping[int, tuple[float, float]] | None = None, seed: int | None = 0
@@ -201,8 +195,9 @@ class SeatedResult:
             writer = csv.writer(handle)
             writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
             for number, g in enumerate(self.games):
-                names = [self.agents[a] for a in g.seats]
-                row = [" ".join(map(str, values)) for values in (g.returns, g.scores, g.ranks)]
+                names = [self.agents[a] for a in g.agents]
+                values = (g.returns, g.scores, record_ranks(g))
+                row = [" ".join(map(str, column)) for column in values]
                 writer.writerow([number, " ".join(names), *row, self.random_opening])
         return path
 
@@ -227,6 +222,41 @@ def plot_ratings(
     return save_figure(fig, path)
 
 
+def seated_view(
+    records: Sequence[MatchRecord],
+    agents: Sequence[str],
+    game: str | None = None,
+    num_players: int | None = None,
+) -> SeatedResult:
+    """The seated tables of ``records`` (agent indices into ``agents``); ``game``,
+    ``num_players`` and the random opening default to the records'."""
+    if records:
+        game = records[0].game if game is None else game
+        num_players = records[0].num_players if num_players is None else num_players
+    if game is None or num_players is None:
+        raise ValueError("a seated view of no games needs the game and player count")
+    return SeatedResult(
+        game=game,
+        num_players=num_players,
+        agents=list(agents),
+        games=list(records),
+        random_opening=records[0].random_opening if records else 0,
+    )
+
+
+def lineup_schedule(
+    designs: Sequence[Sequence[int]], rounds: int, seed: int | None, random_opening: int = 0
+) -> list[Seating]:
+    """Every seating of every line-up of ``designs`` (:func:`seat_permutations`), ``rounds``
+    times over; game ``n`` of the schedule gets seed number ``n`` drawn from ``seed``."""
+    seats = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
+    game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(seats)))
+    return [
+        Seating(tuple(s), int(game_seed), random_opening)
+        for s, game_seed in zip(seats, game_seeds, strict=False)
+    ]
+
+
 def play_lineups(
     game: str,
     agent_specs: Sequence[str],
@@ -235,7 +265,7 @@ def play_lineups(
     num_players: int | None = None,
     seed: int | None = 0,
     env_kwargs: dict[str, Any] | None = None,
-    on_game: Callable[[SeatedGame], None] | None = None,
+    on_game: Callable[[MatchRecord], None] | None = None,
     random_opening: int = 0,
     workers: int = 1,
 ) -> SeatedResult:
@@ -245,44 +275,36 @@ def play_lineups(
     holds indices into them. Every game and agent is seeded from ``seed`` and the game's
     number, so a run is reproducible, and ``workers > 1`` (games played in that many
     processes) gives the same games. ``random_opening``: the first that many actions of
-    every game are random (see :func:`~.arena.play_game`).
+    every game are random (see :func:`~.arena.play_game`). ``on_game(record)`` sees every
+    game as it is played.
     """
-    spec = get_spec(game)
-    players = spec.default_players if num_players is None else num_players
-    check_seed(seed)
-    check_random_opening(random_opening)
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise InvalidOptionError(f"rounds must be an integer >= 1, got {rounds!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidOptionError(f"workers must be an integer >= 1, got {workers!r}")
+    players = check_match(
+        game,
+        num_players,
+        agent_specs,
+        seed=seed,
+        workers=workers,
+        random_opening=random_opening,
+        env_options=env_kwargs,
+        counts={"rounds": rounds},
+    )
     for lineup in designs:
         if len(lineup) != players or not all(0 <= a < len(agent_specs) for a in lineup):
             raise InvalidOptionError(
                 f"line-up {tuple(lineup)} needs {players} agent indices in "
                 f"0..{len(agent_specs) - 1}"
             )
-    env_options = dict(env_kwargs or {})
-    env = make_env(game, num_players=players, **env_options)
-    forget_model_agents()  # a model file may have changed since an earlier call
-    for agent_spec in agent_specs:  # bad spec or a model for another game: fail up front
-        check_agent_fits(seeded_agent(agent_spec, 0), env, agent_spec)
-    env.close()
     from tabletop_zoo.baselines.evaluation.report import display_names
 
-    result = SeatedResult(game, players, display_names(agent_specs), random_opening=random_opening)
-    schedule = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
-    game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(schedule)))
-    tasks = [
-        (game, players, env_options, [agent_specs[a] for a in seats], int(s), random_opening)
-        for seats, s in zip(schedule, game_seeds, strict=False)
-    ]
-    outcomes = play_tasks(tasks, workers)
-    try:
-        for seats, (returns, scores, _steps) in zip(schedule, outcomes, strict=True):
-            record = SeatedGame(seats, tuple(returns), tuple(scores))
-            result.games.append(record)
-            if on_game is not None:
-                on_game(record)
-    finally:
-        outcomes.close()
-    return result
+    names = display_names(agent_specs)
+    records = play_seatings(
+        game,
+        players,
+        agent_specs,
+        lineup_schedule(designs, rounds, seed, random_opening),
+        names=names,
+        env_options=env_kwargs,
+        workers=workers,
+        on_game=on_game,
+    )
+    return SeatedResult(game, players, names, games=records, random_opening=random_opening)

@@ -1,4 +1,5 @@
-"""Seat-rotated matches between agents: round-robin tournaments and one-agent evaluations.
+"""Seat-rotated matches between agents: round-robin tournaments and one-agent evaluations,
+and the tournament view of match records.
 
 **Round robin.** Every unordered pair of agents (a *pairing*) plays ``games`` games.
 Seats are rotated: game ``g`` uses the seat list ``[A, B, filler, ...]``, with A and B
@@ -8,11 +9,17 @@ swapped on odd ``g`` and the whole list rotated by ``g // 2`` seats, so that wit
 played by the *filler* agent (``"random"`` by default) and the head-to-head result is
 decided between A and B only (:func:`~.stats.head_to_head`).
 
+**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`) reads any
+:class:`~.matches.MatchRecord` whose seats hold two agents of the list (the other seats
+fillers): pairings with win rates and Wilson intervals, standings with Elo.
+
 **Evaluation of one agent** (:func:`evaluate_agent`, used by training): the agent plays
 ``games_per_seat`` games from every seat against each opponent spec, which takes all the
-other seats; a game counts by the agent's own result (+1 win, 0 draw, -1 loss).
+other seats; a game counts by the agent's own result (+1 win, 0 draw, -1 loss)
+(:func:`evaluation_view`).
 
-Both play every game with :func:`~.arena.play_game`. Library use::
+All of them are schedules of seatings played by :func:`~.matches.play_seatings`. Library
+use::
 
     from tabletop_zoo.baselines.evaluation.tournament import round_robin
     result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
@@ -27,20 +34,18 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
-from tabletop_zoo.baselines.evaluation.arena import (
-    check_random_opening,
-    forget_model_agents,
-    make_env,
-    play_game,
-    play_task,
-    play_tasks,
-    seeded_agent,
+from tabletop_zoo.baselines.evaluation.arena import seeded_agent
+from tabletop_zoo.baselines.evaluation.matches import (
+    BACKENDS,
+    MatchRecord,
+    Seating,
+    check_match,
+    play_seatings,
 )
 from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
@@ -51,17 +56,19 @@ from tabletop_zoo.baselines.evaluation.stats import (
     head_to_head,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import get_spec
 
 __all__ = [
-    "GameRecord",
+    "BACKENDS",
+    "HeadToHead",
     "TournamentResult",
     "evaluate_agent",
+    "evaluation_view",
+    "head_to_head_of",
     "round_robin",
+    "round_robin_schedule",
     "seating",
+    "tournament_view",
 ]
-
-BACKENDS = ("local", "ray")  # where round_robin plays its games
 
 
 def seating(num_players: int, game_index: int) -> list[int]:
@@ -73,37 +80,43 @@ def seating(num_players: int, game_index: int) -> list[int]:
     return base[-shift:] + base[:-shift] if shift else base
 
 
-@dataclass
-class GameRecord:
-    """One tournament game."""
+class HeadToHead(NamedTuple):
+    """The pairing of one tournament game: agents A < B, their seats, A's score."""
 
     agent_a: int
     agent_b: int
-    seats: list[str]  # agent name per seat (repeated names as ``random#2``; filler included)
     seat_a: int
     seat_b: int
-    returns: list[float]
-    scores: list[int]
-    num_steps: int
+    score_a: float  # 1 / 0.5 / 0 (:func:`~.stats.head_to_head`)
 
-    @property
-    def score_a(self) -> float:
-        """Head-to-head score of A (1 / 0.5 / 0)."""
-        return head_to_head(self.returns, self.scores, self.seat_a, self.seat_b)
+
+def head_to_head_of(record: MatchRecord, num_agents: int) -> HeadToHead:
+    """The two agents of ``record`` below ``num_agents`` (the other seats are fillers), the
+    lower index as A, with their seats and A's head-to-head score."""
+    held = sorted((agent, seat) for seat, agent in enumerate(record.agents) if agent < num_agents)
+    if len(held) != 2 or held[0][0] == held[1][0]:
+        raise ValueError(
+            f"a tournament game needs two different agents of 0..{num_agents - 1} and fillers "
+            f"in the other seats, got {record.agents}"
+        )
+    (a, seat_a), (b, seat_b) = held
+    score_a = head_to_head(record.returns, record.scores, seat_a, seat_b)
+    return HeadToHead(a, b, seat_a, seat_b, score_a)
 
 
 @dataclass
 class TournamentResult:
-    """Everything a round robin produced; ``table()``, ``write_csv()``, ``plot()``.
+    """The tournament view of match records; ``table()``, ``write_csv()``, ``plot()``.
 
     ``agents`` are the display names (:func:`~.report.display_names`), ``specs`` the agent
-    specs they stand for (same order).
+    specs they stand for (same order); in ``games`` an agent index of ``len(agents)`` or
+    more is the filler.
     """
 
     game: str
     num_players: int
     agents: list[str]
-    games: list[GameRecord] = field(default_factory=list)
+    games: list[MatchRecord] = field(default_factory=list)
     filler: str = "random"
     specs: list[str] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
@@ -111,26 +124,34 @@ class TournamentResult:
         default=None, init=False, repr=False, compare=False
     )
 
+    def head_to_head(self, record: MatchRecord) -> HeadToHead:
+        """The pairing of one game (:func:`head_to_head_of`)."""
+        return head_to_head_of(record, len(self.agents))
+
+    def _results(self) -> list[tuple[int, int, float]]:
+        pairs = [self.head_to_head(g) for g in self.games]
+        return [(p.agent_a, p.agent_b, p.score_a) for p in pairs]
+
     def pairings(self) -> list[PairingStats]:
         """Head-to-head stats per pairing, from the point of view of the first agent."""
         out = []
+        played = [(g, self.head_to_head(g)) for g in self.games]
         for a, b in itertools.combinations(range(len(self.agents)), 2):
-            records = [g for g in self.games if (g.agent_a, g.agent_b) == (a, b)]
+            games = [(g, p) for g, p in played if (p.agent_a, p.agent_b) == (a, b)]
             out.append(
                 PairingStats.tally(
                     self.agents[a],
                     self.agents[b],
-                    [r.score_a for r in records],
-                    [r.scores[r.seat_a] for r in records],
-                    [r.scores[r.seat_b] for r in records],
+                    [p.score_a for _, p in games],
+                    [g.scores[p.seat_a] for g, p in games],
+                    [g.scores[p.seat_b] for g, p in games],
                 )
             )
         return out
 
     def elo(self) -> list[float]:
         """Elo rating per agent (see :mod:`~.stats`)."""
-        results = [(g.agent_a, g.agent_b, g.score_a) for g in self.games]
-        return elo_ratings(results, len(self.agents))
+        return elo_ratings(self._results(), len(self.agents))
 
     def elo_intervals(self) -> list[tuple[float, float]]:
         """95% interval of each agent's Elo: percentile bootstrap over the games
@@ -138,22 +159,22 @@ class TournamentResult:
         reproducible); computed once per set of games."""
         key = len(self.games)
         if self._elo_intervals is None or self._elo_intervals[0] != key:
-            results = [(g.agent_a, g.agent_b, g.score_a) for g in self.games]
-            self._elo_intervals = (key, elo_bootstrap_intervals(results, len(self.agents)))
+            self._elo_intervals = (key, elo_bootstrap_intervals(self._results(), len(self.agents)))
         return self._elo_intervals[1]
 
     def standings(self) -> list[Standing]:
         """Per-agent totals with Elo and its 95% interval, best Elo first."""
         elo = self.elo()
         intervals = self.elo_intervals()
+        played = [(g, self.head_to_head(g)) for g in self.games]
         out = []
         for i, name in enumerate(self.agents):
             outcomes: list[float] = []
             my_scores: list[int] = []
-            for g in self.games:
-                if i in (g.agent_a, g.agent_b):
-                    outcomes.append(g.score_a if g.agent_a == i else 1.0 - g.score_a)
-                    my_scores.append(g.scores[g.seat_a if g.agent_a == i else g.seat_b])
+            for g, p in played:
+                if i in (p.agent_a, p.agent_b):
+                    outcomes.append(p.score_a if p.agent_a == i else 1.0 - p.score_a)
+                    my_scores.append(g.scores[p.seat_a if p.agent_a == i else p.seat_b])
             out.append(
                 Standing(
                     agent=name,
@@ -182,19 +203,47 @@ class TournamentResult:
         return report.plot_tournament(self, path)
 
 
-def _check_match_input(
-    game: str, num_players: int | None, games: Any, workers: Any, seed: Any, what: str
-) -> int:
-    """Validate the common arguments; return the player count (the game's default if None).
-    ``what`` names ``games`` in the message."""
-    spec = get_spec(game)  # InvalidOptionError listing the games
-    players = spec.default_players if num_players is None else num_players
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InvalidOptionError(f"{what} must be >= 1, got {games!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidOptionError(f"workers must be >= 1, got {workers!r}")
-    check_seed(seed)
-    return players
+def tournament_view(
+    records: Sequence[MatchRecord],
+    agents: Sequence[str],
+    specs: Sequence[str] | None = None,
+    filler: str = "random",
+    game: str | None = None,
+    num_players: int | None = None,
+) -> TournamentResult:
+    """The tournament tables of ``records`` (each game: two of ``agents``, fillers in the
+    other seats). ``game``, ``num_players`` and the random opening default to the records'."""
+    if records:
+        game = records[0].game if game is None else game
+        num_players = records[0].num_players if num_players is None else num_players
+    if game is None or num_players is None:
+        raise ValueError("a tournament view of no games needs the game and player count")
+    return TournamentResult(
+        game=game,
+        num_players=num_players,
+        agents=list(agents),
+        games=list(records),
+        filler=filler,
+        specs=list(specs or []),
+        random_opening=records[0].random_opening if records else 0,
+    )
+
+
+def round_robin_schedule(
+    num_agents: int, num_players: int, games: int, seed: int | None, random_opening: int = 0
+) -> list[Seating]:
+    """The seatings of a round robin: for every pair ``a < b`` of ``num_agents`` agents,
+    ``games`` games with the seats of :func:`seating`; the filler is agent ``num_agents``.
+    Game ``g`` of pair ``p`` gets seed number ``p * games + g`` drawn from ``seed``."""
+    pairs = list(itertools.combinations(range(num_agents), 2))
+    seeds = np.random.SeedSequence(seed).generate_state(len(pairs) * games)
+    schedule = []
+    for p, (a, b) in enumerate(pairs):
+        for g in range(games):
+            seats = seating(num_players, g)
+            chosen = tuple(a if s == 0 else b if s == 1 else num_agents for s in seats)
+            schedule.append(Seating(chosen, int(seeds[p * games + g]), random_opening))
+    return schedule
 
 
 def round_robin(
@@ -207,7 +256,7 @@ def round_robin(
     workers: int = 1,
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
-    on_game: Callable[[GameRecord], None] | None = None,
+    on_game: Callable[[MatchRecord], None] | None = None,
     backend: str = "local",
     ray_address: str | None = None,
     random_opening: int = 0,
@@ -222,70 +271,64 @@ def round_robin(
     seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
     ``random_opening``: the first that many actions of every game are random legal actions
     (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
-    and over (both games start from one position).
+    and over (both games start from one position). ``on_game(record)`` sees every game.
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
-    num_players = _check_match_input(game, num_players, games, workers, seed, "games per pairing")
-    check_random_opening(random_opening)
-    env_kwargs = dict(env_kwargs or {})
-    env = make_env(game, num_players=num_players, **env_kwargs)  # bad player count/options
-    forget_model_agents()  # a model file may have changed since an earlier call
-    # fail fast on a bad spec (listing the forms), model path or model for another game
-    for spec in [*agent_specs, filler]:
-        check_agent_fits(seeded_agent(spec, 0), env, spec)
-    env.close()
-    if progress:
-        from tabletop_zoo.baselines.extras import require_extra
-
-        require_extra("train", "the tournament progress bar", ("tqdm",))
+    agents = [*agent_specs, filler]
+    num_players = check_match(
+        game,
+        num_players,
+        agents,
+        seed=seed,
+        workers=workers,
+        random_opening=random_opening,
+        env_options=env_kwargs,
+        counts={"games per pairing": games},
+        backend=backend,
+    )
     names = report.display_names(agent_specs)
-    result = TournamentResult(
+    schedule = round_robin_schedule(len(agent_specs), num_players, games, seed, random_opening)
+    records = play_seatings(
+        game,
+        num_players,
+        agents,
+        schedule,
+        names=[*names, filler],
+        env_options=env_kwargs,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+        on_game=on_game,
+        progress=progress,
+    )
+    return TournamentResult(
         game,
         num_players,
         names,
+        games=records,
         filler=filler,
         specs=list(agent_specs),
         random_opening=random_opening,
     )
 
-    pairs = list(itertools.combinations(range(len(agent_specs)), 2))
-    seeds = np.random.SeedSequence(seed).generate_state(len(pairs) * games)
-    meta, tasks = [], []
-    for p, (a, b) in enumerate(pairs):
-        for g in range(games):
-            seats = seating(num_players, g)
-            chosen = [a if s == 0 else b if s == 1 else -1 for s in seats]
-            seat_specs = [agent_specs[i] if i >= 0 else filler for i in chosen]
-            seat_names = [names[i] if i >= 0 else filler for i in chosen]
-            meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
-            game_seed = int(seeds[p * games + g])
-            tasks.append((game, num_players, env_kwargs, seat_specs, game_seed, random_opening))
 
-    if backend == "ray":
-        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
-
-        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
-    else:
-        outcomes = play_tasks(tasks, workers)
-    stream = outcomes
-    if progress:
-        from tqdm import tqdm
-
-        stream = tqdm(outcomes, total=len(tasks), desc="games")
-    try:
-        for (a, b, seat_names, seat_a, seat_b), (returns, scores, steps) in zip(
-            meta, stream, strict=True
-        ):
-            record = GameRecord(a, b, seat_names, seat_a, seat_b, returns, scores, steps)
-            result.games.append(record)
-            if on_game is not None:
-                on_game(record)
-    finally:
-        outcomes.close()  # the generator shuts down the worker processes or Ray
-    return result
+def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) -> PairingStats:
+    """One agent's results (agent 0 of the records, any seat) against ``opponent`` (all the
+    other seats): +1 win, 0 draw, -1 loss by its own result; ``opponent_mean_score`` is the
+    mean score of the other seats."""
+    outcomes: list[float] = []
+    mine: list[float] = []
+    theirs: list[float] = []
+    for record in records:
+        seat = record.agents.index(0)
+        outcomes.append(game_result(record.returns[seat]))
+        mine.append(record.scores[seat])
+        others = [x for s, x in enumerate(record.scores) if s != seat]
+        theirs.append(float(np.mean(others)))
+    return PairingStats.tally(name, opponent, outcomes, mine, theirs)
 
 
 def evaluate_agent(
@@ -302,29 +345,35 @@ def evaluate_agent(
 
     Returns one :class:`~.stats.PairingStats` per opponent, counting the agent's own game
     results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
-    other seats. Games of seat ``s`` come before those of seat ``s + 1``; every game is
-    seeded from ``seed``, the opponent's index and the game's index.
+    other seats (:func:`evaluation_view`). Games of seat ``s`` come before those of seat
+    ``s + 1``; every game is seeded from ``seed``, the opponent's index and the game's
+    index. The agent object plays in this process.
     """
-    num_players = _check_match_input(game, num_players, games_per_seat, 1, seed, "games_per_seat")
-    env = make_env(game, num_players=num_players, **(env_kwargs or {}))
-    check_agent_fits(agent, env, name)
+    num_players = check_match(
+        game,
+        num_players,
+        [agent],
+        seed=seed,
+        env_options=env_kwargs,
+        counts={"games_per_seat": games_per_seat},
+        names=[name],
+    )
     rows = []
     for spec, child in zip(
         opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
     ):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
         opponent = seeded_agent(spec, int(game_seeds[-1]))
-        outcomes: list[float] = []
-        mine: list[float] = []
-        theirs: list[float] = []
-        for seat in range(num_players):
-            agents = [agent if s == seat else opponent for s in range(num_players)]
-            for g in range(games_per_seat):
-                result = play_game(env, agents, seed=int(game_seeds[seat * games_per_seat + g]))
-                outcomes.append(game_result(result.returns[seat]))
-                mine.append(result.scores[seat])
-                others = [x for s, x in enumerate(result.scores) if s != seat]
-                theirs.append(float(np.mean(others)))
-        rows.append(PairingStats.tally(name, spec, outcomes, mine, theirs))
-    env.close()
+        schedule = [
+            Seating(
+                tuple(0 if s == seat else 1 for s in range(num_players)),
+                int(game_seeds[seat * games_per_seat + g]),
+            )
+            for seat in range(num_players)
+            for g in range(games_per_seat)
+        ]
+        records = play_seatings(
+            game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs
+        )
+        rows.append(evaluation_view(records, name, spec))
     return rows

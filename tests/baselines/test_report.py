@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.report import (
     TABLE_WIDTH,
     display_name,
@@ -16,7 +17,7 @@ from tabletop_zoo.baselines.evaluation.report import (
     tournament_figure,
 )
 from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
-from tabletop_zoo.baselines.evaluation.tournament import GameRecord, TournamentResult
+from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
 
 LONG = "ppo:runs/very_long_experiment_name_number_42/snapshots/step_100000.zip"
 
@@ -35,6 +36,16 @@ LONG = "ppo:runs/very_long_experiment_name_number_42/snapshots/step_100000.zip"
 )
 def test_display_name(spec: str, name: str) -> None:
     assert display_name(spec) == name
+
+
+def _record(a, b, seats, seat_a, seat_b, returns, scores, steps, filler=99) -> MatchRecord:
+    """A tournament game of agents ``a`` (seat ``seat_a``) and ``b``; other seats filler."""
+    agents = [filler] * len(seats)
+    agents[seat_a], agents[seat_b] = a, b
+    return MatchRecord(
+        "mole_hill", len(seats), tuple(agents), tuple(seats), tuple(returns), tuple(scores),
+        steps, seed=0,
+    )  # fmt: skip
 
 
 def test_display_names_repeats_and_collisions() -> None:
@@ -60,9 +71,9 @@ def _result() -> TournamentResult:
     result = TournamentResult("some_game", 3, names, filler="random", specs=specs)
     for a, b in itertools.combinations(range(len(specs)), 2):
         # the later agent wins both games of every pairing: Elo rises with the index
-        result.games.append(GameRecord(a, b, [names[a], names[b], "random"], 0, 1,
+        result.games.append(_record(a, b, [names[a], names[b], "random"], 0, 1,
                                        [-1.0, 1.0, -1.0], [3, 9, 1], 40))  # fmt: skip
-        result.games.append(GameRecord(a, b, [names[b], names[a], "random"], 1, 0,
+        result.games.append(_record(a, b, [names[b], names[a], "random"], 1, 0,
                                        [1.0, -1.0, -1.0], [8, 2, 1], 40))  # fmt: skip
     return result
 

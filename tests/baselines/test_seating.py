@@ -9,13 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.seating import (
-    SeatedGame,
     SeatedResult,
     lineups,
     pairwise_score,
     play_lineups,
+    record_ranks,
     seat_permutations,
+    seated_view,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import extended
@@ -57,13 +59,14 @@ def test_play_lineups_balances_seats_and_tallies_placements() -> None:
             "nim", ["greedy", "random"], [(0, 1, 1)], rounds=2, num_players=3, seed=1
         )
     assert len(result.games) == 6
-    assert Counter(g.seats.index(0) for g in result.games) == {0: 2, 1: 2, 2: 2}
+    assert Counter(g.agents.index(0) for g in result.games) == {0: 2, 1: 2, 2: 2}
     greedy, random_ = result.placements()
     assert greedy.games == 6 and random_.games == 12
     # every Nim game has exactly one sole winner (the last mover)
     assert greedy.firsts + random_.firsts == 6
     for game in result.games:
-        assert sorted(game.ranks)[0] == 1 and game.ranks.count(1) == 1
+        ranks = record_ranks(game)
+        assert sorted(ranks)[0] == 1 and ranks.count(1) == 1
     ratings = result.ratings()
     assert len(ratings) == 2 and all(r.low < r.value < r.high for r in ratings)
     assert "greedy" in result.table()
@@ -98,13 +101,20 @@ def test_pairwise_score_counts_the_seats_finished_ahead_of_ties_half() -> None:
 
 
 def test_placement_score_is_wins_plus_half_the_draws_with_two_players() -> None:
-    result = SeatedResult("nim", 2, ["a", "b"])
-    result.games += [
-        SeatedGame((0, 1), (1.0, -1.0), (3, 1)),  # a wins
-        SeatedGame((1, 0), (0.0, 0.0), (2, 2)),  # draw
-        SeatedGame((0, 1), (-1.0, 1.0), (0, 4)),  # a loses
-        SeatedGame((1, 0), (-1.0, 1.0), (1, 5)),  # a wins from seat 1
-    ]
+    def game(agents, returns, scores) -> MatchRecord:
+        names = tuple("ab"[a] for a in agents)
+        return MatchRecord("nim", 2, agents, names, returns, scores, steps=5, seed=0)
+
+    result = seated_view(
+        [
+            game((0, 1), (1.0, -1.0), (3, 1)),  # a wins
+            game((1, 0), (0.0, 0.0), (2, 2)),  # draw
+            game((0, 1), (-1.0, 1.0), (0, 4)),  # a loses
+            game((1, 0), (-1.0, 1.0), (1, 5)),  # a wins from seat 1
+        ],
+        ["a", "b"],
+    )
+    assert (result.game, result.num_players) == ("nim", 2)
     a, b = result.placements()
     assert a.firsts == 2 and a.first_share == 0.5
     assert a.score == (1 + 0.5 + 0 + 1) / 4 and b.score == 1 - a.score

@@ -6,6 +6,7 @@ import csv
 
 import pytest
 
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.stats import (
     elo_expected,
@@ -15,12 +16,21 @@ from tabletop_zoo.baselines.evaluation.stats import (
     wilson_interval,
 )
 from tabletop_zoo.baselines.evaluation.tournament import (
-    GameRecord,
     TournamentResult,
     round_robin,
     seating,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
+
+
+def _record(a, b, seats, seat_a, seat_b, returns, scores, steps, filler=99) -> MatchRecord:
+    """A tournament game of agents ``a`` (seat ``seat_a``) and ``b``; other seats filler."""
+    agents = [filler] * len(seats)
+    agents[seat_a], agents[seat_b] = a, b
+    return MatchRecord(
+        "mole_hill", len(seats), tuple(agents), tuple(seats), tuple(returns), tuple(scores),
+        steps, seed=0,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ Wilson interval
@@ -125,12 +135,12 @@ def _hand_result() -> TournamentResult:
     """A beats B 2-1 with one draw; B v C all draws; A v C: A wins once."""
     r = TournamentResult("mole_hill", 2, ["A", "B", "C"])
     r.games = [
-        GameRecord(0, 1, ["A", "B"], 0, 1, [1.0, -1.0], [7, 3], 40),
-        GameRecord(0, 1, ["B", "A"], 1, 0, [1.0, -1.0], [6, 2], 40),  # B (seat 0) wins
-        GameRecord(0, 1, ["A", "B"], 0, 1, [0.0, 0.0], [4, 4], 40),
-        GameRecord(0, 1, ["B", "A"], 1, 0, [-1.0, 1.0], [1, 5], 40),  # A (seat 1) wins
-        GameRecord(1, 2, ["B", "C"], 0, 1, [0.0, 0.0], [2, 2], 40),
-        GameRecord(0, 2, ["A", "C"], 0, 1, [1.0, -1.0], [3, 0], 40),
+        _record(0, 1, ["A", "B"], 0, 1, [1.0, -1.0], [7, 3], 40),
+        _record(0, 1, ["B", "A"], 1, 0, [1.0, -1.0], [6, 2], 40),  # B (seat 0) wins
+        _record(0, 1, ["A", "B"], 0, 1, [0.0, 0.0], [4, 4], 40),
+        _record(0, 1, ["B", "A"], 1, 0, [-1.0, 1.0], [1, 5], 40),  # A (seat 1) wins
+        _record(1, 2, ["B", "C"], 0, 1, [0.0, 0.0], [2, 2], 40),
+        _record(0, 2, ["A", "C"], 0, 1, [1.0, -1.0], [3, 0], 40),
     ]
     return r
 
@@ -173,10 +183,10 @@ def test_two_player_elo_has_a_bootstrap_interval() -> None:
     result = _hand_result()
     result.agents = ["A", "B", "C"]
     result.games = [
-        GameRecord(0, 1, ["A", "B"], 0, 1, [1.0, -1.0] if k < 18 else [-1.0, 1.0], [2, 1], 9)
+        _record(0, 1, ["A", "B"], 0, 1, [1.0, -1.0] if k < 18 else [-1.0, 1.0], [2, 1], 9)
         for k in range(20)
-    ] + [GameRecord(0, 2, ["A", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
-    result.games += [GameRecord(1, 2, ["B", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
+    ] + [_record(0, 2, ["A", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
+    result.games += [_record(1, 2, ["B", "C"], 0, 1, [0.0, 0.0], [1, 1], 9) for _ in range(10)]
     standings = {s.agent: s for s in result.standings()}
     assert 1500 < standings["A"].elo_low < standings["A"].elo < standings["A"].elo_high
     assert standings["B"].elo_low < standings["B"].elo < standings["B"].elo_high < 1500
@@ -191,7 +201,7 @@ def test_two_player_elo_has_a_bootstrap_interval() -> None:
 def test_round_robin_random_vs_greedy_two_games_each_way(tmp_path) -> None:
     result = round_robin("mole_hill", ["random", "greedy"], games=4, seed=3)
     assert len(result.games) == 4
-    assert [g.seat_a for g in result.games] == [0, 1, 1, 0]  # 2 games each way
+    assert [result.head_to_head(g).seat_a for g in result.games] == [0, 1, 1, 0]  # 2 games each way
     (p,) = result.pairings()
     assert p.games == 4
     assert p.rate("wins") + p.rate("draws") + p.rate("losses") == pytest.approx(1.0)
@@ -225,10 +235,12 @@ def test_round_robin_workers_give_the_same_games() -> None:
 def test_round_robin_three_players_fills_the_third_seat() -> None:
     result = round_robin("arktia", ["greedy", "random"], games=2, num_players=3, seed=0)
     assert [g.seats for g in result.games] == [
-        ["greedy", "random", "random"],  # A, B, filler
-        ["random", "greedy", "random"],  # B, A, filler
+        ("greedy", "random", "random"),  # A, B, filler
+        ("random", "greedy", "random"),  # B, A, filler
     ]
-    assert [(g.seat_a, g.seat_b) for g in result.games] == [(0, 1), (1, 0)]
+    pairs = [result.head_to_head(g) for g in result.games]
+    assert [(p.seat_a, p.seat_b) for p in pairs] == [(0, 1), (1, 0)]
+    assert [g.agents for g in result.games] == [(0, 1, 2), (1, 0, 2)]  # 2: the filler
     assert all(len(g.scores) == 3 for g in result.games)
     assert "other seats: random" in result.table()
 
@@ -239,16 +251,15 @@ def test_round_robin_random_opening_varies_games_of_deterministic_agents(tmp_pat
     the same seed gives the same games again (serial or in worker processes)."""
     specs = ["ref:mole_hill-2p-ppo", "ref:mole_hill-2p-ppo"]
     plain = round_robin("mole_hill", specs, games=6, seed=1)
-    assert len({(g.seat_a, tuple(g.scores), g.num_steps) for g in plain.games}) == 2
+    seat_a = plain.head_to_head
+    assert len({(seat_a(g).seat_a, g.scores, g.steps) for g in plain.games}) == 2
     opened = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2)
-    assert len({(g.seat_a, tuple(g.scores), g.num_steps) for g in opened.games}) > 2
+    assert len({(seat_a(g).seat_a, g.scores, g.steps) for g in opened.games}) > 2
     assert "opened by 2 random actions" in opened.table()
     _pairings, _standings, games_csv = opened.write_csv(tmp_path)
     assert {row["random_opening"] for row in csv.DictReader(games_csv.open())} == {"2"}
     again = round_robin("mole_hill", specs, games=6, seed=1, random_opening=2, workers=2)
-    assert [(g.scores, g.num_steps) for g in again.games] == [
-        (g.scores, g.num_steps) for g in opened.games
-    ]
+    assert again.games == opened.games
     for bad in (-1, 1.5, True):
         with pytest.raises(InvalidOptionError, match="random_opening must be an integer >= 0"):
             round_robin("mole_hill", ["random", "greedy"], games=2, random_opening=bad)

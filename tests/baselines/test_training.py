@@ -131,7 +131,7 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     spec = f"ppo:{result.model_path}"
     tour = round_robin("mole_hill", [spec, "random"], games=2, seed=0)
     # shown by its run folder's name
-    assert [g.seats for g in tour.games] == [["ppo(tiny)", "random"], ["random", "ppo(tiny)"]]
+    assert [g.seats for g in tour.games] == [("ppo(tiny)", "random"), ("random", "ppo(tiny)")]
     assert tour.specs == [spec, "random"]
 
     # the pool keeps only the newest max_snapshots

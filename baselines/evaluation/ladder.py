@@ -1,0 +1,297 @@
+"""The rating ladder: fit one from its members' games, rate a newcomer on it, refit with a
+new member.
+
+A *ladder* (an entry of ``baselines/reference_models/manifest.json``, ``<game>-<N>p``, see
+:mod:`~tabletop_zoo.baselines.agents.reference`) is a set of member agents with published
+ratings: Plackett-Luce ``mu``/``sigma`` (``openskill``) from every table of N members
+played in every seating, and for 2 players also Elo. All of it is computed from match
+records (:mod:`.matches`), so it does not matter how the games were played.
+
+* :func:`play_ladder` plays the members' tables, :func:`fit_ladder` turns the records into
+  a ladder entry and :func:`record_ladder` writes it (and each ``ref:`` member's rating)
+  into a manifest; ``scripts/make_reference.py ladder`` is these three calls.
+* :func:`rate_newcomer` plays a newcomer once against every mix of the members in every
+  seating; the members keep their published ratings and only the newcomer's is fitted, so it
+  lands on the ladder's scale (:class:`NewcomerRating`, with Elo for 2 players).
+  :func:`rate_against` gives placements against one opponent in every other seat.
+  ``scripts/rate.py`` is these calls and the lines of :func:`newcomer_lines`.
+* :func:`refit_ladder` plays a ladder again with one more member and fits it anew.
+
+Needs the ``train`` extra (openskill).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.evaluation.ratings import Rating, anchored_elo
+from tabletop_zoo.baselines.evaluation.seating import (
+    Placement,
+    SeatedResult,
+    lineups,
+    play_lineups,
+)
+from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+__all__ = [
+    "LADDER_SCALE",
+    "PLACEMENT_HEADER",
+    "NewcomerRating",
+    "fit_ladder",
+    "fixed_ratings",
+    "ladder_key",
+    "newcomer_lines",
+    "placement_line",
+    "play_ladder",
+    "rate_against",
+    "rate_newcomer",
+    "record_ladder",
+    "refit_ladder",
+]
+
+LADDER_SCALE = "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma"
+PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
+
+
+def ladder_key(game: str, num_players: int) -> str:
+    """The manifest key of a ladder: ``<game>-<N>p``."""
+    return f"{game}-{num_players}p"
+
+
+def play_ladder(
+    game: str,
+    num_players: int,
+    members: Sequence[str],
+    rounds: int = 2,
+    seed: int | None = 0,
+    random_opening: int = 0,
+    workers: int = 1,
+) -> SeatedResult:
+    """Every table of ``num_players`` members (:func:`~.seating.lineups`) in every seating,
+    ``rounds`` times (:func:`~.seating.play_lineups`)."""
+    return play_lineups(
+        game,
+        list(members),
+        lineups(len(members), num_players),
+        rounds=rounds,
+        num_players=num_players,
+        seed=seed,
+        random_opening=random_opening,
+        workers=workers,
+    )
+
+
+def fit_ladder(result: SeatedResult, members: Sequence[str], **details: Any) -> dict[str, Any]:
+    """The ladder entry of a played ladder (``result``, agent ``i`` = ``members[i]``): per
+    member ``mu``, ``sigma``, sole-first share and mean rank (and Elo for 2 players), the
+    game, player count, number of games and random opening; ``details`` (e.g. ``command``,
+    ``cpu_minutes``) are added as they are."""
+    ratings = result.ratings()
+    placements = result.placements()
+    two_players = result.num_players == 2
+    if two_players:
+        pairs = [
+            (g.agents[0], g.agents[1], head_to_head(g.returns, g.scores, 0, 1))
+            for g in result.games
+        ]
+        elo = elo_ratings(pairs, len(members))
+    entry: dict[str, Any] = {
+        "game": result.game,
+        "num_players": result.num_players,
+        "games": len(result.games),
+        "random_opening": result.random_opening,
+        **details,
+        "scale": LADDER_SCALE,
+        "members": {},
+    }
+    for i, spec in enumerate(members):
+        entry["members"][spec] = {
+            "mu": round(ratings[i].value, 3),
+            "sigma": round(ratings[i].sigma, 3),
+            "first_share": round(placements[i].first_share, 3),
+            "mean_rank": round(placements[i].mean_rank, 3),
+        }
+        if two_players:
+            entry["members"][spec]["elo"] = round(elo[i], 1)
+    return entry
+
+
+def record_ladder(manifest: dict[str, Any], entry: Mapping[str, Any]) -> str:
+    """Put ``entry`` (:func:`fit_ladder`) into ``manifest`` (a loaded manifest, changed in
+    place) and give each ``ref:`` member model its rating on it; return the ladder's key."""
+    key = ladder_key(entry["game"], entry["num_players"])
+    manifest.setdefault("ladders", {})[key] = dict(entry)
+    models = manifest.setdefault("models", {})
+    for spec, values in entry["members"].items():
+        name = spec[len("ref:") :] if spec.startswith("ref:") else None
+        if name in models:
+            kept = ("mu", "sigma") + (("elo",) if "elo" in values else ())
+            models[name]["rating"] = {"ladder": key, **{k: values[k] for k in kept}}
+    return key
+
+
+def fixed_ratings(
+    ladder: Mapping[str, Any], first_index: int = 1
+) -> dict[int, tuple[float, float]]:
+    """The members' published ``(mu, sigma)`` by agent index (members numbered from
+    ``first_index`` in the ladder's order), to hold them fixed while rating a newcomer."""
+    return {
+        first_index + i: (values["mu"], values["sigma"])
+        for i, values in enumerate(ladder["members"].values())
+    }
+
+
+@dataclass(frozen=True)
+class NewcomerRating:
+    """A newcomer rated on a ladder: its games (agent 0 = the newcomer, agent ``i + 1`` =
+    member ``i``), the line-ups it played, its Plackett-Luce rating on the ladder's scale and,
+    for 2 players on a ladder with Elo, its maximum-likelihood Elo."""
+
+    agent: str
+    ladder: Mapping[str, Any]
+    designs: tuple[tuple[int, ...], ...]
+    result: SeatedResult
+    rating: Rating
+    elo: Rating | None
+
+    @property
+    def specs(self) -> list[str]:
+        """The agent specs of the games: the newcomer, then the members."""
+        return [self.agent, *self.ladder["members"]]
+
+
+def rate_newcomer(
+    game: str,
+    num_players: int,
+    agent: str,
+    ladder: Mapping[str, Any] | None = None,
+    rounds: int = 2,
+    seed: int | None = 0,
+    random_opening: int | None = None,
+    workers: int = 1,
+) -> NewcomerRating:
+    """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
+    count): it plays every mix of the members in every seating, ``rounds`` times, with the
+    ladder's random opening unless ``random_opening`` is given; the members keep their
+    published ratings."""
+    ladder = ladder_entry(game, num_players) if ladder is None else ladder
+    if random_opening is None:
+        random_opening = ladder.get("random_opening", 0)
+    members = list(ladder["members"])
+    specs = [agent, *members]
+    designs = lineups(len(specs), num_players, focus=0)
+    result = play_lineups(
+        game,
+        specs,
+        designs,
+        rounds=rounds,
+        num_players=num_players,
+        seed=seed,
+        random_opening=ladder.get("random_opening", 0)
+        if random_opening is None
+        else random_opening,
+        workers=workers,
+    )
+    rating = result.ratings(fixed=fixed_ratings(ladder))[0]
+    elo = None
+    if num_players == 2 and all("elo" in values for values in ladder["members"].values()):
+        results = []
+        for record in result.games:
+            seat = record.agents.index(0)
+            other = 1 - seat
+            score = head_to_head(record.returns, record.scores, seat, other)
+            opponent = members[record.agents[other] - 1]
+            results.append((ladder["members"][opponent]["elo"], score))
+        elo = anchored_elo(results)
+    return NewcomerRating(agent, ladder, tuple(designs), result, rating, elo)
+
+
+def rate_against(
+    game: str,
+    num_players: int,
+    agent: str,
+    opponent: str,
+    rounds: int = 2,
+    seed: int | None = 0,
+    random_opening: int = 0,
+    workers: int = 1,
+) -> Placement:
+    """How ``agent`` places against ``opponent`` in every other seat (every seating,
+    ``rounds`` times)."""
+    result = play_lineups(
+        game,
+        [agent, opponent],
+        [(0,) + (1,) * (num_players - 1)],
+        rounds=rounds,
+        num_players=num_players,
+        seed=seed,
+        random_opening=random_opening,
+        workers=workers,
+    )
+    return result.placements()[0]
+
+
+def placement_line(label: str, placement: Placement) -> str:
+    """One row under :data:`PLACEMENT_HEADER`: games, sole-first share, mean rank, score."""
+    low, high = placement.interval()
+    score_low, score_high = placement.score_interval()
+    return (
+        f"{label:<44}{placement.games:>6}  {placement.first_share:.2f} [{low:.2f}, {high:.2f}]"
+        f"{placement.mean_rank:>8.2f}"
+        f"     {placement.score:.2f} [{score_low:.2f}, {score_high:.2f}]"
+    )
+
+
+def newcomer_lines(rated: NewcomerRating) -> list[str]:
+    """The report of a newcomer's rating: its placements per mix and in all, its Elo (2
+    players), the ladder with the newcomer placed in it, and its rating."""
+    specs, result, ladder = rated.specs, rated.result, rated.ladder
+    lines = [f"{'opponents (mix)':<44}{PLACEMENT_HEADER}"]
+    for lineup in rated.designs:
+        label = " + ".join(specs[i] for i in lineup[1:])
+        lines.append(placement_line(label, result.placements(lineup)[0]))
+    lines += [placement_line("all", result.placements()[0]), ""]
+    rows = [(m, v["mu"], v["sigma"]) for m, v in ladder["members"].items()]
+    rows.append((f"{rated.agent}  <- rated now", rated.rating.value, rated.rating.sigma))
+    if rated.elo is not None:
+        lines.append(f"Elo on the ladder: {rated.elo}")
+    key = ladder_key(result.game, result.num_players)
+    lines.append(f"ladder {key} (Plackett-Luce mu, 95% interval mu +- 1.96 sigma):")
+    for name, mu, sigma in sorted(rows, key=lambda r: -r[1]):
+        lines.append(f"  {name:<48}{mu:>7.1f}  [{mu - 1.96 * sigma:.1f}, {mu + 1.96 * sigma:.1f}]")
+    lines.append(f"rating of {rated.agent}: {rated.rating}  ({len(result.games)} games)")
+    return lines
+
+
+def refit_ladder(
+    game: str,
+    num_players: int,
+    newcomer: str,
+    ladder: Mapping[str, Any] | None = None,
+    rounds: int = 2,
+    seed: int | None = 0,
+    workers: int = 1,
+    **details: Any,
+) -> tuple[SeatedResult, dict[str, Any]]:
+    """Play ``ladder`` (default: the shipped one) again with ``newcomer`` as one more member
+    (with the ladder's random opening) and fit every rating anew; return the games and the
+    new ladder entry (:func:`fit_ladder`; ``details`` are added to it)."""
+    ladder = ladder_entry(game, num_players) if ladder is None else ladder
+    members = list(ladder["members"])
+    if newcomer in members:
+        raise InvalidOptionError(f"{newcomer!r} is already a member of the ladder: {members}")
+    members.append(newcomer)
+    result = play_ladder(
+        game,
+        num_players,
+        members,
+        rounds=rounds,
+        seed=seed,
+        random_opening=ladder.get("random_opening", 0),
+        workers=workers,
+    )
+    return result, fit_ladder(result, members, **details)

@@ -1,0 +1,237 @@
+"""The match model: a schedule of seatings, played into one record per game.
+
+Every match of the evaluation layer is a list of :class:`Seating` (which agent sits in which
+seat, the game's seed, its random opening) played by :func:`play_seatings` into
+:class:`MatchRecord` (seats, returns, scores, steps, seed). What a match reports is a *view*
+computed from its records alone:
+
+* tournaments (pairs, win rates with Wilson intervals, Elo):
+  :func:`~.tournament.tournament_view`, played by :func:`~.tournament.round_robin`;
+* seated matches (placements, Plackett-Luce ratings, pairwise score):
+  :func:`~.seating.seated_view`, played by :func:`~.seating.play_lineups`;
+* the evaluation of one agent during training: :func:`~.tournament.evaluate_agent`;
+* the rating ladder (fit, rate a newcomer, refit): :mod:`~.ladder`.
+
+A record does not say how its game was played (this process, worker processes, Ray, or a
+batched arena that produces the same records), so the views work on records from any of
+them. The argument checks every match shares live here once (:func:`check_match`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.evaluation.arena import (
+    check_random_opening,
+    forget_model_agents,
+    make_env,
+    play_task,
+    play_tasks,
+    seeded_agent,
+)
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec
+
+__all__ = [
+    "BACKENDS",
+    "MatchRecord",
+    "Seating",
+    "check_count",
+    "check_match",
+    "iter_seatings",
+    "play_seatings",
+]
+
+BACKENDS = ("local", "ray")  # where the games of a match are played
+
+
+@dataclass(frozen=True)
+class Seating:
+    """One scheduled game: ``agents[s]`` is the index (into the match's agent list) of the
+    agent in seat ``s``; ``seed`` seeds the game and its agents; the first
+    ``random_opening`` actions are random legal actions (:func:`~.arena.play_game`)."""
+
+    agents: tuple[int, ...]
+    seed: int
+    random_opening: int = 0
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """One played game, per seat (seat i = ``player_i``).
+
+    ``agents``: index of the agent in every seat (into the match's agent list); ``seats``:
+    its name. ``returns``: +1 sole top scorer, 0 tied top, -1 others; ``scores``: the
+    engine's final scores; ``steps``: actions taken; ``seed`` and ``random_opening``: how
+    the game was set up (replaying the seating gives the same game).
+    """
+
+    game: str
+    num_players: int
+    agents: tuple[int, ...]
+    seats: tuple[str, ...]
+    returns: tuple[float, ...]
+    scores: tuple[int, ...]
+    steps: int
+    seed: int
+    random_opening: int = 0
+
+
+def check_count(value: Any, what: str) -> None:
+    """Refuse a count (games, rounds, workers) that is not an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidOptionError(f"{what} must be an integer >= 1, got {value!r}")
+    if value < 1:
+        raise InvalidOptionError(f"{what} must be >= 1, got {value!r}")
+
+
+def _agent_name(agent: Any) -> str:
+    return agent if isinstance(agent, str) else type(agent).__name__
+
+
+def check_match(
+    game: str,
+    num_players: int | None,
+    agents: Sequence[Any],
+    seed: Any = 0,
+    workers: Any = 1,
+    random_opening: Any = 0,
+    env_options: Mapping[str, Any] | None = None,
+    counts: Mapping[str, Any] | None = None,
+    backend: str = "local",
+    names: Sequence[str] | None = None,
+) -> int:
+    """Check what every match needs before a game is played; return the player count (the
+    game's default if ``num_players`` is None).
+
+    The game name, each of ``counts`` (``{"games per pairing": games}``: integers >= 1),
+    ``workers``, ``seed``, ``random_opening``, ``backend``, the player count and env
+    options (by making the env), and that every agent (a ``make_agent`` spec or an agent
+    object, named by ``names`` in messages) can play this game. Raises
+    ``InvalidOptionError`` (a ``ValueError``) naming what is allowed.
+    """
+    if backend not in BACKENDS:
+        raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    spec = get_spec(game)  # InvalidOptionError listing the games
+    players = spec.default_players if num_players is None else num_players
+    for what, value in (counts or {}).items():
+        check_count(value, what)
+    check_count(workers, "workers")
+    check_seed(seed)
+    check_random_opening(random_opening)
+    env = make_env(game, num_players=players, **dict(env_options or {}))  # bad count/options
+    forget_model_agents()  # a model file may have changed since an earlier call
+    labels = list(names) if names is not None else [_agent_name(a) for a in agents]
+    for agent, label in zip(agents, labels, strict=True):
+        # a bad spec (listing the forms), model path or model for another game: fail up front
+        check_agent_fits(seeded_agent(agent, 0) if isinstance(agent, str) else agent, env, label)
+    env.close()
+    return players
+
+
+def iter_seatings(
+    game: str,
+    num_players: int,
+    agents: Sequence[Any],
+    seatings: Sequence[Seating],
+    names: Sequence[str] | None = None,
+    env_options: Mapping[str, Any] | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> Iterator[MatchRecord]:
+    """Yield the :class:`MatchRecord` of every seating, in schedule order, as they are played.
+
+    ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
+    ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
+    in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
+    at ``ray_address``); every game and agent is seeded from its seating, so the records are
+    the same either way. A caller that stops early (or sees an error) keeps the records
+    already yielded; closing the generator shuts the processes down.
+    """
+    names = [_agent_name(a) for a in agents] if names is None else list(names)
+    if len(names) != len(agents):
+        raise InvalidOptionError(f"{len(agents)} agents but {len(names)} names")
+    for seating in seatings:
+        if len(seating.agents) != num_players or not all(
+            0 <= a < len(agents) for a in seating.agents
+        ):
+            raise InvalidOptionError(
+                f"line-up {tuple(seating.agents)} needs {num_players} agent indices in "
+                f"0..{len(agents) - 1}"
+            )
+    if (workers > 1 or backend != "local") and not all(isinstance(a, str) for a in agents):
+        raise InvalidOptionError(
+            "agent objects play in this process only: pass agent specs to play with "
+            "workers > 1 or on Ray"
+        )
+    options = dict(env_options or {})
+    tasks = [
+        (game, num_players, options, [agents[a] for a in s.agents], s.seed, s.random_opening)
+        for s in seatings
+    ]
+    if backend == "ray":
+        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
+
+        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
+    else:
+        outcomes = play_tasks(tasks, workers)
+    try:
+        for seating, (returns, scores, steps) in zip(seatings, outcomes, strict=True):
+            yield MatchRecord(
+                game=game,
+                num_players=num_players,
+                agents=tuple(seating.agents),
+                seats=tuple(names[a] for a in seating.agents),
+                returns=tuple(float(r) for r in returns),
+                scores=tuple(int(s) for s in scores),
+                steps=int(steps),
+                seed=int(seating.seed),
+                random_opening=seating.random_opening,
+            )
+    finally:
+        outcomes.close()  # the generator shuts down the worker processes or Ray
+
+
+def play_seatings(
+    game: str,
+    num_players: int,
+    agents: Sequence[Any],
+    seatings: Sequence[Seating],
+    names: Sequence[str] | None = None,
+    env_options: Mapping[str, Any] | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    on_game: Callable[[MatchRecord], None] | None = None,
+    progress: bool = False,
+) -> list[MatchRecord]:
+    """Play every seating (:func:`iter_seatings`) and return the records in schedule order.
+
+    ``on_game(record)`` is called after every game (e.g. to save it as it comes);
+    ``progress`` shows a tqdm bar (``train`` extra). Check the arguments first with
+    :func:`check_match`.
+    """
+    records = iter_seatings(
+        game, num_players, agents, seatings, names, env_options, workers, backend, ray_address
+    )
+    stream: Any = records
+    if progress:
+        from tabletop_zoo.baselines.extras import require_extra
+
+        require_extra("train", "the match progress bar", ("tqdm",))
+        from tqdm import tqdm
+
+        stream = tqdm(records, total=len(seatings), desc="games")
+    out: list[MatchRecord] = []
+    try:
+        for record in stream:
+            out.append(record)
+            if on_game is not None:
+                on_game(record)
+    finally:
+        records.close()
+    return out
