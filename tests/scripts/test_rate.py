@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tabletop_zoo.baselines.agents import reference
+from tabletop_zoo.baselines.evaluation import ladder as ladder_module
 
 
 def test_rate_prints_a_rating_on_the_shipped_ladder(script, capsys) -> None:
@@ -70,13 +71,13 @@ def test_a_ladder_keeps_its_random_opening_for_rate(script, tmp_path, monkeypatc
     ladder = json.loads((tmp_path / "manifest.json").read_text())["ladders"]["mole_hill-2p"]
     assert ladder["random_opening"] == 3
     used: list[int] = []
-    real = ladder.play_lineups
+    real = ladder_module.play_lineups
 
     def spy(*args, **kwargs):
         used.append(kwargs["random_opening"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ladder, "play_lineups", spy)
+    monkeypatch.setattr(ladder_module, "play_lineups", spy)
     assert rate.main(["--game", "mole_hill", "--agent", "random", "--rounds", "1"]) == 0
     argv = ["--game", "mole_hill", "--agent", "random", "--rounds", "1", "--random-opening", "0"]
     assert rate.main(argv) == 0
