@@ -23,8 +23,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
-from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.evaluation.ratings import anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
 from tabletop_zoo.baselines.evaluation.stats import head_to_head
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the same games)",
     )  # fmt: skip
     p.add_argument("--csv", default=None, help="write every game to this CSV file")
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
@@ -88,6 +90,7 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             seed=args.seed,
             random_opening=args.random_opening or 0,
             workers=args.workers,
+            trust=args.trust_model,
         )
         place = result.placements()[0]
         print(_placement_line(f"{players - 1} x {opponent}", place))
@@ -110,6 +113,7 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
             ladder.get("random_opening", 0) if args.random_opening is None else args.random_opening
         ),
         workers=args.workers,
+        trust=args.trust_model,
     )
     fixed = {
         i + 1: (ladder["members"][m]["mu"], ladder["members"][m]["sigma"])
@@ -155,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
             rate_against(args, players)
         else:
             rate_on_ladder(args, players)
+    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
+        kept = f"; wrote them to {exc.result.write_csv(args.csv)}" if args.csv else ""
+        print(f"rate.py: error: {exc}{kept}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         parser.error(str(exc))
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")

@@ -29,6 +29,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation.arena import (
+    IncompleteRunError,
     check_random_opening,
     forget_model_agents,
     make_env,
@@ -42,6 +43,7 @@ from tabletop_zoo.baselines.evaluation.ratings import (
     plackett_luce_ratings,
 )
 from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
+from tabletop_zoo.envs._files import atomic_write
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec
 
@@ -147,6 +149,7 @@ class SeatedResult:
     agents: list[str]
     games: list[SeatedGame] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
+    incomplete: str | None = None  # why the games stopped early (IncompleteRunError)
 
     def placements(self, lineup: Sequence[int] | None = None) -> list[Placement]:
         """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
@@ -194,10 +197,12 @@ class SeatedResult:
         return "\n".join(lines)
 
     def write_csv(self, path: str | Path) -> Path:
-        """One row per game: agent per seat, results, scores, ranks, random opening."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", newline="") as handle:
+        """One row per game: agent per seat, results, scores, ranks, random opening; written
+        atomically, to ``<stem>.incomplete.csv`` when :attr:`incomplete`."""
+        from tabletop_zoo.baselines.evaluation.report import incomplete_name
+
+        path = incomplete_name(path) if self.incomplete else Path(path)
+        with atomic_write(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
             for number, g in enumerate(self.games):
@@ -238,6 +243,7 @@ def play_lineups(
     on_game: Callable[[SeatedGame], None] | None = None,
     random_opening: int = 0,
     workers: int = 1,
+    trust: bool = False,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
@@ -245,7 +251,10 @@ def play_lineups(
     holds indices into them. Every game and agent is seeded from ``seed`` and the game's
     number, so a run is reproducible, and ``workers > 1`` (games played in that many
     processes) gives the same games. ``random_opening``: the first that many actions of
-    every game are random (see :func:`~.arena.play_game`).
+    every game are random (see :func:`~.arena.play_game`). ``trust``: model files may be
+    loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker
+    process that dies raises :class:`~.arena.IncompleteRunError` whose ``result`` holds the
+    games played until then (marked :attr:`SeatedResult.incomplete`).
     """
     spec = get_spec(game)
     players = spec.default_players if num_players is None else num_players
@@ -265,7 +274,7 @@ def play_lineups(
     env = make_env(game, num_players=players, **env_options)
     forget_model_agents()  # a model file may have changed since an earlier call
     for agent_spec in agent_specs:  # bad spec or a model for another game: fail up front
-        check_agent_fits(seeded_agent(agent_spec, 0), env, agent_spec)
+        check_agent_fits(seeded_agent(agent_spec, 0, trust), env, agent_spec)
     env.close()
     from tabletop_zoo.baselines.evaluation.report import display_names
 
@@ -273,7 +282,7 @@ def play_lineups(
     schedule = [s for _ in range(rounds) for lineup in designs for s in seat_permutations(lineup)]
     game_seeds = np.random.SeedSequence(seed).generate_state(max(1, len(schedule)))
     tasks = [
-        (game, players, env_options, [agent_specs[a] for a in seats], int(s), random_opening)
+        (game, players, env_options, [agent_specs[a] for a in seats], int(s), random_opening, trust)
         for seats, s in zip(schedule, game_seeds, strict=False)
     ]
     outcomes = play_tasks(tasks, workers)
@@ -283,6 +292,9 @@ def play_lineups(
             result.games.append(record)
             if on_game is not None:
                 on_game(record)
+    except IncompleteRunError as exc:
+        result.incomplete = f"{exc}; {len(result.games)} of {len(tasks)} games played"
+        raise IncompleteRunError(result.incomplete, result) from None
     finally:
         outcomes.close()
     return result

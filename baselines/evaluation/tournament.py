@@ -34,6 +34,7 @@ import numpy as np
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
 from tabletop_zoo.baselines.evaluation.arena import (
+    IncompleteRunError,
     check_random_opening,
     forget_model_agents,
     make_env,
@@ -107,6 +108,7 @@ class TournamentResult:
     filler: str = "random"
     specs: list[str] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
+    incomplete: str | None = None  # why the games stopped early (IncompleteRunError)
     _elo_intervals: tuple[int, list[tuple[float, float]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -174,7 +176,8 @@ class TournamentResult:
         return report.tournament_table(self)
 
     def write_csv(self, out_dir: str | Path) -> tuple[Path, Path, Path]:
-        """Write ``pairings.csv``, ``standings.csv`` and ``games.csv``; return their paths."""
+        """Write ``pairings.csv``, ``standings.csv`` and ``games.csv`` (``*.incomplete.csv``
+        when :attr:`incomplete`); return their paths."""
         return report.write_tournament_csv(self, out_dir)
 
     def plot(self, path: str | Path) -> Path:
@@ -211,6 +214,7 @@ def round_robin(
     backend: str = "local",
     ray_address: str | None = None,
     random_opening: int = 0,
+    trust: bool = False,
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
@@ -222,7 +226,10 @@ def round_robin(
     seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
     ``random_opening``: the first that many actions of every game are random legal actions
     (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
-    and over (both games start from one position).
+    and over (both games start from one position). ``trust``: model files may be loaded by
+    unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that
+    dies raises :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played
+    until then (marked :attr:`TournamentResult.incomplete`).
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -235,7 +242,7 @@ def round_robin(
     forget_model_agents()  # a model file may have changed since an earlier call
     # fail fast on a bad spec (listing the forms), model path or model for another game
     for spec in [*agent_specs, filler]:
-        check_agent_fits(seeded_agent(spec, 0), env, spec)
+        check_agent_fits(seeded_agent(spec, 0, trust), env, spec)
     env.close()
     if progress:
         from tabletop_zoo.baselines.extras import require_extra
@@ -262,7 +269,9 @@ def round_robin(
             seat_names = [names[i] if i >= 0 else filler for i in chosen]
             meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
             game_seed = int(seeds[p * games + g])
-            tasks.append((game, num_players, env_kwargs, seat_specs, game_seed, random_opening))
+            tasks.append(
+                (game, num_players, env_kwargs, seat_specs, game_seed, random_opening, trust)
+            )
 
     if backend == "ray":
         from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
@@ -283,6 +292,9 @@ def round_robin(
             result.games.append(record)
             if on_game is not None:
                 on_game(record)
+    except IncompleteRunError as exc:
+        result.incomplete = f"{exc}; {len(result.games)} of {len(tasks)} games played"
+        raise IncompleteRunError(result.incomplete, result) from None
     finally:
         outcomes.close()  # the generator shuts down the worker processes or Ray
     return result
@@ -297,13 +309,15 @@ def evaluate_agent(
     seed: int | None = 0,
     env_kwargs: dict[str, Any] | None = None,
     name: str = "learner",
+    trust: bool = False,
 ) -> list[PairingStats]:
     """Play ``agent`` from every seat against each opponent spec (all other seats).
 
     Returns one :class:`~.stats.PairingStats` per opponent, counting the agent's own game
     results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
     other seats. Games of seat ``s`` come before those of seat ``s + 1``; every game is
-    seeded from ``seed``, the opponent's index and the game's index.
+    seeded from ``seed``, the opponent's index and the game's index. ``trust``: opponent
+    model files may be loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`).
     """
     num_players = _check_match_input(game, num_players, games_per_seat, 1, seed, "games_per_seat")
     env = make_env(game, num_players=num_players, **(env_kwargs or {}))
@@ -313,7 +327,7 @@ def evaluate_agent(
         opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
     ):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
-        opponent = seeded_agent(spec, int(game_seeds[-1]))
+        opponent = seeded_agent(spec, int(game_seeds[-1]), trust)
         outcomes: list[float] = []
         mine: list[float] = []
         theirs: list[float] = []
