@@ -30,6 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
@@ -68,6 +70,13 @@ def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
 
     try:
         net = DenseNet.load(path)
+        inputs = int(np.prod(net.meta["observation_shape"]))
+        outputs = int(net.heads["policy"][0].shape[1])
+        if (net.input_size, outputs) != (inputs, int(net.meta["num_actions"])):
+            raise ValueError(
+                f"its layers take {net.input_size} inputs and give {outputs} actions, its "
+                f"meta says {inputs} and {net.meta['num_actions']}"
+            )
         if kind == "alphazero":
             agent = AlphaZeroAgent(net, num_simulations=args.simulations, seed=0)
         else:
@@ -79,7 +88,7 @@ def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
         mask = observation["action_mask"]
         action = agent.act(observation["observation"], mask, live_state(env))
         env.close()
-    except ValueError as exc:
+    except (ValueError, KeyError, IndexError) as exc:
         raise SystemExit(f"{args.name}: the new model does not play: {exc}") from None
     if not mask[action]:
         raise SystemExit(f"{args.name}: the new model plays an illegal action ({action})")
