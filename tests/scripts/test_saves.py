@@ -110,3 +110,18 @@ def test_evaluate_writes_the_games_played_marked_incomplete(script, tmp_path, mo
     rows = (out / "games.incomplete.csv").read_text().splitlines()
     assert 2 <= len(rows) < 25  # header and the games played
     assert (out / "tournament.incomplete.png").is_file()
+
+
+def test_rate_writes_the_games_played_marked_incomplete(script, tmp_path, monkeypatch, capsys):
+    from tabletop_zoo.baselines.evaluation import seating
+    from tabletop_zoo.baselines.evaluation.arena import play_tasks
+
+    monkeypatch.setattr(seating, "play_tasks", _killing(play_tasks))
+    rate = script("rate")
+    argv = ["--game", "mole_hill", "--agent", SLOW[0], "--against", SLOW[1], "--rounds", "12"]
+    argv += ["--workers", "2", "--csv", str(tmp_path / "games.csv")]
+    assert rate.main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "worker process died" in err[0]
+    rows = (tmp_path / "games.incomplete.csv").read_text().splitlines()
+    assert 2 <= len(rows) < 25 and not (tmp_path / "games.csv").exists()
