@@ -114,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     except IncompleteRunError as exc:  # a worker died: keep the games played, marked
         result = exc.result
+        if not result.games:
+            print(f"evaluate.py: error: {exc}; no results written", file=sys.stderr)
+            return 1
         print(result.table())
         paths = (*result.write_csv(args.out), result.plot(f"{args.out}/tournament.png"))
         print(

@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             rate_on_ladder(args, players)
     except IncompleteRunError as exc:  # a worker died: keep the games played, marked
-        kept = f"; wrote them to {exc.result.write_csv(args.csv)}" if args.csv else ""
+        kept = ""
+        if args.csv and exc.result.games:
+            kept = f"; wrote them to {exc.result.write_csv(args.csv)}"
         print(f"rate.py: error: {exc}{kept}", file=sys.stderr)
         return 1
     except ValueError as exc:

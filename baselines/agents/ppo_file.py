@@ -7,8 +7,9 @@ code on load. :func:`load_ppo_model` instead reads only
 * the plain JSON fields of ``data``: the policy class's module and method names (it must
   be sb3-contrib's ``MaskableActorCriticPolicy``, the ``MlpPolicy`` our training uses),
   ``policy_kwargs`` (``net_arch``, ``ortho_init``, ``share_features_extractor``,
-  ``normalize_images``), the observation space's shape and dtype (a float32 ``Box``) and
-  the number of actions (a ``Discrete`` space starting at 0);
+  ``normalize_images``; a plain ``optimizer_kwargs`` is ignored: playing needs no
+  optimizer), the observation space's shape and dtype (a float32 ``Box``) and the number
+  of actions (a ``Discrete`` space starting at 0);
 * ``policy.pth`` with ``torch.load(..., weights_only=True)`` (tensors only),
 
 and rebuilds the policy from those with SB3's own classes, its weights loaded strictly
@@ -52,6 +53,7 @@ _POLICY_CLASS = "MaskableActorCriticPolicy"
 _BOX = "<class 'gymnasium.spaces.box.Box'>"
 _DISCRETE = "<class 'gymnasium.spaces.discrete.Discrete'>"
 _PLAIN_KWARGS = {"net_arch", "ortho_init", "share_features_extractor", "normalize_images"}
+_IGNORED_KWARGS = {"optimizer_kwargs"}  # training only; ignored when plain JSON
 _MAX_DATA_BYTES = 64 * 1024 * 1024  # the JSON record (a trained model's is ~40 kB)
 _MAX_WEIGHTS_BYTES = 1024 * 1024 * 1024
 _MAX_WIDTH = 1 << 16  # units per layer
@@ -136,7 +138,8 @@ def _policy_kwargs(data: dict[str, Any], path: Path) -> dict[str, Any]:
         raise untrusted(path, "policy_kwargs are stored pickled (e.g. an activation_fn)")
     if not isinstance(kwargs, dict):
         raise _bad(path, "policy_kwargs is not a JSON object")
-    unknown = sorted(set(kwargs) - _PLAIN_KWARGS)
+    unknown = sorted(set(kwargs) - _PLAIN_KWARGS - _IGNORED_KWARGS)
+    unknown += sorted(k for k in _IGNORED_KWARGS if _serialized(kwargs.get(k)))
     if unknown:
         raise untrusted(path, f"policy_kwargs {', '.join(map(repr, unknown))}")
     out: dict[str, Any] = {}

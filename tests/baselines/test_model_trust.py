@@ -100,24 +100,37 @@ def test_files_that_need_unpickling_are_refused_naming_the_opt_in(ppo_files, nam
     assert not ppo_files.marker.exists()
 
 
-def test_pickled_policy_kwargs_are_refused(ppo_files, tmp_path) -> None:
+def _with_policy_kwargs(source, target, kwargs) -> None:
     import json
     import zipfile
 
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as out:
+        for name in archive.namelist():
+            content = archive.read(name)
+            if name == "data":
+                data = json.loads(content)
+                data["policy_kwargs"] = kwargs
+                content = json.dumps(data).encode()
+            out.writestr(name, content)
+
+
+def test_pickled_policy_kwargs_are_refused(ppo_files, tmp_path) -> None:
     from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
 
     target = tmp_path / "activation.zip"
-    with zipfile.ZipFile(ppo_files.good) as source, zipfile.ZipFile(target, "w") as out:
-        for name in source.namelist():
-            content = source.read(name)
-            if name == "data":
-                data = json.loads(content)
-                data["policy_kwargs"] = {":type:": "<class 'dict'>", ":serialized:": "AAAA"}
-                content = json.dumps(data).encode()
-            out.writestr(name, content)
+    _with_policy_kwargs(ppo_files.good, target, {":type:": "<class 'dict'>", ":serialized:": "A"})
     with pytest.raises(UntrustedModelError, match="policy_kwargs are stored pickled") as exc:
         load_ppo_model(target)
     _refused(exc)
+    _with_policy_kwargs(ppo_files.good, target, {"net_arch": [16], "features_extractor_kwargs": {}})
+    with pytest.raises(UntrustedModelError, match="features_extractor_kwargs"):
+        load_ppo_model(target)
+    # a plain optimizer_kwargs is ignored (playing needs no optimizer)
+    _with_policy_kwargs(ppo_files.good, target, {"net_arch": [16], "optimizer_kwargs": {"eps": 0}})
+    assert load_ppo_model(target).action_space.n == 173
+    _with_policy_kwargs(ppo_files.good, target, {"net_arch": [16, -1]})
+    with pytest.raises(InvalidOptionError, match="net_arch must be"):
+        load_ppo_model(target)
 
 
 @pytest.mark.parametrize(
