@@ -39,6 +39,12 @@ class UsageError(TabletopZooError):
     the message says which call to make first."""
 
 
+class UntrustedModelError(InvalidOptionError):
+    """A model file that can only be loaded by unpickling content of the file, which can
+    run code from it: refused unless the caller opted in (``trust=True`` in Python,
+    ``--trust-model`` on the scripts); the message names the opt-in."""
+
+
 def as_integer(value: Any) -> int | None:
     """``value`` as a Python int if it is a Python or NumPy integer, else None.
 

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.extras import install_command
+from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
 
 # How an anchor module is built and shown; anchors not listed use env() and their module name.
@@ -263,9 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(format_table(report))
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(report, f, indent=2)
-            f.write("\n")
+        write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.out}")
     return 0
 

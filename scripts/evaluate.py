@@ -20,7 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import round_robin
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ray-address", default=None, help="Ray cluster to join, e.g. auto")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
@@ -107,7 +110,20 @@ def main(argv: list[str] | None = None) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             random_opening=args.random_opening,
+            trust=args.trust_model,
         )
+    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
+        result = exc.result
+        if not result.games:
+            print(f"evaluate.py: error: {exc}; no results written", file=sys.stderr)
+            return 1
+        print(result.table())
+        paths = (*result.write_csv(args.out), result.plot(f"{args.out}/tournament.png"))
+        print(
+            f"evaluate.py: error: {exc}; wrote them to {', '.join(map(str, paths))}",
+            file=sys.stderr,
+        )
+        return 1
     except ValueError as exc:  # bad spec, game, player count, seed or model path
         parser.error(str(exc))
     except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray

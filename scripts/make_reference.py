@@ -28,13 +28,18 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
 from tabletop_zoo.baselines.evaluation import ladder
-from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
+from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
 from tabletop_zoo.envs.registry import GAMES
 
 MAX_MODEL_BYTES = 5 * 1024 * 1024
@@ -51,34 +56,87 @@ def _commit() -> str:
 
 
 def _write(manifest: dict) -> None:
-    MANIFEST_PATH.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(MANIFEST_PATH, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
+    """Load the written network back and play one move with it on the game's start
+    position (``SystemExit`` naming what is wrong): a model that cannot play is refused
+    before it replaces anything."""
+    from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
+    from tabletop_zoo.baselines.agents.checks import check_agent_fits
+    from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
+    from tabletop_zoo.baselines.evaluation.arena import live_state, make_env
+
+    try:
+        net = DenseNet.load(path)
+        inputs = int(np.prod(net.meta["observation_shape"]))
+        outputs = int(net.heads["policy"][0].shape[1])
+        if (net.input_size, outputs) != (inputs, int(net.meta["num_actions"])):
+            raise ValueError(
+                f"its layers take {net.input_size} inputs and give {outputs} actions, its "
+                f"meta says {inputs} and {net.meta['num_actions']}"
+            )
+        if kind == "alphazero":
+            agent = AlphaZeroAgent(net, num_simulations=args.simulations, seed=0)
+        else:
+            agent = PolicyNetAgent(net)
+        env = make_env(args.game, args.num_players)
+        check_agent_fits(agent, env, args.name)
+        env.reset(seed=0)
+        observation = env.observe(env.agent_selection)
+        mask = observation["action_mask"]
+        action = agent.act(observation["observation"], mask, live_state(env))
+        env.close()
+    except (ValueError, KeyError, IndexError) as exc:
+        raise SystemExit(f"{args.name}: the new model does not play: {exc}") from None
+    if not mask[action]:
+        raise SystemExit(f"{args.name}: the new model plays an illegal action ({action})")
 
 
 def add_model(args: argparse.Namespace) -> None:
-    """Export and register one model."""
+    """Export and register one model. The new file is written beside the shipped one and
+    checked (size limits, loads, plays a move) before it replaces it; the manifest follows
+    (the previous model is put back if the manifest cannot be written)."""
+    if Path(args.name).name != args.name or args.name in (".", ".."):
+        raise SystemExit(f"--name must be a plain name (no folders), got {args.name!r}")
     meta = {"game": args.game, "num_players": args.num_players}
-    if args.ppo:
-        from tabletop_zoo.baselines.training.export import export_ppo_actor
+    source = args.ppo or args.az
+    try:
+        if args.ppo:
+            from tabletop_zoo.baselines.training.export import export_ppo_actor
 
-        net, kind = export_ppo_actor(args.ppo, meta), "ppo"
-    else:
-        net, kind = DenseNet.load(args.az), "alphazero"
-    if (net.meta["game"], int(net.meta["num_players"])) != (args.game, args.num_players):
-        raise SystemExit(f"{args.az}: the network is for {net.meta['game']}, not {args.game}")
+            net, kind = export_ppo_actor(args.ppo, meta, trust=args.trust_model), "ppo"
+        else:
+            net, kind = DenseNet.load(args.az), "alphazero"
+    except ValueError as exc:
+        raise SystemExit(f"{source}: {exc}") from None
+    if (net.meta.get("game"), int(net.meta.get("num_players", 0))) != (
+        args.game,
+        args.num_players,
+    ):
+        raise SystemExit(
+            f"{source}: the network is for {net.meta.get('game')} with "
+            f"{net.meta.get('num_players')} players, not {args.game} with {args.num_players}"
+        )
     net.meta.pop("history", None)
-    path = net.save(REFERENCE_DIR / f"{args.name}.npz")
-    size = path.stat().st_size
+    target = REFERENCE_DIR / f"{args.name}.npz"
     manifest = read_manifest()
-    others = sum(m["bytes"] for n, m in manifest["models"].items() if n != args.name)
-    if size > MAX_MODEL_BYTES or others + size > MAX_TOTAL_BYTES:
-        path.unlink()
-        raise SystemExit(f"{args.name}: {size} bytes breaks the 5 MB / 25 MB limits")
+    previous = target.read_bytes() if target.is_file() else None
+    with atomic_path(target) as temporary:  # the shipped file is replaced only at the end
+        net.save(temporary)
+        size = temporary.stat().st_size
+        others = sum(m["bytes"] for n, m in manifest["models"].items() if n != args.name)
+        if size > MAX_MODEL_BYTES or others + size > MAX_TOTAL_BYTES:
+            raise SystemExit(f"{args.name}: {size} bytes breaks the 5 MB / 25 MB limits")
+        check_model_file(temporary, kind, args)
+        sha256 = file_sha256(temporary)
     entry = {
         "game": args.game,
         "num_players": args.num_players,
         "kind": kind,
-        "file": path.name,
-        "sha256": file_sha256(path),
+        "file": target.name,
+        "sha256": sha256,
         "bytes": size,
         "training_command": args.command,
         "commit": args.commit or _commit(),
@@ -87,23 +145,34 @@ def add_model(args: argparse.Namespace) -> None:
     if kind == "alphazero":
         entry["simulations"] = args.simulations
     manifest["models"][args.name] = entry
-    _write(manifest)
-    print(f"added {args.name}: {path} ({size} bytes)")
+    try:
+        _write(manifest)
+    except BaseException:
+        if previous is None:
+            target.unlink(missing_ok=True)
+        else:
+            write_bytes_atomic(target, previous)
+        raise
+    print(f"added {args.name}: {target} ({size} bytes)")
 
 
 def fit_ladder(args: argparse.Namespace) -> None:
     """Play the ladder's tables and write the members' ratings."""
     members = [s.strip() for s in args.members.split(",") if s.strip()]
     start = cpu_seconds()
-    result = ladder.play_ladder(
-        args.game,
-        args.num_players,
-        members,
-        rounds=args.rounds,
-        seed=args.seed,
-        random_opening=args.random_opening,
-        workers=args.workers,
-    )
+    try:
+        result = ladder.play_ladder(
+            args.game,
+            args.num_players,
+            members,
+            rounds=args.rounds,
+            seed=args.seed,
+            random_opening=args.random_opening,
+            workers=args.workers,
+            trust=args.trust_model,
+        )
+    except IncompleteRunError as exc:  # a ladder fit from some of its games is not written
+        raise SystemExit(f"make_reference.py: error: {exc}; the manifest is unchanged") from None
     entry = ladder.fit_ladder(
         result,
         members,
@@ -114,7 +183,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
     ladder.record_ladder(manifest, entry)
     _write(manifest)
     if args.plot:
-        plot_ratings(result, args.plot)
+        plot_ratings(result, args.plot)  # atomic (report.save_figure)
     print(result.table())
     print(f"{len(result.games)} games, cpu time {entry['cpu_minutes']} min")
 
@@ -133,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--simulations", type=int, default=64, help="AlphaZero search size")
     add.add_argument("--command", required=True, help="the training command")
     add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")
+    add.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     ladder = sub.add_parser("ladder", help="fit a ladder's ratings")
     ladder.add_argument("--game", choices=sorted(GAMES), required=True)
     ladder.add_argument("--num-players", type=int, required=True)
@@ -146,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ladder.add_argument("--workers", type=int, default=1, help="processes playing games")
     ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
+    ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     if args.command_name == "add":

@@ -34,6 +34,7 @@ from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print only the moves, and the board when it is your turn (and at the end)",
     )
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
@@ -174,8 +176,10 @@ def play(
     delay: float = 0.0,
     read: Callable[[], str | None] | None = None,
     quiet: bool = False,
+    trust: bool = False,
 ) -> bool:
-    """Run one game with the given seat specs; True when it finished, False when stopped."""
+    """Run one game with the given seat specs; True when it finished, False when stopped.
+    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
     env = make_env(game, num_players=len(specs), render_mode=render)
     names = list(env.possible_agents)
     humans = {i for i, s in enumerate(specs) if s == HUMAN}
@@ -183,7 +187,7 @@ def play(
     agents = [
         HumanAgent(read=reader, show_board=lambda _state: show_board(env))
         if spec == HUMAN
-        else make_agent(spec, seed=agent_seed)
+        else make_agent(spec, seed=agent_seed, trust=trust)
         for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
     ]
     labels = ["you" if s == HUMAN else s for s in specs]
@@ -215,15 +219,17 @@ def play_gui(
     delay: float = 0.6,
     linger: bool = True,
     on_wait: Callable[[PlayWindow, list], None] | None = None,
+    trust: bool = False,
 ) -> bool:
     """Run one game in a pygame window; True when it finished, False when the window was
-    closed. ``linger``: keep the final position on screen until the window is closed."""
+    closed. ``linger``: keep the final position on screen until the window is closed.
+    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
     env = make_env(game, num_players=len(specs))
     names = list(env.possible_agents)
     humans = {i for i, s in enumerate(specs) if s == HUMAN}
     window = PlayWindow(env, humans=humans, delay=delay, on_wait=on_wait)
     agents = [
-        WindowAgent(window) if spec == HUMAN else make_agent(spec, seed=agent_seed)
+        WindowAgent(window) if spec == HUMAN else make_agent(spec, seed=agent_seed, trust=trust)
         for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
     ]
     try:
@@ -262,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in specs:
             if spec != HUMAN:
                 # bad spec: the allowed forms; a model for another game
-                check_agent_fits(make_agent(spec), env, spec)
+                check_agent_fits(make_agent(spec, trust=args.trust_model), env, spec)
         env.close()
     except MissingExtraError as exc:
         print(f"play.py: error: {exc}", file=sys.stderr)
@@ -271,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     try:
         if args.gui:
-            play_gui(args.game, specs, seed=args.seed, delay=args.delay)
+            play_gui(args.game, specs, seed=args.seed, delay=args.delay, trust=args.trust_model)
         else:
             play(
                 args.game,
@@ -280,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                 render=args.render,
                 delay=args.delay,
                 quiet=args.quiet,
+                trust=args.trust_model,
             )
     except KeyboardInterrupt:
         print("\ninterrupted: game abandoned")

@@ -23,8 +23,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import ladder
-from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the same games)",
     )  # fmt: skip
     p.add_argument("--csv", default=None, help="write every game to this CSV file")
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
@@ -72,6 +74,7 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             seed=args.seed,
             random_opening=args.random_opening or 0,
             workers=args.workers,
+            trust=args.trust_model,
         )
         print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
@@ -86,6 +89,7 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
         seed=args.seed,
         random_opening=args.random_opening,
         workers=args.workers,
+        trust=args.trust_model,
     )
     print("\n".join(ladder.newcomer_lines(rated)))
 
@@ -106,6 +110,12 @@ def main(argv: list[str] | None = None) -> int:
             rate_against(args, players)
         else:
             rate_on_ladder(args, players)
+    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
+        kept = ""
+        if args.csv and exc.result.games:
+            kept = f"; wrote them to {exc.result.write_csv(args.csv)}"
+        print(f"rate.py: error: {exc}{kept}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         parser.error(str(exc))
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
 from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--hold", type=int, default=3, help="extra frames of the final position (default 3)"
     )
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
@@ -53,7 +55,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
             f"({', '.join(agents) or 'none'})"
         )
     for agent in agents:
-        make_agent(agent)  # ValueError listing the allowed forms
+        make_agent(agent, trust=args.trust_model)  # ValueError listing the allowed forms
     suffix = Path(args.out).suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"--out must end in {' or '.join(FORMATS)}, got {args.out!r}")
@@ -67,10 +69,17 @@ def check_args(args: argparse.Namespace) -> list[str]:
 
 
 def record(
-    game: str, agents: list[str], out: str | Path, seed: int = 0, fps: float = 2.0, hold: int = 3
+    game: str,
+    agents: list[str],
+    out: str | Path,
+    seed: int = 0,
+    fps: float = 2.0,
+    hold: int = 3,
+    trust: bool = False,
 ) -> tuple[Path, list[float]]:
-    """Play one game between ``agents`` (specs, one per seat), write it to ``out``;
-    returns the file and the returns per seat."""
+    """Play one game between ``agents`` (specs, one per seat), write it to ``out``
+    (atomically); returns the file and the returns per seat. ``trust``: model files may
+    be unpickled (``make_agent``'s ``trust``)."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
     env = RecordEpisode(
@@ -79,7 +88,7 @@ def record(
         fps=fps,
         final_hold=hold,
     )
-    players = [make_agent(s, seed=seed + i) for i, s in enumerate(agents)]
+    players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
     result = play_game(env, players, seed=seed)
     env.close()
     return env.saved[-1], result.returns
@@ -101,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"record.py: error: {exc}", file=sys.stderr)
         return 1
-    path, returns = record(args.game, agents, args.out, args.seed, args.fps, args.hold)
+    path, returns = record(
+        args.game, agents, args.out, args.seed, args.fps, args.hold, trust=args.trust_model
+    )
     size_kb = path.stat().st_size / 1024
     print(f"wrote {path} ({size_kb:.0f} kB); returns per seat: {returns}")
     return 0

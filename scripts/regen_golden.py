@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.playthrough import golden_games, golden_text
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "envs" / "golden"
@@ -32,7 +33,7 @@ def main() -> int:
                 print(f"DIFFERS: {path}")
                 bad += 1
         else:
-            path.write_text(text)
+            write_text_atomic(path, text)
             print(f"wrote {path}")
     return 1 if bad else 0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.baselines.training import (
     GENERIC_DEFAULTS,
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=",".join(d.baselines),
         help="fixed opponents of the self-play pool, comma separated agent specs",
     )
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     p.add_argument("--self-play-prob", type=float, default=d.self_play_prob)
     p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
     p.add_argument("--snapshot-every", type=int, default=None, help="0 = no snapshots")
@@ -144,6 +146,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         ent_coef=args.ent_coef,
         net_arch=net_arch,
         baselines=tuple(s.strip() for s in args.pool.split(",") if s.strip()),
+        trust_models=args.trust_model,
         self_play_prob=args.self_play_prob,
         max_snapshots=args.max_snapshots,
         snapshot_every=args.snapshot_every,

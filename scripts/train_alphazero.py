@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=sorted(GAMES), required=True)
     p.add_argument("--num-players", type=int, default=None)
     p.add_argument("--out", default=d.out, help="network file to write (.npz)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--iterations", type=int, default=d.iterations)
     p.add_argument("--max-minutes", type=float, default=None, help="CPU-time budget")
@@ -109,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             score_weight=args.score_weight,
             score_scale=args.score_scale,
             game_options=options,
+            overwrite=args.overwrite,
         ).check()
     except ValueError as exc:
         parser.error(str(exc))

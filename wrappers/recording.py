@@ -29,6 +29,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
+from tabletop_zoo.envs._files import atomic_path
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import require_extra
 
@@ -51,7 +52,8 @@ def _even_size(frame: np.ndarray, block: int = 16) -> np.ndarray:
 
 
 def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
-    """Write ``frames`` (equal-size ``(h, w, 3)`` uint8) as ``.gif`` or ``.mp4``."""
+    """Write ``frames`` (equal-size ``(h, w, 3)`` uint8) as ``.gif`` or ``.mp4``, atomically
+    (a failed write leaves the previous file at ``path`` as it was, and no temporary file)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
@@ -65,14 +67,15 @@ def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0)
     require_extra("record", "recording a game")
     import imageio.v3 as iio
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".gif":
-        # duration per frame in milliseconds; loop=0 repeats forever
-        iio.imwrite(path, np.stack(frames), duration=1000.0 / fps, loop=0)
-    else:
+    if suffix == ".mp4":
         require_extra("video", "recording an MP4")
-        video = np.stack([_even_size(f) for f in frames])
-        iio.imwrite(path, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
+    with atomic_path(path) as temporary:  # the temporary name keeps the suffix (the format)
+        if suffix == ".gif":
+            # duration per frame in milliseconds; loop=0 repeats forever
+            iio.imwrite(temporary, np.stack(frames), duration=1000.0 / fps, loop=0)
+        else:
+            video = np.stack([_even_size(f) for f in frames])
+            iio.imwrite(temporary, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
     return path
 
 

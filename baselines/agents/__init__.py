@@ -74,7 +74,7 @@ class Agent(Protocol):
         ...
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
+def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent:
     """Build an agent from a spec string.
 
     Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (200 simulations), ``"mcts:N"``
@@ -87,6 +87,13 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     moves at the terminal). A bad spec raises
     :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
     allowed forms.
+
+    ``trust``: model files may be loaded by unpickling, which can run code from the file
+    (``ppo:`` with ``MaskablePPO.load``; ``rllib:``, pickle-based by RLlib's design). By
+    default ``ppo:`` files are read without unpickling (a file that needs it is refused)
+    and ``rllib:`` is refused, each with an
+    :class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in. ``az:`` and
+    ``ref:`` files never need it (NumPy arrays and JSON; ``ref:`` also checked by hash).
     """
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     if not isinstance(spec, str):
@@ -108,7 +115,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if kind == "ppo" and sep and arg:
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
-        return PPOAgent(arg)
+        return PPOAgent(arg, trust=trust)
     if kind == "az" and sep and arg:
         from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 
@@ -124,7 +131,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
 
         path, _, module_id = arg.partition("#")
-        return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE)
+        return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE, trust=trust)
     if kind == "human" and not sep:
         from tabletop_zoo.baselines.agents.human import HumanAgent
 

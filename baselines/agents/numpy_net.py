@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs._files import write_bytes_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = ["ACTIVATIONS", "DenseNet", "flush_subnormals", "masked_softmax"]
@@ -100,7 +101,8 @@ class DenseNet:
         return {name: x @ weight + bias for name, (weight, bias) in self.heads.items()}
 
     def save(self, path: str | Path) -> Path:
-        """Write the network as a compressed ``.npz`` (float16 weights)."""
+        """Write the network as a compressed ``.npz`` (float16 weights), atomically: a
+        failed save leaves the previous file at ``path`` as it was."""
         arrays: dict[str, np.ndarray] = {}
         for i, (w, b) in enumerate(self.trunk):
             arrays[f"trunk.{i}.weight"], arrays[f"trunk.{i}.bias"] = w, b
@@ -112,8 +114,7 @@ class DenseNet:
         path = Path(path)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
-        path.write_bytes(buffer.getvalue())
-        return path
+        return write_bytes_atomic(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> DenseNet:

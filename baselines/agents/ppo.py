@@ -1,7 +1,8 @@
 """A trained MaskablePPO policy (sb3-contrib) behind the common agent interface.
 
 stable-baselines3 / sb3-contrib (and so torch) are imported only when a
-:class:`PPOAgent` loads a model file; without the ``train`` extra that is a one-line
+:class:`PPOAgent` loads a model file (read without unpickling unless ``trust=True``:
+:mod:`.ppo_file`); without the ``train`` extra that is a one-line
 :class:`~tabletop_zoo.baselines.extras.MissingExtraError` naming the install command.
 """
 
@@ -12,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.extras import require_extra
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
 
 __all__ = ["PPOAgent"]
 
@@ -22,35 +22,31 @@ class PPOAgent:
     """Plays with a MaskablePPO model, always restricted to the legal actions.
 
     Args:
-        model_or_path: a ``sb3_contrib.MaskablePPO`` instance or the path of a model
-            saved with ``model.save(path)`` (``.zip``).
+        model_or_path: a ``sb3_contrib.MaskablePPO`` instance (or a loaded model of
+            :func:`~.ppo_file.load_ppo_model`) or the path of a model saved with
+            ``model.save(path)`` (``.zip``).
         deterministic: take the most probable legal action (default) instead of
             sampling from the policy.
         name: display name (default ``"ppo"`` or ``"ppo:<file stem>"``).
+        trust: load a file with ``MaskablePPO.load`` even though that unpickles content of
+            the file (which can run code from it). By default the file is read without
+            unpickling (:func:`~.ppo_file.load_ppo_model`).
 
     A missing file or a file that is not a MaskablePPO model raises
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``).
+    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``); a file that
+    needs unpickling without ``trust``, :class:`~tabletop_zoo.envs.errors.UntrustedModelError`.
     """
 
     def __init__(
-        self, model_or_path: Any, deterministic: bool = True, name: str | None = None
+        self,
+        model_or_path: Any,
+        deterministic: bool = True,
+        name: str | None = None,
+        trust: bool = False,
     ) -> None:
         if isinstance(model_or_path, (str, Path)):
             path = Path(model_or_path)
-            candidates = [path, path.with_name(path.name + ".zip")]
-            if not any(p.is_file() for p in candidates):
-                raise InvalidOptionError(f"no saved MaskablePPO model at {str(path)!r}")
-            require_extra("train", "a PPO agent (ppo:PATH)", ("torch", "sb3_contrib"))
-            from sb3_contrib import MaskablePPO
-
-            try:
-                self.model = MaskablePPO.load(str(path), device="cpu")
-            except Exception as exc:  # noqa: BLE001 - SB3 raises assorted errors for bad files
-                raise InvalidOptionError(
-                    f"cannot load a MaskablePPO model from {str(path)!r} "
-                    f"({type(exc).__name__}: {exc}); expected a .zip saved by "
-                    "MaskablePPO.save (e.g. runs/<name>/final_model.zip)"
-                ) from None
+            self.model = load_ppo_model(path, trust=trust)
             default_name = f"ppo:{path.stem}"
         else:
             self.model = model_or_path

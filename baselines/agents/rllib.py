@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["DEFAULT_MODULE", "RLlibAgent", "flat_observation", "module_path"]
@@ -59,12 +59,24 @@ class RLlibAgent:
         path: a saved RLModule folder or an algorithm checkpoint (see :func:`module_path`).
         module_id: the module of a checkpoint (default ``main``).
         name: display name (default ``rllib:<folder name>``).
+        trust: required: RLlib checkpoints are pickle-based (loading one can run code
+            from it); without it :class:`~tabletop_zoo.envs.errors.UntrustedModelError`.
     """
 
     def __init__(
-        self, path: str | Path, module_id: str = DEFAULT_MODULE, name: str | None = None
+        self,
+        path: str | Path,
+        module_id: str = DEFAULT_MODULE,
+        name: str | None = None,
+        trust: bool = False,
     ) -> None:
         folder = module_path(path, module_id)
+        if not trust:
+            raise UntrustedModelError(
+                f"{str(path)!r} is an RLlib checkpoint, which loads by unpickling (it can run "
+                "code from the files); load it only if you trust its source: trust=True in "
+                "Python, --trust-model on the scripts"
+            )
         require_extra("rllib", "an RLlib agent (rllib:PATH)", ("ray", "torch"))
         import torch
         from ray.rllib.core.rl_module.rl_module import RLModule

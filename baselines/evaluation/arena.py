@@ -38,6 +38,7 @@ __all__ = [
     "MODEL_KINDS",
     "GameResult",
     "GameTask",
+    "IncompleteRunError",
     "agent_seeds",
     "cpu_seconds",
     "forget_model_agents",
@@ -53,10 +54,22 @@ __all__ = [
 MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
-GameTask = tuple[str, int, dict[str, Any], list[Any], int, int]
+GameTask = tuple[str, int, dict[str, Any], list[Any], int, int, bool]
 """One game to play: ``(game, num_players, env_options, agent spec per seat, game_seed,
-random_opening)``; a seat may hold an agent object instead of a spec (played as it is, in
-this process only)."""
+random_opening, trust)``; a seat may hold an agent object instead of a spec (played as it
+is, in this process only); ``trust`` (may be left out: ``False``): model files may be
+unpickled (``make_agent``'s ``trust``)."""
+
+
+class IncompleteRunError(RuntimeError):
+    """A worker process of a parallel match died (killed, out of memory) before every game
+    was played. ``result``: the games played until then (the match's result object, its
+    ``incomplete`` field saying why), for the caller to keep; ``None`` from
+    :func:`play_tasks` itself."""
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 @dataclass
@@ -169,22 +182,23 @@ def play_game(
 
 # Per-process caches (each worker process of a parallel match has its own).
 _ENVS: dict[tuple[str, int, str], Any] = {}
-_MODEL_AGENTS: dict[str, Any] = {}
+_MODEL_AGENTS: dict[tuple[str, bool], Any] = {}
 
 
-def seeded_agent(spec: str, seed: int) -> Any:
+def seeded_agent(spec: str, seed: int, trust: bool = False) -> Any:
     """The agent of ``spec`` seeded with ``seed``: a fresh one, except agents that load a
     model (:data:`MODEL_KINDS`), built once per process and spec (:func:`play_game` re-seeds
-    every agent at the start of each game anyway). ``human`` is refused."""
+    every agent at the start of each game anyway). ``human`` is refused. ``trust``: see
+    :func:`~tabletop_zoo.baselines.agents.make_agent` (model files that need unpickling)."""
     if spec.strip().lower() in INTERACTIVE_SPECS:
         raise InvalidOptionError(
             f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
             "scripts/play.py, not in automatic matches"
         )
     if spec.strip().partition(":")[0].lower() in MODEL_KINDS:
-        if spec not in _MODEL_AGENTS:
-            _MODEL_AGENTS[spec] = make_agent(spec, seed=seed)
-        return _MODEL_AGENTS[spec]
+        if (spec, trust) not in _MODEL_AGENTS:
+            _MODEL_AGENTS[spec, trust] = make_agent(spec, seed=seed, trust=trust)
+        return _MODEL_AGENTS[spec, trust]
     return make_agent(spec, seed=seed)
 
 
@@ -195,13 +209,14 @@ def forget_model_agents() -> None:
 
 def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
     """Play one :data:`GameTask`; return ``(returns, scores, num_steps)``."""
-    game, num_players, env_options, seat_specs, game_seed, random_opening = task
+    game, num_players, env_options, seat_specs, game_seed, random_opening, *rest = task
+    trust = bool(rest[0]) if rest else False
     key = (game, num_players, repr(sorted(env_options.items())))  # options may be unhashable
     if key not in _ENVS:
         _ENVS[key] = make_env(game, num_players=num_players, **env_options)
     seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
     agents = [
-        seeded_agent(spec, int(s)) if isinstance(spec, str) else spec
+        seeded_agent(spec, int(s), trust) if isinstance(spec, str) else spec
         for spec, s in zip(seat_specs, seeds, strict=True)
     ]
     result = play_game(_ENVS[key], agents, seed=game_seed, random_opening=random_opening)
@@ -221,18 +236,24 @@ def one_torch_thread() -> None:
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     """Yield :func:`play_task` of every task, in order: in this process (``workers=1``) or
     in ``workers`` processes (spawned, one torch thread each). Closing the generator (or
-    running it to the end) shuts the processes down."""
+    running it to the end) shuts the processes down. A worker process that dies (killed,
+    out of memory) raises :class:`IncompleteRunError` after the games already yielded."""
     if workers == 1:
         yield from map(play_task, tasks)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("spawn"), initializer=one_torch_thread
     )
     try:
         yield from pool.map(play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+    except BrokenProcessPool:
+        raise IncompleteRunError(
+            "a worker process died (killed or out of memory) before every game was played"
+        ) from None
     finally:
         pool.shutdown(cancel_futures=True)
 

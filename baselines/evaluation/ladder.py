@@ -70,9 +70,11 @@ def play_ladder(
     seed: int | None = 0,
     random_opening: int = 0,
     workers: int = 1,
+    trust: bool = False,
 ) -> SeatedResult:
     """Every table of ``num_players`` members (:func:`~.seating.lineups`) in every seating,
-    ``rounds`` times (:func:`~.seating.play_lineups`)."""
+    ``rounds`` times (:func:`~.seating.play_lineups`; ``trust``: model files may be loaded
+    by unpickling)."""
     return play_lineups(
         game,
         list(members),
@@ -82,6 +84,7 @@ def play_ladder(
         seed=seed,
         random_opening=random_opening,
         workers=workers,
+        trust=trust,
     )
 
 
@@ -173,6 +176,7 @@ def rate_newcomer(
     seed: int | None = 0,
     random_opening: int | None = None,
     workers: int = 1,
+    trust: bool = False,
 ) -> NewcomerRating:
     """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
     count): it plays every mix of the members in every seating, ``rounds`` times, with the
@@ -195,6 +199,7 @@ def rate_newcomer(
         if random_opening is None
         else random_opening,
         workers=workers,
+        trust=trust,
     )
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
@@ -219,6 +224,7 @@ def rate_against(
     seed: int | None = 0,
     random_opening: int = 0,
     workers: int = 1,
+    trust: bool = False,
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
     ``rounds`` times)."""
@@ -231,6 +237,7 @@ def rate_against(
         seed=seed,
         random_opening=random_opening,
         workers=workers,
+        trust=trust,
     )
     return result.placements()[0]
 
@@ -275,6 +282,7 @@ def refit_ladder(
     rounds: int = 2,
     seed: int | None = 0,
     workers: int = 1,
+    trust: bool = False,
     **details: Any,
 ) -> tuple[SeatedResult, dict[str, Any]]:
     """Play ``ladder`` (default: the shipped one) again with ``newcomer`` as one more member
@@ -293,5 +301,6 @@ def refit_ladder(
         seed=seed,
         random_opening=ladder.get("random_opening", 0),
         workers=workers,
+        trust=trust,
     )
     return result, fit_ladder(result, members, **details)

@@ -25,6 +25,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation.arena import (
+    IncompleteRunError,
     check_random_opening,
     forget_model_agents,
     make_env,
@@ -103,6 +104,7 @@ def check_match(
     counts: Mapping[str, Any] | None = None,
     backend: str = "local",
     names: Sequence[str] | None = None,
+    trust: bool = False,
 ) -> int:
     """Check what every match needs before a game is played; return the player count (the
     game's default if ``num_players`` is None).
@@ -110,7 +112,8 @@ def check_match(
     The game name, each of ``counts`` (``{"games per pairing": games}``: integers >= 1),
     ``workers``, ``seed``, ``random_opening``, ``backend``, the player count and env
     options (by making the env), and that every agent (a ``make_agent`` spec or an agent
-    object, named by ``names`` in messages) can play this game. Raises
+    object, named by ``names`` in messages) can play this game; ``trust``: model files may
+    be loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`). Raises
     ``InvalidOptionError`` (a ``ValueError``) naming what is allowed.
     """
     if backend not in BACKENDS:
@@ -127,7 +130,8 @@ def check_match(
     labels = list(names) if names is not None else [_agent_name(a) for a in agents]
     for agent, label in zip(agents, labels, strict=True):
         # a bad spec (listing the forms), model path or model for another game: fail up front
-        check_agent_fits(seeded_agent(agent, 0) if isinstance(agent, str) else agent, env, label)
+        agent_object = seeded_agent(agent, 0, trust) if isinstance(agent, str) else agent
+        check_agent_fits(agent_object, env, label)
     env.close()
     return players
 
@@ -142,6 +146,7 @@ def iter_seatings(
     workers: int = 1,
     backend: str = "local",
     ray_address: str | None = None,
+    trust: bool = False,
 ) -> Iterator[MatchRecord]:
     """Yield the :class:`MatchRecord` of every seating, in schedule order, as they are played.
 
@@ -149,8 +154,10 @@ def iter_seatings(
     ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
     in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
     at ``ray_address``); every game and agent is seeded from its seating, so the records are
-    the same either way. A caller that stops early (or sees an error) keeps the records
-    already yielded; closing the generator shuts the processes down.
+    the same either way. ``trust``: model files may be loaded by unpickling. A caller that
+    stops early (or sees an error, such as :class:`~.arena.IncompleteRunError` when a worker
+    process dies) keeps the records already yielded; closing the generator shuts the
+    processes down.
     """
     names = [_agent_name(a) for a in agents] if names is None else list(names)
     if len(names) != len(agents):
@@ -170,7 +177,7 @@ def iter_seatings(
         )
     options = dict(env_options or {})
     tasks = [
-        (game, num_players, options, [agents[a] for a in s.agents], s.seed, s.random_opening)
+        (game, num_players, options, [agents[a] for a in s.agents], s.seed, s.random_opening, trust)
         for s in seatings
     ]
     if backend == "ray":
@@ -208,15 +215,27 @@ def play_seatings(
     ray_address: str | None = None,
     on_game: Callable[[MatchRecord], None] | None = None,
     progress: bool = False,
+    trust: bool = False,
 ) -> list[MatchRecord]:
     """Play every seating (:func:`iter_seatings`) and return the records in schedule order.
 
     ``on_game(record)`` is called after every game (e.g. to save it as it comes);
     ``progress`` shows a tqdm bar (``train`` extra). Check the arguments first with
-    :func:`check_match`.
+    :func:`check_match`. A worker process that dies raises
+    :class:`~.arena.IncompleteRunError` whose ``result`` is the list of records played until
+    then.
     """
     records = iter_seatings(
-        game, num_players, agents, seatings, names, env_options, workers, backend, ray_address
+        game,
+        num_players,
+        agents,
+        seatings,
+        names,
+        env_options,
+        workers,
+        backend,
+        ray_address,
+        trust,
     )
     stream: Any = records
     if progress:
@@ -232,6 +251,9 @@ def play_seatings(
             out.append(record)
             if on_game is not None:
                 on_game(record)
+    except IncompleteRunError as exc:
+        message = f"{exc}; {len(out)} of {len(seatings)} games played"
+        raise IncompleteRunError(message, out) from None
     finally:
         records.close()
     return out

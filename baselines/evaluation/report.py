@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
+from tabletop_zoo.envs._files import atomic_path, atomic_write
 
 if TYPE_CHECKING:
     from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
@@ -24,6 +25,7 @@ __all__ = [
     "TABLE_WIDTH",
     "display_name",
     "display_names",
+    "incomplete_name",
     "plot_tournament",
     "pyplot",
     "save_figure",
@@ -86,6 +88,14 @@ def _fit(name: str, width: int) -> str:
     return f"{short_label(name, width - 1):<{width}}"
 
 
+def incomplete_name(path: str | Path) -> Path:
+    """Where the output ``path`` of a run that stopped early goes: ``games.csv`` ->
+    ``games.incomplete.csv`` (so partial results are marked, and never replace the
+    complete results of an earlier run)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.incomplete{path.suffix}")
+
+
 def tournament_table(result: TournamentResult) -> str:
     """Pairings (win rate with its Wilson 95% CI, draw and loss rates, mean scores) and
     standings (totals, Elo with its 95% bootstrap interval), at most :data:`TABLE_WIDTH`
@@ -96,6 +106,8 @@ def tournament_table(result: TournamentResult) -> str:
         title += f" (other seats: {result.filler})"
     if result.random_opening:
         title += f", every game opened by {result.random_opening} random actions"
+    if result.incomplete:
+        title = f"INCOMPLETE ({result.incomplete}): {title}"
     lines = [
         title,
         "",
@@ -126,15 +138,15 @@ def tournament_table(result: TournamentResult) -> str:
 
 def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
     """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
-    (one row per game, with the number of random opening actions)."""
+    (one row per game, with the number of random opening actions), each atomically; a
+    result marked ``incomplete`` writes ``pairings.incomplete.csv`` etc. instead."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    pairings_path, standings_path, games_path = (
-        out / "pairings.csv",
-        out / "standings.csv",
-        out / "games.csv",
-    )
-    with pairings_path.open("w", newline="") as f:
+    names = [out / "pairings.csv", out / "standings.csv", out / "games.csv"]
+    if result.incomplete:
+        names = [incomplete_name(p) for p in names]
+    pairings_path, standings_path, games_path = names
+    with atomic_write(pairings_path, "w", newline="") as f:
         w = csv.writer(f)
         header = ["game", "num_players", "agent", "opponent", "games"]
         for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
@@ -147,7 +159,7 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
                 row += [getattr(p, outcome), round(p.rate(outcome), 6), round(lo, 6), round(hi, 6)]
             w.writerow(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
     spec_of = dict(zip(result.agents, result.specs or result.agents, strict=True))
-    with standings_path.open("w", newline="") as f:
+    with atomic_write(standings_path, "w", newline="") as f:
         w = csv.writer(f)
         header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
         w.writerow(header + ["elo_ci_low", "elo_ci_high"])
@@ -157,7 +169,7 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
                 + [round(s.mean_score, 4), round(s.elo, 1)]
                 + [round(s.elo_low, 1), round(s.elo_high, 1)]
             )
-    with games_path.open("w", newline="") as f:
+    with atomic_write(games_path, "w", newline="") as f:
         w = csv.writer(f)
         header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
         w.writerow(header + ["random_opening"])
@@ -200,15 +212,17 @@ def pyplot(what: str) -> Any:
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Lay out ``fig``, save it as a PNG at ``path`` (100 dpi, folders made as needed) and
-    close it; return the path."""
+    """Lay out ``fig``, save it as a PNG at ``path`` (100 dpi, folders made as needed,
+    atomically: a failed save keeps the previous file) and close it; return the path."""
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        with atomic_path(path) as temporary:
+            fig.savefig(temporary, dpi=100, format=path.suffix.lstrip(".").lower() or "png")
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -242,7 +256,10 @@ def save_curve(
 
 
 def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
-    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed)."""
+    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed; a result
+    marked ``incomplete`` goes to :func:`incomplete_name` of ``path``)."""
+    if result.incomplete:
+        path = incomplete_name(path)
     return save_figure(tournament_figure(result), path)
 
 

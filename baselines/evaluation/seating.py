@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 from tabletop_zoo.baselines.evaluation.matches import (
     MatchRecord,
     Seating,
@@ -42,6 +43,7 @@ from tabletop_zoo.baselines.evaluation.ratings import (
     plackett_luce_ratings,
 )
 from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
+from tabletop_zoo.envs._files import atomic_write
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [
@@ -141,6 +143,7 @@ class SeatedResult:
     agents: list[str]
     games: list[MatchRecord] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
+    incomplete: str | None = None  # why the games stopped early (IncompleteRunError)
 
     def placements(self, lineup: Sequence[int] | None = None) -> list[Placement]:
         """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
@@ -188,10 +191,12 @@ class SeatedResult:
         return "\n".join(lines)
 
     def write_csv(self, path: str | Path) -> Path:
-        """One row per game: agent per seat, results, scores, ranks, random opening."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", newline="") as handle:
+        """One row per game: agent per seat, results, scores, ranks, random opening; written
+        atomically, to ``<stem>.incomplete.csv`` when :attr:`incomplete`."""
+        from tabletop_zoo.baselines.evaluation.report import incomplete_name
+
+        path = incomplete_name(path) if self.incomplete else Path(path)
+        with atomic_write(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
             for number, g in enumerate(self.games):
@@ -268,6 +273,7 @@ def play_lineups(
     on_game: Callable[[MatchRecord], None] | None = None,
     random_opening: int = 0,
     workers: int = 1,
+    trust: bool = False,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
@@ -276,7 +282,10 @@ def play_lineups(
     number, so a run is reproducible, and ``workers > 1`` (games played in that many
     processes) gives the same games. ``random_opening``: the first that many actions of
     every game are random (see :func:`~.arena.play_game`). ``on_game(record)`` sees every
-    game as it is played.
+    game as it is played. ``trust``: model files may be loaded by unpickling
+    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
+    :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
+    (marked :attr:`SeatedResult.incomplete`).
     """
     players = check_match(
         game,
@@ -287,6 +296,7 @@ def play_lineups(
         random_opening=random_opening,
         env_options=env_kwargs,
         counts={"rounds": rounds},
+        trust=trust,
     )
     for lineup in designs:
         if len(lineup) != players or not all(0 <= a < len(agent_specs) for a in lineup):
@@ -297,14 +307,20 @@ def play_lineups(
     from tabletop_zoo.baselines.evaluation.report import display_names
 
     names = display_names(agent_specs)
-    records = play_seatings(
-        game,
-        players,
-        agent_specs,
-        lineup_schedule(designs, rounds, seed, random_opening),
-        names=names,
-        env_options=env_kwargs,
-        workers=workers,
-        on_game=on_game,
-    )
-    return SeatedResult(game, players, names, games=records, random_opening=random_opening)
+    result = SeatedResult(game, players, names, random_opening=random_opening)
+    try:
+        result.games = play_seatings(
+            game,
+            players,
+            agent_specs,
+            lineup_schedule(designs, rounds, seed, random_opening),
+            names=names,
+            env_options=env_kwargs,
+            workers=workers,
+            on_game=on_game,
+            trust=trust,
+        )
+    except IncompleteRunError as exc:
+        result.games, result.incomplete = list(exc.result), str(exc)
+        raise IncompleteRunError(result.incomplete, result) from None
+    return result

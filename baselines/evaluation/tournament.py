@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tabletop_zoo.baselines.evaluation import report
-from tabletop_zoo.baselines.evaluation.arena import seeded_agent
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, seeded_agent
 from tabletop_zoo.baselines.evaluation.matches import (
     BACKENDS,
     MatchRecord,
@@ -120,6 +120,7 @@ class TournamentResult:
     filler: str = "random"
     specs: list[str] = field(default_factory=list)
     random_opening: int = 0  # random legal actions opening every game
+    incomplete: str | None = None  # why the games stopped early (IncompleteRunError)
     _elo_intervals: tuple[int, list[tuple[float, float]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -195,7 +196,8 @@ class TournamentResult:
         return report.tournament_table(self)
 
     def write_csv(self, out_dir: str | Path) -> tuple[Path, Path, Path]:
-        """Write ``pairings.csv``, ``standings.csv`` and ``games.csv``; return their paths."""
+        """Write ``pairings.csv``, ``standings.csv`` and ``games.csv`` (``*.incomplete.csv``
+        when :attr:`incomplete`); return their paths."""
         return report.write_tournament_csv(self, out_dir)
 
     def plot(self, path: str | Path) -> Path:
@@ -260,6 +262,7 @@ def round_robin(
     backend: str = "local",
     ray_address: str | None = None,
     random_opening: int = 0,
+    trust: bool = False,
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
@@ -272,6 +275,10 @@ def round_robin(
     ``random_opening``: the first that many actions of every game are random legal actions
     (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
     and over (both games start from one position). ``on_game(record)`` sees every game.
+    ``trust``: model files may be loaded by unpickling
+    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
+    :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
+    (marked :attr:`TournamentResult.incomplete`).
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -288,31 +295,37 @@ def round_robin(
         env_options=env_kwargs,
         counts={"games per pairing": games},
         backend=backend,
+        trust=trust,
     )
     names = report.display_names(agent_specs)
     schedule = round_robin_schedule(len(agent_specs), num_players, games, seed, random_opening)
-    records = play_seatings(
-        game,
-        num_players,
-        agents,
-        schedule,
-        names=[*names, filler],
-        env_options=env_kwargs,
-        workers=workers,
-        backend=backend,
-        ray_address=ray_address,
-        on_game=on_game,
-        progress=progress,
-    )
-    return TournamentResult(
+    result = TournamentResult(
         game,
         num_players,
         names,
-        games=records,
         filler=filler,
         specs=list(agent_specs),
         random_opening=random_opening,
     )
+    try:
+        result.games = play_seatings(
+            game,
+            num_players,
+            agents,
+            schedule,
+            names=[*names, filler],
+            env_options=env_kwargs,
+            workers=workers,
+            backend=backend,
+            ray_address=ray_address,
+            on_game=on_game,
+            progress=progress,
+            trust=trust,
+        )
+    except IncompleteRunError as exc:
+        result.games, result.incomplete = list(exc.result), str(exc)
+        raise IncompleteRunError(result.incomplete, result) from None
+    return result
 
 
 def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) -> PairingStats:
@@ -340,6 +353,7 @@ def evaluate_agent(
     seed: int | None = 0,
     env_kwargs: dict[str, Any] | None = None,
     name: str = "learner",
+    trust: bool = False,
 ) -> list[PairingStats]:
     """Play ``agent`` from every seat against each opponent spec (all other seats).
 
@@ -347,7 +361,8 @@ def evaluate_agent(
     results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
     other seats (:func:`evaluation_view`). Games of seat ``s`` come before those of seat
     ``s + 1``; every game is seeded from ``seed``, the opponent's index and the game's
-    index. The agent object plays in this process.
+    index. The agent object plays in this process. ``trust``: opponent model files may be
+    loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`).
     """
     num_players = check_match(
         game,
@@ -363,7 +378,7 @@ def evaluate_agent(
         opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
     ):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
-        opponent = seeded_agent(spec, int(game_seeds[-1]))
+        opponent = seeded_agent(spec, int(game_seeds[-1]), trust)
         schedule = [
             Seating(
                 tuple(0 if s == seat else 1 for s in range(num_players)),

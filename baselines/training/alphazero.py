@@ -77,10 +77,17 @@ class AlphaZeroConfig:
     updates_per_iteration: int = 40
     buffer_size: int = 50_000
     game_options: dict[str, Any] = field(default_factory=dict)
+    overwrite: bool = False  # replace an existing ``out`` (refused otherwise)
 
     def check(self) -> AlphaZeroConfig:
-        """A copy with the player count filled in; ``InvalidOptionError`` on bad values."""
+        """A copy with the player count filled in; ``InvalidOptionError`` on bad values or
+        an existing ``out`` without ``overwrite``."""
         spec = get_spec(self.game)
+        if Path(self.out).exists() and not self.overwrite:
+            raise InvalidOptionError(
+                f"{self.out!r} already exists: pick another output file or pass "
+                "overwrite=True (--overwrite) to replace it"
+            )
         players = spec.default_players if self.num_players is None else self.num_players
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
@@ -229,7 +236,9 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
         "num_players": cfg.num_players,
         "observation_shape": list(shape),
         "num_actions": int(game.num_actions),
-        "config": {k: v for k, v in dataclasses.asdict(cfg).items() if k != "out"},
+        "config": {
+            k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")
+        },
     }
     network = _Network(int(np.prod(shape)), cfg.hidden, game.num_actions, cfg.num_players)
     optimizer = torch.optim.Adam(

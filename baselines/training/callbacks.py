@@ -4,7 +4,6 @@ progress bar. This module imports stable-baselines3 (and so torch): only ``train
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,15 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
+from tabletop_zoo.envs._files import atomic_path
 
 __all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback"]
 
 
 class SnapshotCallback(BaseCallback):
     """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically:
-    written to a temporary name, then renamed) and log how often each opponent played."""
+    :func:`~tabletop_zoo.envs._files.atomic_path`, a hidden temporary file renamed over
+    the target, deleted if the save fails) and log how often each opponent played."""
 
     def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | None = None) -> None:
         super().__init__()
@@ -31,9 +32,8 @@ class SnapshotCallback(BaseCallback):
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
-            tmp = self.snapshot_dir / f"tmp_{self.num_timesteps}.zip"
-            self.model.save(tmp)
-            os.replace(tmp, self.snapshot_dir / f"step_{self.num_timesteps}.zip")
+            with atomic_path(self.snapshot_dir / f"step_{self.num_timesteps}.zip") as temporary:
+                self.model.save(temporary)
             if self.pool is not None:
                 for name, n in sorted(self.pool.counts.items()):
                     self.logger.record(f"pool/{name}", n)

@@ -70,6 +70,7 @@ class TrainConfig:
     ent_coef: float = 0.01
     net_arch: tuple[int, ...] = (128, 128)
     baselines: tuple[str, ...] = ("random", "greedy")  # fixed members of the opponent pool
+    trust_models: bool = False  # pool model files may be unpickled (make_agent's trust)
     self_play_prob: float = 0.5  # chance a seat gets a snapshot (once any exist)
     max_snapshots: int = 5
     snapshot_every: int | None = None  # 0 = no self-play snapshots
@@ -102,7 +103,7 @@ class TrainConfig:
         for agent_spec in self.baselines:  # bad spec: lists the allowed forms; bad model
             if agent_spec.strip().lower() == "human":
                 raise InvalidOptionError("the opponent pool cannot hold 'human' agents")
-            check_agent_fits(make_agent(agent_spec), env, agent_spec)
+            check_agent_fits(make_agent(agent_spec, trust=self.trust_models), env, agent_spec)
         env.close()
         defaults = defaults_for(self.game)
         values = {

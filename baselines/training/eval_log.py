@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
+from tabletop_zoo.envs._files import atomic_write
 
 __all__ = [
     "EVAL_FIELDS",
@@ -82,15 +84,19 @@ def format_eval_table(rows: Sequence[EvalRow]) -> str:
 
 
 def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
-    """Append rows to an eval CSV (header written when the file is new)."""
+    """Append rows to an eval CSV (header written when the file is new). The file is
+    rewritten whole, atomically: a failed write keeps the rows written before."""
     path = Path(path)
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=EVAL_FIELDS)
-        if new:
+    old = path.read_bytes() if path.exists() else b""
+    with atomic_write(path, "wb") as handle:
+        handle.write(old)
+        text = io.StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=EVAL_FIELDS)
+        if not old:
             writer.writeheader()
         for row in rows:
             writer.writerow(row.as_dict())
+        handle.write(text.getvalue().encode())
 
 
 def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "") -> Path:

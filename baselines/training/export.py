@@ -21,19 +21,20 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 __all__ = ["export_ppo_actor"]
 
 
-def export_ppo_actor(model_or_path: Any, meta: dict[str, Any]) -> DenseNet:
+def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
     """The actor of a MaskablePPO model (instance or ``.zip`` path) as a :class:`DenseNet`.
 
     ``meta`` describes it (``game``, ``num_players``, ...); ``kind``, ``observation_shape``
-    and ``num_actions`` are filled in from the model.
+    and ``num_actions`` are filled in from the model. A path is read without unpickling
+    (:func:`~tabletop_zoo.baselines.agents.ppo_file.load_ppo_model`) unless ``trust``.
     """
     require_extra("train", "exporting a PPO model", ("torch", "sb3_contrib"))
     from torch import nn
 
     if isinstance(model_or_path, (str, Path)):
-        from sb3_contrib import MaskablePPO
+        from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
 
-        model = MaskablePPO.load(str(model_or_path), device="cpu")
+        model = load_ppo_model(model_or_path, trust=trust)
     else:
         model = model_or_path
     policy = model.policy

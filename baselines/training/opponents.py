@@ -37,6 +37,8 @@ class OpponentPool:
     Call it with a ``np.random.Generator`` (as ``SingleAgentEnv`` does at each reset) to
     get one agent per other seat. Each seat independently gets a snapshot with
     probability ``self_play_prob`` (when any exist), else a uniformly chosen baseline.
+    ``trust``: baseline model files may be loaded by unpickling (``make_agent``'s
+    ``trust``); snapshots are always read without unpickling.
     """
 
     def __init__(
@@ -47,12 +49,14 @@ class OpponentPool:
         self_play_prob: float = 0.5,
         max_snapshots: int = 5,
         seed: int | None = None,
+        trust: bool = False,
     ) -> None:
-
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
         self._snapshot_seeds = np.random.SeedSequence(seed).spawn(1)[0]
-        self.baselines = [make_agent(s, seed=int(x)) for s, x in zip(baselines, seeds, strict=True)]
+        self.baselines = [
+            make_agent(s, seed=int(x), trust=trust) for s, x in zip(baselines, seeds, strict=True)
+        ]
         self.baseline_names = list(baselines)
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
         self.self_play_prob = self_play_prob
@@ -117,5 +121,6 @@ def shared_pool(cfg: Any, rank: int) -> OpponentPool:
             self_play_prob=cfg.self_play_prob,
             max_snapshots=cfg.max_snapshots,
             seed=cfg.seed + 7919 * rank,
+            trust=getattr(cfg, "trust_models", False),
         )
     return _POOLS[cfg.name]

@@ -30,6 +30,7 @@ from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
 from tabletop_zoo.baselines.training.opponents import _POOLS, shared_pool
+from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 
 __all__ = ["TrainResult", "silent_logger", "train"]
 
@@ -117,7 +118,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     conf = dataclasses.asdict(cfg)
-    (run_dir / "config.json").write_text(json.dumps(conf, indent=2, default=str) + "\n")
+    write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
     _POOLS.pop(cfg.name, None)
 
     thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
@@ -149,7 +150,8 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     model.learn(total_timesteps=cfg.timesteps, callback=CallbackList(callbacks))
     vec_env.close()
     model_path = run_dir / "final_model.zip"
-    model.save(model_path)
+    with atomic_path(model_path) as temporary:  # a killed save leaves no torn model
+        model.save(temporary)
     log(f"saved {model_path}; final evaluation ({cfg.final_eval_games} games per seat)...")
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv

@@ -31,20 +31,22 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.envs.registry import GAMES
 from tabletop_zoo.wrappers.single_agent import make_env
 
 
-def snapshot_opponent(path: str, play_as: str) -> Any:
-    """A self-play snapshot sampling from its policy: SB3's ``predict`` or the NumPy actor."""
+def snapshot_opponent(path: str, play_as: str, trust: bool = False) -> Any:
+    """A self-play snapshot sampling from its policy: SB3's ``predict`` or the NumPy actor.
+    ``trust``: the file may be unpickled (read without unpickling by default)."""
     if play_as == "sb3":
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
-        return PPOAgent(path, deterministic=False)
+        return PPOAgent(path, deterministic=False, trust=trust)
     from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
     from tabletop_zoo.baselines.training.export import export_ppo_actor
 
-    return PolicyNetAgent(export_ppo_actor(path, {}), deterministic=False, seed=0)
+    return PolicyNetAgent(export_ppo_actor(path, {}, trust=trust), deterministic=False, seed=0)
 
 
 def learner_steps_per_second(game: str, players: int, opponent: Any, steps: int) -> float:
@@ -88,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=2.0, help="per batch size (--forward)")
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
     if args.forward is not None:
         for batch in (1, 2, 4, 8):
@@ -100,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     players = GAMES[args.game].default_players if args.num_players is None else args.num_players
     opponent, label = args.opponent, args.opponent
     if args.snapshot is not None:
-        opponent = snapshot_opponent(args.snapshot, args.snapshot_as)
+        try:
+            opponent = snapshot_opponent(args.snapshot, args.snapshot_as, args.trust_model)
+        except ValueError as exc:  # not a model, or one that needs --trust-model
+            p.error(str(exc))
         label = f"snapshot ({args.snapshot_as})"
     runs = [
         learner_steps_per_second(args.game, players, opponent, args.steps)

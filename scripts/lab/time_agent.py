@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.registry import GAMES
 
@@ -48,9 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-players", type=int, default=None)
     p.add_argument("--agent", required=True)
     p.add_argument("--games", type=int, default=6)
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
     players = GAMES[args.game].default_players if args.num_players is None else args.num_players
-    timed = _Timed(make_agent(args.agent, seed=0))
+    try:  # a bad spec, a missing model file or one that needs --trust-model
+        timed = _Timed(make_agent(args.agent, seed=0, trust=args.trust_model))
+    except ValueError as exc:
+        p.error(str(exc))
     env = make_env(args.game, players)
     for number in range(args.games):
         others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]

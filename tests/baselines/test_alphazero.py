@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from pathlib import Path
@@ -348,7 +349,7 @@ def test_training_flushes_subnormals_while_it_runs_and_not_after(tmp_path) -> No
     assert (torch.tensor([1e-40]) * 1.0).item() > 0.0
     torch.set_flush_denormal(True)  # a caller that flushes keeps flushing
     try:
-        train_alphazero(cfg, log=lambda _: None)
+        train_alphazero(dataclasses.replace(cfg, overwrite=True), log=lambda _: None)
         assert float((subnormal * np.float32(1))[0]) == 0.0
     finally:
         torch.set_flush_denormal(False)

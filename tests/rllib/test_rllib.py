@@ -131,8 +131,8 @@ def test_train_script_trains_saves_and_evaluates(tmp_path, capsys):
     assert "iteration 1: env steps" in printed
     assert (out / "checkpoint").is_dir() and (out / "module_main").is_dir()
     assert "random" in printed.split("training took")[1]  # the round-robin table
-    agent = make_agent(f"rllib:{out / 'module_main'}")
-    same = make_agent(f"rllib:{out / 'checkpoint'}#main")
+    agent = make_agent(f"rllib:{out / 'module_main'}", trust=True)
+    same = make_agent(f"rllib:{out / 'checkpoint'}#main", trust=True)
     env = make_env(FIRST)
     env.reset(seed=1)
     for _ in range(5):

@@ -1,0 +1,156 @@
+"""Atomic file writes: a save either completes or leaves the previous file as it was.
+
+Every file the package writes for a user (models, networks, snapshots, results, charts,
+recordings, reference models) goes through :func:`atomic_write` (we hold the file object)
+or :func:`atomic_path` (a library writes by file name: SB3's ``model.save``, matplotlib's
+``savefig``, imageio). Both write to a temporary file in the target's folder, flush and
+``fsync`` it, then rename it over the target (``os.replace``: atomic on one file system).
+A write that fails (full disk, an error of the writer) deletes its temporary file and
+re-raises; the target keeps its previous content. A process killed mid-write cannot
+clean up, so the temporary name carries the writer's process id and the next save of the
+same target deletes the temporaries of writers that are no longer running.
+
+Standard library only (the bottom layer: every layer may use it)::
+
+    with atomic_write("results/games.csv", "w", newline="") as handle:
+        handle.write(text)
+    with atomic_path("runs/a/final_model.zip") as temporary:
+        model.save(temporary)  # the temporary name keeps the suffix (.zip)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "atomic_path",
+    "atomic_write",
+    "temporary_name",
+    "write_bytes_atomic",
+    "write_text_atomic",
+]
+
+_MARK = ".tmp-"
+
+
+def temporary_name(path: str | Path) -> Path:
+    """A fresh temporary file name beside ``path``: hidden, with this process's id, the
+    same suffix (writers choose the format by it), e.g. ``.model.tmp-123-9f2c.zip``."""
+    path = Path(path)
+    token = secrets.token_hex(4)
+    return path.with_name(f".{path.stem}{_MARK}{os.getpid()}-{token}{path.suffix}")
+
+
+def _process_alive(pid: int) -> bool:
+    """True if a process with id ``pid`` runs (or cannot be signalled by us)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Delete temporaries of ``path`` left by writers that were killed mid-write."""
+    prefix = f".{path.stem}{_MARK}"
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(path.suffix)):
+            continue
+        pid_text = name[len(prefix) :].split("-", 1)[0]
+        if pid_text.isdigit() and not _process_alive(int(pid_text)):
+            with contextlib.suppress(OSError):
+                os.unlink(path.parent / name)
+
+
+def _fsync_file(path: Path) -> None:
+    """Flush ``path``'s content to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (best effort: not every system allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _replace(temporary: Path, path: Path) -> None:
+    """Rename ``temporary`` over ``path`` keeping ``path``'s permission bits if it exists."""
+    with contextlib.suppress(OSError):
+        os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+    os.replace(temporary, path)
+    _fsync_folder(path.parent)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, make_folder: bool = True) -> Iterator[Path]:
+    """Yield a temporary file name beside ``path``; when the block ends without an error,
+    ``fsync`` that file and rename it over ``path``. On an error (or if the block wrote
+    nothing) the temporary file is deleted, ``path`` is left as it was, and the error is
+    re-raised. ``make_folder``: create ``path``'s folder first."""
+    path = Path(path)
+    if make_folder:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(path)
+    temporary = temporary_name(path)
+    try:
+        yield temporary
+        if not temporary.is_file():
+            raise FileNotFoundError(f"nothing was written to {temporary} for {path}")
+        _fsync_file(temporary)
+        _replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_write(
+    path: str | Path, mode: str = "w", make_folder: bool = True, **open_kwargs: Any
+) -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path`` (``mode`` ``"w"`` or ``"wb"``, keywords of
+    :func:`open`); when the block ends without an error, flush, ``fsync`` and rename it
+    over ``path``. On an error the temporary file is deleted and ``path`` keeps its
+    previous content."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes whole files: mode 'w' or 'wb', got {mode!r}")
+    with atomic_path(path, make_folder) as temporary:
+        with open(temporary, mode, **open_kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically (:func:`atomic_write`); return the path."""
+    with atomic_write(path, "wb") as handle:
+        handle.write(data)
+    return Path(path)
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write`); return the path."""
+    with atomic_write(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return Path(path)

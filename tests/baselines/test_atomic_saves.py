@@ -1,0 +1,160 @@
+"""Every save of the baselines is atomic (a failed save keeps the previous file and leaves
+no temporary file), and a killed worker process keeps the games already played."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.envs import _files
+
+
+def _disk_full(monkeypatch) -> None:
+    """Every fsync of the atomic writer fails as on a full disk (after the data was written)."""
+
+    def fail(_fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_files.os, "fsync", fail)
+
+
+def _names(folder) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*"))
+
+
+def _net(value: float) -> DenseNet:
+    weight = np.full((3, 2), value, np.float32)
+    return DenseNet([], {"policy": (weight, np.zeros(2, np.float32))}, "relu", {"v": value})
+
+
+def test_a_failed_network_save_keeps_the_previous_network(tmp_path, monkeypatch) -> None:
+    path = _net(1.0).save(tmp_path / "az.npz")
+    before = path.read_bytes()
+    _disk_full(monkeypatch)
+    with pytest.raises(OSError):
+        _net(2.0).save(path)
+    assert path.read_bytes() == before and DenseNet.load(path).meta == {"v": 1.0}
+    assert _names(tmp_path) == ["az.npz"]
+
+
+def test_a_failed_snapshot_leaves_no_file(tmp_path) -> None:
+    pytest.importorskip("stable_baselines3")
+    from tabletop_zoo.baselines.training.callbacks import SnapshotCallback
+
+    class HalfSave:
+        def save(self, path):
+            with open(path, "wb") as handle:
+                handle.write(b"PK half a zip")
+            raise OSError(28, "No space left on device")
+
+    callback = SnapshotCallback(tmp_path / "snapshots", every=10)
+    callback.model = HalfSave()
+    callback.num_timesteps = 10
+    with pytest.raises(OSError):
+        callback._on_step()
+    assert _names(tmp_path) == ["snapshots"]  # no step_10.zip, no temporary file
+
+
+def test_failed_result_writes_keep_the_previous_results(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("matplotlib")
+    from tabletop_zoo.baselines.evaluation import round_robin
+    from tabletop_zoo.baselines.evaluation.seating import play_lineups
+
+    result = round_robin("mole_hill", ["random", "greedy"], games=2, seed=0)
+    seated = play_lineups("mole_hill", ["random", "greedy"], [(0, 1)])
+    out = tmp_path / "results"
+    paths = [*result.write_csv(out), result.plot(out / "t.png"), seated.write_csv(out / "s.csv")]
+    before = {p: p.read_bytes() for p in paths}
+    _disk_full(monkeypatch)
+    for save in (
+        lambda: result.write_csv(out),
+        lambda: result.plot(out / "t.png"),
+        lambda: seated.write_csv(out / "s.csv"),
+    ):
+        with pytest.raises(OSError):
+            save()
+    assert {p: p.read_bytes() for p in paths} == before
+    assert _names(out) == sorted(p.name for p in paths)
+
+
+def test_a_failed_eval_csv_append_keeps_the_rows_before(tmp_path, monkeypatch) -> None:
+    from tabletop_zoo.baselines.training.eval_log import EvalRow, append_eval_csv
+
+    path = tmp_path / "eval.csv"
+    row = EvalRow("learner", "random", 2, 1, 0, 1, 3.0, 2.0, timesteps=64)
+    append_eval_csv(path, [row])
+    append_eval_csv(path, [row])
+    before = path.read_bytes()
+    assert before.count(b"\n") == 3  # header and two rows
+    _disk_full(monkeypatch)
+    with pytest.raises(OSError):
+        append_eval_csv(path, [row])
+    assert path.read_bytes() == before and _names(tmp_path) == ["eval.csv"]
+
+
+def test_a_failed_recording_keeps_the_previous_one(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("imageio")
+    import imageio.v3 as iio
+
+    from tabletop_zoo.wrappers.recording import save_animation
+
+    frames = [np.zeros((16, 16, 3), np.uint8), np.full((16, 16, 3), 255, np.uint8)]
+    path = save_animation(frames, tmp_path / "game.gif")
+    before = path.read_bytes()
+
+    def half_write(target, *args, **kwargs):
+        with open(target, "wb") as handle:
+            handle.write(b"GIF89a")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(iio, "imwrite", half_write)
+    with pytest.raises(OSError):
+        save_animation(frames[::-1], path)
+    assert path.read_bytes() == before and _names(tmp_path) == ["game.gif"]
+
+
+# ---------------------------------------------------------------- killed workers
+def _kill_a_worker() -> None:
+    import multiprocessing
+
+    workers = multiprocessing.active_children()
+    assert workers, "no worker process to kill"
+    os.kill(workers[0].pid, signal.SIGKILL)
+
+
+def _killing(real):
+    """``play_tasks`` that kills a worker process after the first game arrives."""
+
+    def play_tasks(tasks, workers=1):
+        outcomes = real(tasks, workers)
+        try:
+            for number, outcome in enumerate(outcomes):
+                yield outcome
+                if number == 0:
+                    _kill_a_worker()
+        finally:
+            outcomes.close()
+
+    return play_tasks
+
+
+SLOW = ["mcts:40", "greedy"]  # games slow enough that the kill comes before the end
+
+
+def test_a_killed_worker_keeps_the_games_played(monkeypatch) -> None:
+    from tabletop_zoo.baselines.evaluation import matches, seating, tournament
+    from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, play_tasks
+
+    monkeypatch.setattr(matches, "play_tasks", _killing(play_tasks))
+    with pytest.raises(IncompleteRunError, match="worker process died") as exc:
+        tournament.round_robin("mole_hill", SLOW, games=24, workers=2)
+    result = exc.value.result
+    assert 1 <= len(result.games) < 24 and "of 24 games played" in result.incomplete
+    assert "INCOMPLETE" in result.table().splitlines()[0]
+    with pytest.raises(IncompleteRunError) as exc:
+        seating.play_lineups("mole_hill", SLOW, [(0, 1)], rounds=12, workers=2)
+    assert 1 <= len(exc.value.result.games) < 24

@@ -1,0 +1,127 @@
+"""Saves of the scripts: train_alphazero.py never overwrites a network unasked,
+make_reference.py add checks a new model before it replaces the shipped one, and a killed
+worker process of evaluate.py keeps the games played, marked incomplete."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+
+SLOW = ["mcts:40", "greedy"]  # games slow enough that the kill comes before the end
+
+
+def _killing(real):
+    """``play_tasks`` that kills a worker process after the first game arrives."""
+    import multiprocessing
+
+    def play_tasks(tasks, workers=1):
+        outcomes = real(tasks, workers)
+        try:
+            for number, outcome in enumerate(outcomes):
+                yield outcome
+                if number == 0:
+                    os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+        finally:
+            outcomes.close()
+
+    return play_tasks
+
+
+def test_alphazero_training_refuses_an_existing_output(tmp_path, script, capsys) -> None:
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
+
+    out = tmp_path / "az.npz"
+    out.write_bytes(b"a network trained for hours")
+    with pytest.raises(ValueError, match="already exists.*--overwrite"):
+        AlphaZeroConfig(game="mole_hill", out=str(out)).check()
+    AlphaZeroConfig(game="mole_hill", out=str(out), overwrite=True).check()
+    train_alphazero = script("train_alphazero")
+    with pytest.raises(SystemExit) as exc:
+        train_alphazero.main(["--game", "mole_hill", "--out", str(out), "--iterations", "1"])
+    assert exc.value.code == 2 and "--overwrite" in capsys.readouterr().err
+    assert out.read_bytes() == b"a network trained for hours"
+
+
+@pytest.fixture
+def reference_folder(script, tmp_path, monkeypatch):
+    """make_reference.py with its folder and manifest in ``tmp_path``, holding one model."""
+    make_reference = script("make_reference")
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    monkeypatch.setattr(make_reference, "MANIFEST_PATH", folder / "manifest.json")
+    monkeypatch.setattr(make_reference, "REFERENCE_DIR", folder)
+    from tabletop_zoo.baselines.agents.reference import reference_path
+
+    shipped = reference_path("mole_hill-2p-alphazero")
+    source = tmp_path / "az.npz"
+    source.write_bytes(shipped.read_bytes())
+    argv = ["add", "--name", "mole_hill-2p-alphazero", "--game", "mole_hill"]
+    argv += ["--num-players", "2", "--command", "test", "--commit", "abc", "--az", str(source)]
+    assert make_reference.main(argv) == 0
+    return make_reference, folder, argv
+
+
+def test_make_reference_add_checks_the_new_model_before_replacing(reference_folder) -> None:
+    make_reference, folder, argv = reference_folder
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    make_reference.MAX_MODEL_BYTES = 100  # the module is loaded fresh for every test
+    with pytest.raises(SystemExit, match="breaks the 5 MB / 25 MB limits"):
+        make_reference.main(argv)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    make_reference.MAX_MODEL_BYTES = 5 * 1024 * 1024
+    wrong = [a if a != "mole_hill-2p-alphazero" else "arktia-2p-alphazero" for a in argv]
+    wrong[wrong.index("mole_hill")] = "arktia"
+    with pytest.raises(SystemExit, match="network is for mole_hill"):
+        make_reference.main(wrong)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_make_reference_add_refuses_a_model_that_does_not_play(reference_folder) -> None:
+    make_reference, folder, argv = reference_folder
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    source = argv[argv.index("--az") + 1]
+    net = DenseNet.load(source)
+    weight, bias = net.heads["policy"]
+    net.heads["policy"] = (weight[:, :5], bias[:5])  # too few actions for the game
+    net.save(source)
+    with pytest.raises(SystemExit, match="does not play"):
+        make_reference.main(argv)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_evaluate_writes_the_games_played_marked_incomplete(script, tmp_path, monkeypatch, capsys):
+    from tabletop_zoo.baselines.evaluation import matches
+    from tabletop_zoo.baselines.evaluation.arena import play_tasks
+
+    monkeypatch.setattr(matches, "play_tasks", _killing(play_tasks))
+    evaluate = script("evaluate")
+    out = tmp_path / "out"
+    (out).mkdir()
+    (out / "games.csv").write_text("an earlier complete run\n")
+    argv = ["--agents", ",".join(SLOW), "--games", "24", "--workers", "2", "--no-progress"]
+    assert evaluate.main([*argv, "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "worker process died" in err[0] and "Traceback" not in err[0]
+    assert (out / "games.csv").read_text() == "an earlier complete run\n"
+    rows = (out / "games.incomplete.csv").read_text().splitlines()
+    assert 2 <= len(rows) < 25  # header and the games played
+    assert (out / "tournament.incomplete.png").is_file()
+
+
+def test_rate_writes_the_games_played_marked_incomplete(script, tmp_path, monkeypatch, capsys):
+    from tabletop_zoo.baselines.evaluation import matches
+    from tabletop_zoo.baselines.evaluation.arena import play_tasks
+
+    monkeypatch.setattr(matches, "play_tasks", _killing(play_tasks))
+    rate = script("rate")
+    argv = ["--game", "mole_hill", "--agent", SLOW[0], "--against", SLOW[1], "--rounds", "12"]
+    argv += ["--workers", "2", "--csv", str(tmp_path / "games.csv")]
+    assert rate.main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "worker process died" in err[0]
+    rows = (tmp_path / "games.incomplete.csv").read_text().splitlines()
+    assert 2 <= len(rows) < 25 and not (tmp_path / "games.csv").exists()
