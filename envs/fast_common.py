@@ -1,7 +1,7 @@
 """Shared pieces of the compiled engines (the ``fast`` extra): numba loading, bit helpers
 and the base of the one-game views.
 
-Only the compiled engines (``envs/<game>/fast.py``) import this module, and they are
+Only the compiled engines (``envs/<game>/fast/``) import this module, and they are
 imported only when the fast path is asked for (``GameSpec.fast_engine_class()``), so
 ``import tabletop_zoo.envs`` never loads numba.
 
@@ -80,7 +80,7 @@ def bit_list(mask: Any) -> list[int]:
 
 class FastEngineBase:
     """What the batched compiled engines of both games share (``FastArktia``,
-    ``FastMoleHill``). A subclass sets ``batch`` (its game's ``fast_batch`` module),
+    ``FastMoleHill``). A subclass sets ``batch`` (its game's ``fast.batch`` module),
     ``player_column`` (the row's column holding the seat to act, -1 once the game is over)
     and ``num_actions``."""
 

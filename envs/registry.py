@@ -131,7 +131,7 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 7),),
             benchmark_players=(2,),
             benchmark_anchor="pettingzoo.classic.connect_four_v3",
-            fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
+            fast_engine="tabletop_zoo.envs.mole_hill.fast.engine:FastMoleHill",
             train_overrides=MappingProxyType(
                 # 8 envs x 256 steps: the same 2,048-step rollouts as 4 x 512, with the
                 # policy's forward pass batched over 8 envs: +23% learner steps per CPU
@@ -157,7 +157,7 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 3), (3, 5), (4, 11)),
             benchmark_players=(2, 3, 4),
             benchmark_anchor="pettingzoo.classic.go_v5",
-            fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
+            fast_engine="tabletop_zoo.envs.arktia.fast.engine:FastArktia",
             train_overrides=MappingProxyType(
                 {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
             ),

@@ -2,7 +2,7 @@
 
 ``FastArktia(game, max_turns=300)`` plays many games of one configuration (players,
 layout, neutral pieces) at once on a ``(B, width)`` ``int64`` array, one row per game
-(layout in :mod:`tabletop_zoo.envs.arktia.fast_kernels`)::
+(layout in :mod:`tabletop_zoo.envs.arktia.fast.kernels`)::
 
     from tabletop_zoo.envs.registry import fast_engine
     engine = fast_engine("arktia", 3)                # FastArktia(ArktiaGame(3))
@@ -29,10 +29,10 @@ from tabletop_zoo.envs.arktia import (
     ArktiaGame,
     ArktiaState,
 )
-from tabletop_zoo.envs.arktia import fast_batch as B
-from tabletop_zoo.envs.arktia import fast_kernels as K
-from tabletop_zoo.envs.arktia import fast_observation as O
-from tabletop_zoo.envs.arktia.fast_state import FastArktiaState, score
+from tabletop_zoo.envs.arktia.fast import batch as B
+from tabletop_zoo.envs.arktia.fast import kernels as K
+from tabletop_zoo.envs.arktia.fast import observation as O
+from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
 from tabletop_zoo.envs.fast_common import (
     FastEngineBase,
