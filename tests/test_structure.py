@@ -33,7 +33,15 @@ PACKAGE_DIRS = {
 }
 RL_MODULES = {"gymnasium", "pettingzoo", "torch", "pygame", "numpy", "stable_baselines3"}
 #: File names of the pure engine modules in every game folder (plus shared pure modules).
-ENGINE_MODULE_NAMES = {"rules.py", "serialization.py", "board.py", "layout.py", "actions.py"}
+ENGINE_MODULE_NAMES = {
+    "rules.py",
+    "serialization.py",
+    "board.py",
+    "layout.py",
+    "actions.py",
+    "constants.py",
+    "reachability.py",
+}
 SHARED_PURE_MODULES = ["envs/protocol.py", "envs/_json.py", "envs/errors.py", "envs/results.py"]
 
 

@@ -4,20 +4,25 @@
 ``ArktiaState`` implementing the engine protocol of ``docs/DESIGN.md``.
 """
 
-from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
-from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, DIRECTIONS, Layout, parse_layout
-from tabletop_zoo.envs.arktia.rules import (
+from tabletop_zoo.envs.arktia.actions import ActionCodec
+from tabletop_zoo.envs.arktia.constants import (
     COLOUR_LETTERS,
+    DEFAULT_MAX_TURNS,
+    KIND_LETTERS,
     NEUTRAL,
     PHASES,
     STACK_SHAPES,
-    ArktiaGame,
-    ArktiaState,
+    D,
+    G,
+    T,
 )
+from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, DIRECTIONS, Layout, parse_layout
+from tabletop_zoo.envs.arktia.rules import ArktiaGame, ArktiaState
 
 __all__ = [
     "COLOUR_LETTERS",
     "DEFAULT_LAYOUTS",
+    "DEFAULT_MAX_TURNS",
     "DIRECTIONS",
     "KIND_LETTERS",
     "NEUTRAL",

@@ -19,9 +19,10 @@ from tabletop_zoo.envs._aec_base import (
     positive_int_option,
     wrap_classic,
 )
+from tabletop_zoo.envs.arktia.constants import COLOUR_LETTERS, DEFAULT_MAX_TURNS
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
 from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer, render_ansi
-from tabletop_zoo.envs.arktia.rules import COLOUR_LETTERS, DEFAULT_MAX_TURNS, ArktiaGame
+from tabletop_zoo.envs.arktia.rules import ArktiaGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
 ALLOWED_OPTIONS = {

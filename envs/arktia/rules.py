@@ -12,20 +12,24 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_zoo.envs.arktia import serialization
-from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
+from tabletop_zoo.envs.arktia.actions import ActionCodec
+from tabletop_zoo.envs.arktia.constants import (
+    COLOUR_LETTERS,
+    KIND_LETTERS,
+    NEUTRAL,
+    NORMAL,
+    NUM_COLOURS,
+    OPENING_1,
+    OPENING_2,
+    PIECES_PER_KIND,
+    SETUP,
+    STACK_SHAPES,
+    D,
+    G,
+    T,
+)
 from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, Layout, iter_bits, parse_layout
-from tabletop_zoo.envs.arktia.serialization import NEUTRAL, PHASES, ArktiaSnapshot, bad
-
-__all__ = [
-    "COLOUR_LETTERS",
-    "DEFAULT_MAX_TURNS",
-    "NEUTRAL",
-    "PHASES",
-    "STACK_SHAPES",
-    "ArktiaGame",
-    "ArktiaState",
-    "state_from_snapshot",
-]
+from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot, bad
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidLayoutError,
@@ -34,28 +38,8 @@ from tabletop_zoo.envs.errors import (
 )
 from tabletop_zoo.envs.protocol import StateBase
 
-NUM_COLOURS = 5  # colour index = owner id (seats 0..3, NEUTRAL)
-COLOUR_LETTERS = "rbygn"  # seat 0..3 = red, blue, yellow, green; index 4 = neutral
-PIECES_PER_KIND = 3  # each player owns 3 G, 3 D, 3 T
-#: Default truncation limit of the env in completed turns (R23). A 2-player game where
-#: both players place all 9 pieces and then melt lasts well under 100 turns; 300 leaves
-#: room for long manoeuvring without letting a stalled game run forever.
-DEFAULT_MAX_TURNS = 300
+__all__ = ["ArktiaGame", "ArktiaState", "state_from_snapshot"]
 
-# Round of play (stored as ``round`` in JSON): setup of the neutral pieces (R5-R6),
-# the two placement rounds of the opening (R8-R9), then normal play (R10).
-SETUP, OPENING_1, OPENING_2, NORMAL = 0, 1, 2, 3
-
-# Legal stacks, bottom to top, as tuples of kinds (R11-R14): the singles and A-D.
-STACK_SHAPES: dict[tuple[int, ...], str] = {
-    (G,): "G",
-    (D,): "D",
-    (T,): "T",
-    (D, G): "A",
-    (T, D): "B",
-    (G, T): "C",
-    (T, D, G): "D",
-}
 _EMPTY_ONLY: frozenset[tuple[int, ...]] = frozenset({()})
 # LANDING[unit] = the target stacks (as kind tuples) the unit may land on (R14).
 # The result is always target + unit: G on D -> A, G on B -> D, D on T -> B,

@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
 from tabletop_zoo.envs.arktia import ArktiaGame  # noqa: E402
-from tabletop_zoo.envs.arktia.fast.engine import DEFAULT_MAX_TURNS, FastArktia  # noqa: E402
+from tabletop_zoo.envs.arktia.constants import DEFAULT_MAX_TURNS  # noqa: E402
+from tabletop_zoo.envs.arktia.fast.engine import FastArktia  # noqa: E402
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError  # noqa: E402
 from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
 

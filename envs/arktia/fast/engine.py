@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import (
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.constants import (
+    DEFAULT_MAX_TURNS,
     KIND_LETTERS,
     NEUTRAL,
     STACK_SHAPES,
-    ArktiaGame,
-    ArktiaState,
 )
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
@@ -42,10 +42,8 @@ from tabletop_zoo.envs.fast_common import (
     check_actions,
 )
 
-__all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
+__all__ = ["FastArktia", "FastArktiaState"]
 
-#: Truncation limit (completed turns) when none is given: the env's default (R23).
-DEFAULT_MAX_TURNS = 300
 _SHAPES = K.stack_table(STACK_SHAPES)
 _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}
 
