@@ -41,6 +41,7 @@ ENGINE_MODULE_NAMES = {
     "actions.py",
     "constants.py",
     "reachability.py",
+    "text.py",
 }
 SHARED_PURE_MODULES = ["envs/protocol.py", "envs/_json.py", "envs/errors.py", "envs/results.py"]
 

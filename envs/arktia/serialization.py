@@ -5,7 +5,8 @@ options and layout, board, material, progress, pending choices): types, ranges, 
 names, list lengths. It builds no state. :meth:`ArktiaState.from_json
 <tabletop_zoo.envs.arktia.rules.ArktiaState.from_json>` then builds the position from the
 snapshot and runs the rule-level checks (legal stacks, material, connected groups, whose
-turn it can be). Imports run one way: rules -> serialization -> layout.
+turn it can be; :mod:`.reachability`). Imports run one way: rules -> reachability ->
+serialization -> layout, constants.
 
 Schema (version 1; ``"game"`` and ``"version"`` may be left out)::
 
@@ -59,6 +60,11 @@ REQUIRED_KEYS = (
 OPTIONAL_KEYS = ("game", "version")
 
 Piece = tuple[int, int]  # (owner, kind)
+
+
+def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
+    """The kinds of a stack, bottom to top."""
+    return tuple(k for _, k in stack)
 
 
 @dataclass(frozen=True)
