@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from nim_toy import NimEnv, Scripted
 from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
 
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
-_spec = importlib.util.spec_from_file_location(
-    "nim_toy", Path(__file__).parents[1] / "baselines" / "nim_toy.py"
-)
-nim_toy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nim_toy)
-NimEnv = nim_toy.NimEnv
-
 GYM_IDS = ("tabletop_zoo/Arktia-v0", "tabletop_zoo/MoleHill-v0")
-Scripted = nim_toy.Scripted
 
 
 # -------------------------------------------------------------- known outcomes (Nim)
