@@ -21,9 +21,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
+
+if TYPE_CHECKING:  # fast_common loads numba; the registry must not
+    from tabletop_zoo.envs.fast_common import FastEngine
 
 __all__ = [
     "GAMES",
@@ -281,7 +284,7 @@ def fast_path_available() -> bool:
 
 def fast_engine(
     game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
-) -> Any:
+) -> FastEngine:
     """The compiled batched engine of ``game`` for these game options (imports numba).
 
     ``max_turns``: truncation limit for games that have one (default: the env's).
