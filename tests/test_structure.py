@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from tabletop_zoo.envs.registry import GAMES
 
