@@ -1,4 +1,5 @@
-"""Arktia rules engine (pure Python, no RL imports).
+"""Arktia: the game's folder (engine, views, and the compiled twin in ``fast/``; the
+bundle of ``docs/DESIGN.md``). This package exports the pure-Python rules engine.
 
 ``ArktiaGame(num_players, layout, neutral_pieces).new_initial_state()`` gives an
 ``ArktiaState`` implementing the engine protocol of ``docs/DESIGN.md``.
