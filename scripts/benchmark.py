@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.extras import install_command
+from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
 
 if TYPE_CHECKING:  # the protocol module loads numba, which the fast rows import late

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from tabletop_zoo.baselines.evaluation import round_robin
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

@@ -35,7 +35,7 @@ from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 HUMAN = "human"

@@ -28,7 +28,7 @@ from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.ratings import anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
 from tabletop_zoo.baselines.evaluation.stats import head_to_head
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

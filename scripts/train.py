@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.baselines.training import (
     GENERIC_DEFAULTS,
     TrainConfig,
@@ -25,6 +24,7 @@ from tabletop_zoo.baselines.training import (
     format_eval_table,
     train,
 )
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

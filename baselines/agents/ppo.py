@@ -2,7 +2,7 @@
 
 stable-baselines3 / sb3-contrib (and so torch) are imported only when a
 :class:`PPOAgent` loads a model file; without the ``train`` extra that is a one-line
-:class:`~tabletop_zoo.baselines.extras.MissingExtraError` naming the install command.
+:class:`~tabletop_zoo.envs.extras.MissingExtraError` naming the install command.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["PPOAgent"]
 

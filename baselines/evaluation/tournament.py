@@ -238,7 +238,7 @@ def round_robin(
         check_agent_fits(seeded_agent(spec, 0), env, spec)
     env.close()
     if progress:
-        from tabletop_zoo.baselines.extras import require_extra
+        from tabletop_zoo.envs.extras import require_extra
 
         require_extra("train", "the tournament progress bar", ("tqdm",))
     names = report.display_names(agent_specs)

@@ -83,11 +83,6 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
             ansi_renderer=render_ansi,
         )
 
-    @property
-    def turn_limit(self) -> int:
-        """The truncation limit in completed turns (same as ``max_turns``)."""
-        return self.max_turns
-
     def _turns_played(self) -> int:
         return self.game_state.turn  # R23: completed turns, not decisions
 

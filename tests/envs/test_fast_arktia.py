@@ -120,7 +120,7 @@ def test_observation_planes_equal_the_env_planes(players: int, layout: str | Non
         env.reset(seed=g)
         for agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
-            live = getattr(env.unwrapped, "game_state", None) or env.unwrapped.game
+            live = env.unwrapped.game_state
             rows = np.repeat(engine.from_state(live)[None], players, axis=0)
             planes = engine.observe(rows, np.arange(players))
             assert np.array_equal(planes[env.possible_agents.index(agent)], obs["observation"])

@@ -96,7 +96,7 @@ def test_observation_planes_equal_the_env_planes() -> None:
             env.reset(seed=g)
             for agent in env.agent_iter():
                 obs, _, terminated, truncated, _ = env.last()
-                live = getattr(env.unwrapped, "game_state", None) or env.unwrapped.game
+                live = env.unwrapped.game_state
                 row = engine.from_state(live)[None]
                 seat = env.possible_agents.index(agent)
                 both = engine.observe(np.repeat(row, 2, axis=0), [0, 1])
