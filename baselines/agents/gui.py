@@ -3,7 +3,8 @@
 The window shows, from top to bottom: a status band (last move in notation, round or
 phase, who is to act or the final result, scores), the game's ``rgb_array`` picture with
 the legal targets marked, and a panel with a prompt and buttons. What can be clicked comes
-from the game's ``envs/<game>/gui.py`` ``Picker`` (``choices(state, selection)``): a click
+from the ``Picker`` of the gui module its ``GameSpec.gui`` names (``choices(state,
+selection)``; a game without one has no play window): a click
 either plays an action or narrows the selection (e.g. the stack to move, then its target,
 then how many pieces). Closing the window or pressing Escape abandons the game
 (:class:`~tabletop_zoo.baselines.agents.human.GameAbandoned`).
