@@ -9,7 +9,7 @@ Three layers, each a sub-package:
 * :mod:`~tabletop_zoo.baselines.training`: MaskablePPO self-play (config, opponent pool,
   callbacks, ``train``).
 
-``from tabletop_zoo.baselines import make_agent`` and the agent classes keep working.
+``from tabletop_zoo.baselines import make_agent`` gives the agents layer's names.
 Importing this package does not import torch; only creating a ``PPOAgent`` does.
 """
 
@@ -24,7 +24,6 @@ from tabletop_zoo.baselines.agents import (
     MCTSAgent,
     RandomAgent,
     make_agent,
-    returns_from_scores,
 )
 
 __all__ = [
@@ -36,7 +35,6 @@ __all__ = [
     "PPOAgent",
     "RandomAgent",
     "make_agent",
-    "returns_from_scores",
 ]
 
 

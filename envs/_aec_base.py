@@ -27,7 +27,7 @@ Composition: the constructor takes the engine's Game (``engine``, an
 the Game (``draw(state)``) plus a text function ``render_ansi(state, header)``. So the
 observation, ``state()`` and rendering are written once here; a game's ``env.py`` only
 builds these parts and declares its options. ``self.game_state`` is the live engine
-state (``self.game`` is kept as an alias).
+state.
 
 Hooks a subclass may override: ``_new_game(seed)`` (default
 ``engine.new_initial_state(seed)``), ``_turns_played()`` (the count ``max_turns``
@@ -174,15 +174,6 @@ class TurnBasedAECEnv(AECEnv):
         self.num_turns = 0
         self._rng = random.Random()
         self._window: HumanWindow | None = None
-
-    @property
-    def game(self) -> EngineState | Any:
-        """Alias of :attr:`game_state` (the live engine state), kept for old code."""
-        return self.game_state
-
-    @game.setter
-    def game(self, state: EngineState | Any) -> None:
-        self.game_state = state
 
     # ------------------------------------------------------------ copies
     def __getstate__(self) -> dict[str, Any]:

@@ -1,11 +1,14 @@
 """Status lines for pictures of a game in progress (recordings and the play window).
 
 Generic over the games of :data:`~tabletop_zoo.envs.registry.GAMES`: what differs per game
-(how a seat is named, the round or phase) comes from the game's ``envs/<game>/gui.py``
-module, found from the engine state's package with :func:`game_gui`:
+(how a seat is named, the round or phase) comes from the gui module its
+:class:`~tabletop_zoo.envs.registry.GameSpec` names (:func:`game_gui`):
 
 * ``seat_label(state, seat) -> str``, e.g. ``"player_0 (mole)"``;
 * ``status(state) -> str``, the round or phase, e.g. ``"round 1 of 2, 12 pieces left"``.
+
+A game without one (``gui=None``) gets a plain band (:class:`PlainGui`): seats named
+``player_<seat>``, no round or phase.
 
 :func:`status_lines` builds the text (move number, mover, last move in notation, who is to
 act or the result, scores) and :func:`with_status` draws it in a band above a picture with
@@ -14,7 +17,6 @@ the bitmap font of :mod:`tabletop_zoo.envs._render` (numpy only, no pygame).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -22,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
-from tabletop_zoo.envs.registry import GAMES, GameSpec
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import GameSpec, spec_of
 
-__all__ = ["Choice", "LastMove", "game_gui", "game_spec_of", "status_lines", "with_status"]
+__all__ = ["Choice", "LastMove", "PlainGui", "game_gui", "status_lines", "with_status"]
 
 BAND: Color = (250, 250, 245)
 INK: Color = (20, 20, 20)
@@ -77,21 +80,33 @@ class Choice:
         return False
 
 
-def game_spec_of(obj: Any) -> GameSpec:
-    """The :class:`GameSpec` whose package ``tabletop_zoo.envs.<name>`` defines the class of
-    ``obj`` (an engine state, Game or renderer)."""
-    module = type(obj).__module__
-    for spec in GAMES.values():
-        if module.startswith(f"tabletop_zoo.envs.{spec.name}."):
-            return spec
-    raise TypeError(f"{type(obj).__name__} does not belong to a game in GAMES")
+class PlainGui:
+    """The status band's words for a game whose spec names no gui module."""
+
+    @staticmethod
+    def seat_label(state: Any, seat: int) -> str:
+        """``"player_<seat>"`` (the AEC agent name)."""
+        return f"player_{seat}"
+
+    @staticmethod
+    def status(state: Any) -> str:
+        """``"in play"`` (the band's first line already counts the moves)."""
+        return "in play"
 
 
-def game_gui(spec_or_obj: Any) -> ModuleType:
-    """The ``envs/<game>/gui.py`` module of a game, given its spec or one of its objects
-    (engine state, Game, renderer)."""
-    spec = spec_or_obj if isinstance(spec_or_obj, GameSpec) else game_spec_of(spec_or_obj)
-    return importlib.import_module(f"tabletop_zoo.envs.{spec.name}.gui")
+def game_gui(spec_or_obj: Any) -> ModuleType | type[PlainGui]:
+    """The gui module a game's spec names (``seat_label``, ``status``, ``Picker``), given
+    the spec or one of the game's objects (engine state, Game, renderer); :class:`PlainGui`
+    when the spec names none (or the object belongs to no game of ``GAMES``)."""
+    if isinstance(spec_or_obj, GameSpec):
+        spec = spec_or_obj
+    else:
+        try:
+            spec = spec_of(spec_or_obj)
+        except InvalidOptionError:
+            return PlainGui
+    module = spec.gui_module()
+    return PlainGui if module is None else module
 
 
 def result_text(state: Any, truncated: bool = False) -> str:

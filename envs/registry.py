@@ -1,7 +1,12 @@
 """The one list of games: every script, test, benchmark and registration iterates :data:`GAMES`.
 
 Adding a game means one :class:`GameSpec` here (plus its folder ``envs/<game>/`` and its
-versioned face ``envs/<game>_v0.py``); nothing else in the package names a game.
+versioned face ``envs/<game>_v0.py``); nothing else in the package names a game. The spec
+names every part of the game's bundle; code reads the spec, never guesses a module path.
+The optional parts (``gui``, ``help``, ``fast_engine``) may be ``None``: the status band
+then names seats plainly, the terminal player shows generic help texts, and the fast path
+is unavailable. ``tests/test_structure.py`` imports every part a spec names and checks
+what it must expose.
 
 Entries are plain strings (module paths), so importing the registry imports no engine,
 no env and nothing heavy.
@@ -16,9 +21,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
+
+if TYPE_CHECKING:  # fast_common loads numba; the registry must not
+    from tabletop_zoo.envs.fast_common import FastEngine
 
 __all__ = [
     "GAMES",
@@ -28,6 +36,7 @@ __all__ = [
     "fast_path_available",
     "fast_state",
     "get_spec",
+    "spec_of",
     "make_env",
     "make_raw_env",
     "new_game",
@@ -62,7 +71,16 @@ class GameSpec:
     """Training defaults that differ from the generic ones (``baselines.training``)."""
     fast_engine: str | None = None
     """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
-    from a Game object; ``None`` if the game has none."""
+    from a Game object, following :class:`~tabletop_zoo.envs.fast_common.FastEngine`
+    (``envs/<game>/fast/engine.py``; its ``wrap`` gives the one-row view of a game);
+    ``None`` if the game has none."""
+    gui: str | None = None
+    """Module of the picture helpers: ``seat_label(state, seat)``, ``status(state)`` (the
+    status band of recordings and the play window) and ``Picker`` (the clicks of the play
+    window); ``None``: plain seat names, no play window."""
+    help: str | None = None
+    """Module of the texts for people at the terminal: ``NOTATION_HELP``,
+    ``RULES_SUMMARY`` and optionally ``ROUND_NAMES``; ``None``: generic texts."""
 
     @property
     def default_players(self) -> int:
@@ -104,6 +122,14 @@ class GameSpec:
         module, _, name = self.fast_engine.partition(":")
         return getattr(importlib.import_module(module), name)
 
+    def gui_module(self) -> ModuleType | None:
+        """Import and return :attr:`gui` (``None`` if the game has none)."""
+        return None if self.gui is None else importlib.import_module(self.gui)
+
+    def help_module(self) -> ModuleType | None:
+        """Import and return :attr:`help` (``None`` if the game has none)."""
+        return None if self.help is None else importlib.import_module(self.help)
+
     def golden_name(self, num_players: int, seed: int) -> str:
         """File stem of a golden playthrough, e.g. ``arktia_3p_seed5``."""
         players = "" if len(self.players) == 1 else f"_{num_players}p"
@@ -131,7 +157,9 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 7),),
             benchmark_players=(2,),
             benchmark_anchor="pettingzoo.classic.connect_four_v3",
-            fast_engine="tabletop_zoo.envs.mole_hill.fast:FastMoleHill",
+            fast_engine="tabletop_zoo.envs.mole_hill.fast.engine:FastMoleHill",
+            gui="tabletop_zoo.envs.mole_hill.gui",
+            help="tabletop_zoo.envs.mole_hill.help",
             train_overrides=MappingProxyType(
                 # 8 envs x 256 steps: the same 2,048-step rollouts as 4 x 512, with the
                 # policy's forward pass batched over 8 envs: +23% learner steps per CPU
@@ -157,7 +185,9 @@ _REGISTERED: dict[str, GameSpec] = {
             golden_seeds=((2, 3), (3, 5), (4, 11)),
             benchmark_players=(2, 3, 4),
             benchmark_anchor="pettingzoo.classic.go_v5",
-            fast_engine="tabletop_zoo.envs.arktia.fast:FastArktia",
+            fast_engine="tabletop_zoo.envs.arktia.fast.engine:FastArktia",
+            gui="tabletop_zoo.envs.arktia.gui",
+            help="tabletop_zoo.envs.arktia.help",
             train_overrides=MappingProxyType(
                 {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}
             ),
@@ -198,6 +228,26 @@ def get_spec(game: str) -> GameSpec:
     return spec
 
 
+def _spec_of_game(game: Any) -> GameSpec | None:
+    """The spec whose engine's Game class ``game`` is an instance of, or ``None``."""
+    for spec in GAMES.values():
+        if isinstance(game, spec.game_class()):
+            return spec
+    return None
+
+
+def spec_of(obj: Any) -> GameSpec:
+    """The spec of the game ``obj`` belongs to: an engine Game object, or anything holding
+    one as ``game`` (an engine state, a renderer). InvalidOptionError if it belongs to no
+    game of :data:`GAMES`."""
+    spec = _spec_of_game(obj)
+    if spec is None:
+        spec = _spec_of_game(getattr(obj, "game", None))
+    if spec is None:
+        raise InvalidOptionError(f"{type(obj).__name__} belongs to no game of GAMES")
+    return spec
+
+
 def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
     spec = get_spec(game)
@@ -234,7 +284,7 @@ def fast_path_available() -> bool:
 
 def fast_engine(
     game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
-) -> Any:
+) -> FastEngine:
     """The compiled batched engine of ``game`` for these game options (imports numba).
 
     ``max_turns``: truncation limit for games that have one (default: the env's).
@@ -257,15 +307,8 @@ def fast_state(state: Any) -> Any | None:
     game = getattr(state, "game", None)
     cached = _FAST_ENGINES.get(id(game))
     if cached is None or cached[0] is not game:
-        spec = next(
-            (
-                s
-                for s in GAMES.values()
-                if s.fast_engine is not None and isinstance(game, s.game_class())
-            ),
-            None,
-        )
-        if spec is None:
+        spec = _spec_of_game(game)
+        if spec is None or spec.fast_engine is None:
             return None
         if len(_FAST_ENGINES) >= 64:  # games are few; keep the cache small anyway
             _FAST_ENGINES.clear()

@@ -38,13 +38,16 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.extras import install_command
 from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
+
+if TYPE_CHECKING:  # the protocol module loads numba, which the fast rows import late
+    from tabletop_zoo.envs.fast_common import FastEngine
 
 # How an anchor module is built and shown; anchors not listed use env() and their module name.
 ANCHOR_SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -306,7 +309,9 @@ def _cpu_fields(steps: int, cpu_start: float) -> dict:
     return {"cpu_seconds": round(cpu, 4), "steps_per_cpu_s": steps / cpu if cpu > 0 else None}
 
 
-def measure_batched(engine: Any, batch: int, seconds: float, seed: int, threads: int) -> dict:
+def measure_batched(
+    engine: FastEngine, batch: int, seconds: float, seed: int, threads: int
+) -> dict:
     """Random play inside compiled code on ``batch`` games until ``seconds`` have passed."""
     per_call = max(20, 400_000 // batch)  # steps per game per call: ~0.1-1 s a call
     parallel = threads > 1

@@ -23,7 +23,7 @@ from pathlib import Path
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

@@ -26,7 +26,7 @@ import sys
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

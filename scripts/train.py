@@ -18,7 +18,6 @@ import argparse
 import sys
 
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.baselines.training import (
     GENERIC_DEFAULTS,
     TrainConfig,
@@ -26,6 +25,7 @@ from tabletop_zoo.baselines.training import (
     format_eval_table,
     train,
 )
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

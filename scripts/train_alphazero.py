@@ -15,8 +15,8 @@ import argparse
 import json
 import sys
 
-from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 

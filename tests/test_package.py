@@ -12,14 +12,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tabletop_zoo.envs.registry import GAMES
-
-tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11+")
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,21 +5,27 @@
 * import layers: envs imports neither wrappers nor baselines; wrappers imports only
   ``tabletop_zoo.baselines.agents``; the agents layer imports neither wrappers nor the
   evaluation/training layers;
-* no code outside a game's own places names the game (iterate ``GAMES`` instead).
+* no code outside a game's own places names the game (iterate ``GAMES`` instead);
+* no module is over 750 lines;
+* each game is a declared bundle: every module its ``GameSpec`` names imports and exposes
+  what it must (the Nim toy, which declares no gui, help or compiled engine, included);
+  a compiled twin lives in the game's ``fast/`` package.
 
-Everything here reads the files with ``ast``; nothing is imported from the checkout.
+The layer checks read the files with ``ast``; the bundle checks import the parts.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
+from nim_game import NIM_SPEC
 
-from tabletop_zoo.envs.registry import GAMES
+from tabletop_zoo.envs.registry import GAMES, GameSpec, fast_path_available
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = {"envs": "tabletop_zoo.envs", "wrappers": "tabletop_zoo.wrappers"}
@@ -33,7 +39,16 @@ PACKAGE_DIRS = {
 }
 RL_MODULES = {"gymnasium", "pettingzoo", "torch", "pygame", "numpy", "stable_baselines3"}
 #: File names of the pure engine modules in every game folder (plus shared pure modules).
-ENGINE_MODULE_NAMES = {"rules.py", "serialization.py", "board.py", "layout.py", "actions.py"}
+ENGINE_MODULE_NAMES = {
+    "rules.py",
+    "serialization.py",
+    "board.py",
+    "layout.py",
+    "actions.py",
+    "constants.py",
+    "reachability.py",
+    "text.py",
+}
 SHARED_PURE_MODULES = ["envs/protocol.py", "envs/_json.py", "envs/errors.py", "envs/results.py"]
 
 
@@ -205,3 +220,79 @@ def test_no_code_names_a_game_outside_its_places() -> None:
         if pattern.search(text)
     ]
     assert not found, "iterate GAMES instead of naming a game:\n" + "\n".join(found)
+
+
+# ---------------------------------------------------------------- sizes
+MAX_MODULE_LINES = 750
+
+
+def test_no_module_is_over_750_lines() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}: {lines}"
+        for path in _sources("envs", "wrappers", "baselines", "scripts")
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    ]
+    assert not long, f"split these modules (at most {MAX_MODULE_LINES} lines): {long}"
+
+
+# ---------------------------------------------------------------- each game a bundle
+BUNDLE_SPECS = [*GAMES.values(), NIM_SPEC]
+
+
+def _import_part(path: str) -> object:
+    """The object a spec names: ``"module:attribute"`` or a plain module."""
+    module, _, name = path.partition(":")
+    imported = importlib.import_module(module)
+    return getattr(imported, name) if name else imported
+
+
+@pytest.mark.parametrize("spec", BUNDLE_SPECS, ids=lambda s: s.name)
+def test_every_part_a_spec_names_imports_and_exposes_its_names(spec: GameSpec) -> None:
+    face = _import_part(spec.env_module)
+    assert callable(face.env) and callable(face.raw_env)
+    game_class = _import_part(spec.engine)
+    state = game_class(num_players=spec.default_players).new_initial_state()
+    for method in ("legal_actions", "apply_action", "is_terminal", "returns", "to_json"):
+        assert callable(getattr(state, method)), f"{spec.name} state lacks {method}"
+    encoder = spec.make_observation_encoder(state.game)
+    assert encoder.encode(state, 0).shape == tuple(encoder.shape)
+    assert len(encoder.plane_names()) == encoder.shape[-1]
+    gui = spec.gui_module()
+    if gui is not None:
+        for name in ("seat_label", "status", "Picker"):
+            assert hasattr(gui, name), f"{spec.gui} lacks {name}"
+    texts = spec.help_module()
+    if texts is not None:
+        for name in ("NOTATION_HELP", "RULES_SUMMARY"):
+            assert isinstance(getattr(texts, name), str), f"{spec.help} lacks {name}"
+
+
+@pytest.mark.parametrize("spec", BUNDLE_SPECS, ids=lambda s: s.name)
+def test_the_parts_of_a_registered_game_live_in_its_own_folder(spec: GameSpec) -> None:
+    if spec is NIM_SPEC:  # the toy lives in one test file and declares what it lacks
+        assert (spec.gui, spec.help, spec.fast_engine) == (None, None, None)
+        return
+    package = f"tabletop_zoo.envs.{spec.name}"
+    assert spec.env_module == f"tabletop_zoo.envs.{spec.name}_v0"
+    for part in (spec.engine, spec.observation_encoder, spec.gui, spec.help):
+        module = None if part is None else part.partition(":")[0]
+        assert module in (None, package) or module.startswith(package + "."), part
+    if spec.fast_engine is not None:
+        assert spec.fast_engine.partition(":")[0] == f"{package}.fast.engine"
+        assert (ROOT / "envs" / spec.name / "fast" / "__init__.py").exists()
+
+
+@pytest.mark.skipif(not fast_path_available(), reason="the compiled engines need numba")
+@pytest.mark.parametrize(
+    "spec", [s for s in GAMES.values() if s.fast_engine is not None], ids=lambda s: s.name
+)
+def test_every_compiled_engine_follows_the_fast_engine_protocol(spec: GameSpec) -> None:
+    from tabletop_zoo.envs.fast_common import FastEngine
+    from tabletop_zoo.envs.registry import fast_engine
+
+    engine = fast_engine(spec.name, spec.default_players)
+    assert isinstance(engine, FastEngine)  # every method and attribute of the protocol
+    states = engine.new_states(2, seed=0)
+    assert states.shape == (2, engine.state_width)
+    assert engine.observe(states, 0).shape == (2, *engine.observation_shape)
+    assert engine.legal_mask(states).shape == (2, engine.num_actions)

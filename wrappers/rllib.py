@@ -134,7 +134,7 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
             agent = aec.agent_selection
             obs = aec.observe(agent)
             action = self._opponents[agent].act(
-                obs["observation"], obs["action_mask"], aec.unwrapped.game
+                obs["observation"], obs["action_mask"], aec.unwrapped.game_state
             )
             aec.step(int(action))
 

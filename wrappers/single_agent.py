@@ -231,11 +231,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec_env.close()
 
     @property
-    def game(self) -> Any:
-        """The live rules-engine state (read only: clone before changing it)."""
-        unwrapped = self.aec_env.unwrapped
-        state = getattr(unwrapped, "game_state", None)
-        return getattr(unwrapped, "game", None) if state is None else state
+    def game_state(self) -> Any:
+        """The live rules-engine state (read only: clone before changing it); ``None`` for
+        an AEC env without one (not built on our base class)."""
+        return getattr(self.aec_env.unwrapped, "game_state", None)
 
     # ---------------------------------------------------------------- internals
     def _play_opponents(self) -> tuple[float, bool, bool, dict[str, Any]]:
@@ -261,13 +260,13 @@ class SingleAgentEnv(gymnasium.Env):
                 planes, mask = obs["observation"], obs["action_mask"]
             else:
                 planes, mask = None, self._mask_of(name)
-            env.step(int(opponent.act(planes, mask, self.game)))
+            env.step(int(opponent.act(planes, mask, self.game_state)))
         raise RuntimeError(f"{self.learner} left the game without being told it ended")
 
     def _notation(self, action: int) -> str | None:
         """``action`` in the game's notation, or ``None`` if the engine cannot write it."""
         try:
-            return str(self.game.action_to_string(action))
+            return str(self.game_state.action_to_string(action))
         except Exception:  # noqa: BLE001 - not one of our engines, or no such action
             return None
 

@@ -29,7 +29,7 @@ greedy opponents or by a user-supplied batched policy::
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -39,6 +39,9 @@ from gymnasium.vector.utils import batch_space
 from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
 from tabletop_zoo.envs.errors import InvalidOptionError, UsageError
 from tabletop_zoo.envs.registry import fast_engine, get_spec
+
+if TYPE_CHECKING:  # the protocol module loads numba; the env itself does not need it
+    from tabletop_zoo.envs.fast_common import FastEngine
 
 __all__ = ["BatchedVectorEnv", "make_vector_env"]
 
@@ -52,7 +55,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one configuration on a compiled engine, one learner per game.
 
     Args:
-        engine: a compiled engine (``tabletop_zoo.envs.registry.fast_engine(...)``).
+        engine: a compiled engine following :class:`~tabletop_zoo.envs.fast_common.FastEngine`
+            (``tabletop_zoo.envs.registry.fast_engine(...)``).
         num_envs: number of games stepped together.
         opponent: ``"random"``, ``"greedy"`` (both compiled) or a batched policy.
         learner_seat: the learner's seat, or ``None`` for a random seat per episode.
@@ -64,7 +68,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(
         self,
-        engine: Any,
+        engine: FastEngine,
         num_envs: int,
         opponent: str | BatchedPolicy = "random",
         learner_seat: int | None = 0,

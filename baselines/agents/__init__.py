@@ -24,7 +24,6 @@ import numpy as np
 from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent, RandomAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
-from tabletop_zoo.envs.results import win_returns
 
 __all__ = [
     "AGENT_SPECS",
@@ -35,7 +34,6 @@ __all__ = [
     "PPOAgent",
     "RandomAgent",
     "make_agent",
-    "returns_from_scores",
 ]
 
 AGENT_SPECS = (
@@ -51,9 +49,6 @@ AGENT_SPECS = (
     "human",
 )
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
-
-returns_from_scores = win_returns
-"""+1 sole top scorer, 0 tied top, -1 others (``tabletop_zoo.envs.results.win_returns``)."""
 
 
 @runtime_checkable

@@ -3,7 +3,8 @@
 The window shows, from top to bottom: a status band (last move in notation, round or
 phase, who is to act or the final result, scores), the game's ``rgb_array`` picture with
 the legal targets marked, and a panel with a prompt and buttons. What can be clicked comes
-from the game's ``envs/<game>/gui.py`` ``Picker`` (``choices(state, selection)``): a click
+from the ``Picker`` of the gui module its ``GameSpec.gui`` names (``choices(state,
+selection)``; a game without one has no play window): a click
 either plays an action or narrows the selection (e.g. the stack to move, then its target,
 then how many pieces). Closing the window or pressing Escape abandons the game
 (:class:`~tabletop_zoo.baselines.agents.human.GameAbandoned`).
@@ -42,15 +43,15 @@ from tabletop_zoo.envs._display import (
     LastMove,
     band_height,
     band_lines,
-    game_gui,
-    game_spec_of,
     status_lines,
     with_status,
     wrap,
 )
 from tabletop_zoo.envs._render import blank_image, draw_segment, draw_text, fill_rect, fill_ring
 from tabletop_zoo.envs._render import text_size as bitmap_text_size
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
+from tabletop_zoo.envs.registry import spec_of
 
 __all__ = ["PlayWindow", "WindowAgent"]
 
@@ -87,14 +88,18 @@ class PlayWindow:
         delay: float = 0.6,
         on_wait: Callable[[PlayWindow, list[Choice]], None] | None = None,
     ) -> None:
+        raw = env.unwrapped
+        spec = spec_of(raw.engine)
+        gui = spec.gui_module()
+        if gui is None:
+            raise InvalidOptionError(f"{spec.name} has no play window (its GameSpec has no gui)")
         require_extra("render", "the play window (--gui)")
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
         self.pygame = pygame
-        raw = env.unwrapped
-        self.picker = game_gui(raw.engine).Picker(raw.renderer)
-        self.title = f"tabletop-zoo: {game_spec_of(raw.engine).title}"
+        self.picker = gui.Picker(raw.renderer)
+        self.title = f"tabletop-zoo: {spec.title}"
         self.humans = set(humans)
         self.delay = delay
         self.on_wait = on_wait

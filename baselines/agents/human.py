@@ -18,7 +18,6 @@ gets generic texts.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -57,22 +56,16 @@ def read_stdin() -> str | None:
 
 
 def help_module(state: Any) -> Any:
-    """The ``help`` module next to the engine that runs ``state``, or ``None``.
+    """The help module the spec of ``state``'s game names (``GameSpec.help``), or ``None``
+    (a game without one, or a state of no registered game)."""
+    from tabletop_zoo.envs.errors import InvalidOptionError
+    from tabletop_zoo.envs.registry import spec_of
 
-    Looks up the registry spec whose engine package holds ``type(state)`` and imports
-    ``<engine package>.help`` (e.g. none for a test game).
-    """
-    from tabletop_zoo.envs.registry import GAMES
-
-    module = type(state).__module__
-    for spec in GAMES.values():
-        package = spec.engine.partition(":")[0]
-        if module == package or module.startswith(package + "."):
-            try:
-                return importlib.import_module(f"{package}.help")
-            except ImportError:
-                return None
-    return None
+    try:
+        spec = spec_of(state)
+    except InvalidOptionError:
+        return None
+    return spec.help_module()
 
 
 def game_texts(state: Any) -> tuple[str, str]:

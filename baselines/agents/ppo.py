@@ -3,7 +3,7 @@
 stable-baselines3 / sb3-contrib (and so torch) are imported only when a
 :class:`PPOAgent` loads a model file (read without unpickling unless ``trust=True``:
 :mod:`.ppo_file`); without the ``train`` extra that is a one-line
-:class:`~tabletop_zoo.baselines.extras.MissingExtraError` naming the install command.
+:class:`~tabletop_zoo.envs.extras.MissingExtraError` naming the install command.
 """
 
 from __future__ import annotations

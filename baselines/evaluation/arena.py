@@ -98,11 +98,8 @@ def make_env(
 
 
 def live_state(env: Any) -> EngineState:
-    """The live rules-engine state of an AEC env: ``env.unwrapped.game_state`` (our envs),
-    else ``env.unwrapped.game`` (the older name, kept as an alias)."""
-    unwrapped = env.unwrapped
-    state = getattr(unwrapped, "game_state", None)
-    return unwrapped.game if state is None else state
+    """The live rules-engine state of an AEC env: ``env.unwrapped.game_state``."""
+    return env.unwrapped.game_state
 
 
 def agent_seeds(seed: int | None, count: int) -> list[int | None]:

@@ -239,7 +239,7 @@ def play_seatings(
     )
     stream: Any = records
     if progress:
-        from tabletop_zoo.baselines.extras import require_extra
+        from tabletop_zoo.envs.extras import require_extra
 
         require_extra("train", "the match progress bar", ("tqdm",))
         from tqdm import tqdm

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_zoo.baselines.evaluation.stats import Z_95, elo_ratings
-from tabletop_zoo.baselines.extras import require_extra
+from tabletop_zoo.envs.extras import require_extra
 
 __all__ = [
     "DEFAULT_ORDERINGS",

@@ -200,7 +200,7 @@ def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tup
 def pyplot(what: str) -> Any:
     """``matplotlib.pyplot`` on the Agg backend; ``MissingExtraError`` naming ``what``
     without the ``train`` extra."""
-    from tabletop_zoo.baselines.extras import require_extra
+    from tabletop_zoo.envs.extras import require_extra
 
     require_extra("train", what, ("matplotlib",))
     import matplotlib

@@ -41,8 +41,8 @@ import numpy as np
 from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
-from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
 
 __all__ = ["AlphaZeroConfig", "AlphaZeroResult", "checkpoint_path", "train_alphazero"]

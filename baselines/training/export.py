@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["export_ppo_actor"]
 

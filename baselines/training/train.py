@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
 from tabletop_zoo.baselines.training.opponents import _POOLS, shared_pool
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
+from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["TrainResult", "silent_logger", "train"]
 
@@ -93,7 +93,7 @@ def _logger_formats(verbose: int) -> list[str]:
 def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult:
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
 
-    Needs the ``train`` extra (a one-line :class:`~tabletop_zoo.baselines.extras.
+    Needs the ``train`` extra (a one-line :class:`~tabletop_zoo.envs.extras.
     MissingExtraError` names the install command otherwise). Bad settings raise
     ``InvalidOptionError`` before anything is written.
     """

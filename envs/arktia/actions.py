@@ -23,11 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from tabletop_zoo.envs.arktia.constants import KIND_LETTERS, D, G, T
 from tabletop_zoo.envs.arktia.layout import Layout
 from tabletop_zoo.envs.errors import IllegalActionError, NotationError, as_integer
-
-G, D, T = 0, 1, 2
-KIND_LETTERS = "GDT"
 
 #: Longest notation string accepted (the longest move, ``z99-z99/3``, has 9 characters).
 MAX_NOTATION_LENGTH = 32

@@ -19,9 +19,10 @@ from tabletop_zoo.envs._aec_base import (
     positive_int_option,
     wrap_classic,
 )
+from tabletop_zoo.envs.arktia.constants import COLOUR_LETTERS, DEFAULT_MAX_TURNS
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
 from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer, render_ansi
-from tabletop_zoo.envs.arktia.rules import COLOUR_LETTERS, DEFAULT_MAX_TURNS, ArktiaGame
+from tabletop_zoo.envs.arktia.rules import ArktiaGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
 ALLOWED_OPTIONS = {
@@ -81,11 +82,6 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
             renderer_class=ArktiaImageRenderer,
             ansi_renderer=render_ansi,
         )
-
-    @property
-    def turn_limit(self) -> int:
-        """The truncation limit in completed turns (same as ``max_turns``)."""
-        return self.max_turns
 
     def _turns_played(self) -> int:
         return self.game_state.turn  # R23: completed turns, not decisions

@@ -15,13 +15,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from tabletop_zoo.envs.arktia.constants import MAX_TILES
 from tabletop_zoo.envs.errors import InvalidLayoutError
 
 # The six straight-line directions as (row, column) offsets in doubled columns.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1), (1, 1))
 DIRECTION_NAMES: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 
-MAX_TILES = 64
 MAX_ROWS = 26  # row letters a..z
 MAX_LAYOUT_CHARS = 10_000  # far more than 26 rows of 64 tiles need
 

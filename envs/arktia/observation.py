@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import KIND_LETTERS, NEUTRAL, PHASES, ArktiaGame, ArktiaState
-from tabletop_zoo.envs.arktia.rules import DEFAULT_MAX_TURNS
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.constants import DEFAULT_MAX_TURNS, KIND_LETTERS, NEUTRAL, PHASES
 
 NUM_LEVELS = 3
 NUM_KINDS = 3
@@ -59,7 +59,7 @@ class ArktiaObservationEncoder:
 
     def __init__(self, game: ArktiaGame, max_turns: int | None = None) -> None:
         """Precompute the tables for ``game``; ``max_turns`` scales the turn plane
-        (default :data:`~tabletop_zoo.envs.arktia.rules.DEFAULT_MAX_TURNS`)."""
+        (default :data:`~tabletop_zoo.envs.arktia.constants.DEFAULT_MAX_TURNS`)."""
         if max_turns is None:
             max_turns = DEFAULT_MAX_TURNS
         layout = game.layout

@@ -31,7 +31,8 @@ from tabletop_zoo.envs._render import (
     fill_ring,
     text_size,
 )
-from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.constants import NEUTRAL
 
 #: RGB colour per owner: seats 0..3 (red, blue, yellow, green), neutral grey.
 OWNER_RGB: dict[int, Color] = {

@@ -11,21 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop_zoo.envs.arktia import serialization
-from tabletop_zoo.envs.arktia.actions import KIND_LETTERS, ActionCodec, D, G, T
+from tabletop_zoo.envs.arktia import reachability, serialization
+from tabletop_zoo.envs.arktia.actions import ActionCodec
+from tabletop_zoo.envs.arktia.constants import (
+    KIND_LETTERS,
+    NEUTRAL,
+    NORMAL,
+    NUM_COLOURS,
+    OPENING_1,
+    OPENING_2,
+    PIECES_PER_KIND,
+    ROUND_PHASES,
+    SETUP,
+    D,
+    G,
+    T,
+)
 from tabletop_zoo.envs.arktia.layout import DEFAULT_LAYOUTS, Layout, iter_bits, parse_layout
-from tabletop_zoo.envs.arktia.serialization import NEUTRAL, PHASES, ArktiaSnapshot, bad
-
-__all__ = [
-    "COLOUR_LETTERS",
-    "DEFAULT_MAX_TURNS",
-    "NEUTRAL",
-    "PHASES",
-    "STACK_SHAPES",
-    "ArktiaGame",
-    "ArktiaState",
-    "state_from_snapshot",
-]
+from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot, Piece, bad, kinds_of
+from tabletop_zoo.envs.arktia.text import board_text
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidLayoutError,
@@ -34,28 +38,8 @@ from tabletop_zoo.envs.errors import (
 )
 from tabletop_zoo.envs.protocol import StateBase
 
-NUM_COLOURS = 5  # colour index = owner id (seats 0..3, NEUTRAL)
-COLOUR_LETTERS = "rbygn"  # seat 0..3 = red, blue, yellow, green; index 4 = neutral
-PIECES_PER_KIND = 3  # each player owns 3 G, 3 D, 3 T
-#: Default truncation limit of the env in completed turns (R23). A 2-player game where
-#: both players place all 9 pieces and then melt lasts well under 100 turns; 300 leaves
-#: room for long manoeuvring without letting a stalled game run forever.
-DEFAULT_MAX_TURNS = 300
+__all__ = ["ArktiaGame", "ArktiaState", "state_from_snapshot"]
 
-# Round of play (stored as ``round`` in JSON): setup of the neutral pieces (R5-R6),
-# the two placement rounds of the opening (R8-R9), then normal play (R10).
-SETUP, OPENING_1, OPENING_2, NORMAL = 0, 1, 2, 3
-
-# Legal stacks, bottom to top, as tuples of kinds (R11-R14): the singles and A-D.
-STACK_SHAPES: dict[tuple[int, ...], str] = {
-    (G,): "G",
-    (D,): "D",
-    (T,): "T",
-    (D, G): "A",
-    (T, D): "B",
-    (G, T): "C",
-    (T, D, G): "D",
-}
 _EMPTY_ONLY: frozenset[tuple[int, ...]] = frozenset({()})
 # LANDING[unit] = the target stacks (as kind tuples) the unit may land on (R14).
 # The result is always target + unit: G on D -> A, G on B -> D, D on T -> B,
@@ -69,8 +53,6 @@ LANDING: dict[tuple[int, ...], frozenset[tuple[int, ...]]] = {
     (G, T): _EMPTY_ONLY,
     (T, D, G): _EMPTY_ONLY,
 }
-
-Piece = tuple[int, int]  # (owner, kind)
 
 
 def _close_up(stack: tuple[Piece, ...]) -> tuple[Piece, ...]:
@@ -254,7 +236,7 @@ class ArktiaState(StateBase):
         """``"setup"``, ``"opening"``, ``"normal"``, ``"melt"`` or ``"choose"``."""
         if self._pending_decision is not None:
             return self._pending_decision
-        return ("setup", "opening", "opening", "normal")[self._round]
+        return ROUND_PHASES[self._round]
 
     @property
     def round(self) -> int:
@@ -709,50 +691,7 @@ class ArktiaState(StateBase):
 
     # ------------------------------------------------------------------ display
     def __str__(self) -> str:
-        lay = self.game.layout
-        by_row: dict[int, list[int]] = {}
-        for t, (r, _) in enumerate(lay.coords):
-            by_row.setdefault(r, []).append(t)
-        width = 4 * (max(c for _, c in lay.coords) + 2)
-        lines = []
-        for r in sorted(by_row):
-            names = [" "] * width
-            cells = [" "] * width
-            for t in by_row[r]:
-                x = 4 * lay.coords[t][1]
-                names[x : x + 8] = lay.names[t].center(8)
-                cells[x : x + 8] = self._cell_text(t).center(8)
-            lines.append("".join(names).rstrip())
-            lines.append("".join(cells).rstrip())
-        sc = self.scores()
-        cur = self._current
-        who = "nobody (game over)" if cur < 0 else f"player {cur} ({COLOUR_LETTERS[cur]})"
-        lines.append(
-            f"phase {self.phase}, round {self._round}, turn {self._turn}, to act: {who}"
-            + (", must melt" if self._must_melt else "")
-        )
-        for s in range(self.num_players):
-            g, d, t = self._reserve[s]
-            line = (
-                f"player {s} ({COLOUR_LETTERS[s]}): score {sc[s]}, reserve G{g} D{d} T{t}, "
-                f"removed {self._removed[s]}, melted {self._melted[s]}"
-            )
-            if self.game.neutral_pieces and any(self._neutral_reserve[s]):
-                ng, nd, nt = self._neutral_reserve[s]
-                line += f", neutral to place G{ng} D{nd} T{nt}"
-            lines.append(line + (", ended" if self._ended[s] else ""))
-        for colour, groups in self._pending_choices:
-            options = " | ".join(" ".join(lay.mask_names(g)) for g in groups)
-            lines.append(f"choose which group of {COLOUR_LETTERS[colour]} stays: {options}")
-        return "\n".join(lines)
-
-    def _cell_text(self, t: int) -> str:
-        if not self._alive >> t & 1:
-            return "~~"
-        st = self._stacks[t]
-        if not st:
-            return "."
-        return "".join(COLOUR_LETTERS[o] + KIND_LETTERS[k] for o, k in st)
+        return board_text(self)
 
     # ------------------------------------------------------------------ JSON
     def to_json(self) -> str:
@@ -787,225 +726,14 @@ class ArktiaState(StateBase):
         return state_from_snapshot(serialization.loads(text))
 
 
-def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
-    """The kinds of a stack, bottom to top."""
-    return tuple(k for _, k in stack)
-
-
 # ---------------------------------------------------------------------- loading
 def state_from_snapshot(snapshot: ArktiaSnapshot) -> ArktiaState:
-    """The position of a well-formed snapshot, after the rule-level checks.
-
-    Every check names the ruling it enforces; together they make every accepted state
-    one from which legal play only reaches states this function accepts again.
-    """
+    """The position of a well-formed snapshot, after the rule-level checks
+    (:func:`.reachability.load_position`)."""
     try:
         game = ArktiaGame(snapshot.num_players, snapshot.layout, snapshot.neutral_pieces)
     except (InvalidLayoutError, InvalidOptionError) as exc:
         raise bad(str(exc)) from None
     st = ArktiaState._blank(game)
-    _load_board(st, snapshot)
-    _load_material(st, snapshot)
-    _load_progress(st, snapshot)
-    _load_pending_choices(st, snapshot)
-    _load_decision(st, snapshot)
+    reachability.load_position(st, snapshot)
     return st
-
-
-def _load_board(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
-    """Tiles (one connected piece, R17) and stacks (legal shapes, R11-R14)."""
-    lay = st.game.layout
-    alive = snapshot.alive
-    low = alive & -alive
-    if lay.component_of(low.bit_length() - 1, alive) != alive:
-        raise bad("the tiles that are not melted do not form one connected piece (R17)")
-    st._alive = alive
-    for t, stack in enumerate(snapshot.stacks):
-        if stack and kinds_of(stack) not in STACK_SHAPES:
-            shape = "".join(KIND_LETTERS[k] for k in kinds_of(stack))
-            raise bad(
-                f"stack on {lay.names[t]} is {shape} (bottom to top), not a legal stack: "
-                "singles, A=[D,G], B=[T,D], C=[G,T], D=[T,D,G]"
-            )
-        st._stacks[t] = stack
-        st._kinds[t] = kinds_of(stack)
-        if stack:
-            st._occupied |= 1 << t
-            for owner, _ in stack:
-                st._colour_tiles[owner] |= 1 << t
-
-
-def _load_material(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
-    """Pieces on the board + in reserve never exceed the material (R5, R7); removed
-    pieces and melted tiles add up."""
-    game = st.game
-    n = game.num_players
-    st._reserve = list(snapshot.reserves)
-    st._neutral_reserve = list(snapshot.neutral_reserves)
-    on_board = [[0, 0, 0] for _ in range(NUM_COLOURS)]
-    for stack in snapshot.stacks:
-        for owner, kind in stack:
-            on_board[owner][kind] += 1
-    for colour in [*range(n), NEUTRAL]:
-        if colour == NEUTRAL:
-            reserve = [sum(r[k] for r in st._neutral_reserve) for k in range(3)]
-        else:
-            reserve = list(st._reserve[colour])
-        who = "neutral" if colour == NEUTRAL else f"player {colour}"
-        material = game.material_per_kind[colour]
-        for k in range(3):
-            total = on_board[colour][k] + reserve[k]
-            if total > material:
-                raise bad(
-                    f"{who} has {total} {KIND_LETTERS[k]} ({on_board[colour][k]} on the board "
-                    f"+ {reserve[k]} to place); the material is {material}"
-                )
-        st._lost_pieces[colour] = 3 * material - sum(on_board[colour]) - sum(reserve)
-    st._removed = list(snapshot.removed)
-    st._melted = list(snapshot.melted)
-    if sum(st._removed) != sum(st._lost_pieces):
-        raise bad(
-            f"removed counts sum to {sum(st._removed)} but {sum(st._lost_pieces)} pieces are "
-            "missing from the board and reserves"
-        )
-    num_melted = game.num_tiles - st._alive.bit_count()
-    if sum(st._melted) != num_melted:
-        raise bad(f"melted counts sum to {sum(st._melted)} but {num_melted} tiles are melted")
-
-
-def _placed(st: ArktiaState, seat: int) -> int:
-    """Own pieces ``seat`` has taken out of its reserve so far."""
-    return 3 * PIECES_PER_KIND - sum(st._reserve[seat])
-
-
-def _load_progress(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
-    """Round, phase, turn counter, ended seats and whose decision it is (R5-R10, R19, R20)."""
-    game = st.game
-    n = game.num_players
-    rnd, phase, cur = snapshot.round, snapshot.phase, snapshot.current_player
-    st._round = rnd
-    st._turn = snapshot.turn
-    st._ended = list(snapshot.ended)
-    st._current = cur
-    if phase == "melt" and rnd != NORMAL or phase == "choose" and rnd < OPENING_2:
-        raise bad(f"phase {phase!r} cannot happen in round {rnd}")
-    if all(st._ended) != (cur == -1):
-        raise bad("current_player must be -1 exactly when every player's game has ended")
-    if cur >= 0 and st._ended[cur]:
-        raise bad(f"current_player {cur} is listed as ended")
-    if cur < 0 and phase in ("melt", "choose"):
-        raise bad(f"a finished game cannot be in phase {phase!r}")
-    neutral_left = [sum(r) for r in st._neutral_reserve]
-    if rnd != SETUP and any(neutral_left):
-        raise bad(f"round {rnd} but neutral pieces are still to be placed (setup unfinished)")
-    if rnd < NORMAL:
-        if any(st._melted) or any(st._removed) and rnd < OPENING_2:
-            raise bad(f"round {rnd}: tiles melt and pieces are removed only later (R10, R15)")
-        if rnd < OPENING_2 and any(len(stack) > 1 for stack in st._stacks):
-            raise bad(f"round {rnd}: stacks form only by moving, from opening round 2 (R9)")
-    placed = [_placed(st, s) for s in range(n)]
-    neutral_placed = game.num_neutral - sum(neutral_left)
-    if rnd == SETUP:
-        # R5-R6: the seats place one neutral piece each in turn, seat 0 first
-        if not any(neutral_left):
-            raise bad("round 0 (setup) but no neutral pieces are left to place")
-        if any(st._colour_tiles[s] for s in range(n)) or any(placed):
-            raise bad("player pieces left their reserve during the setup")
-        if any(st._ended):
-            raise bad("a player's game cannot end during the setup (R19 applies from R8 on)")
-        turn = neutral_placed
-        expected = [turn // n + (1 if s < turn % n else 0) for s in range(n)]
-        if [3 - left for left in neutral_left] != expected or cur != turn % n:
-            raise bad(
-                "setup: the seats place their neutral pieces in turn from seat 0 (R6), so "
-                f"after {turn} placements seat {turn % n} is to act and the seats have "
-                f"placed {expected}"
-            )
-    elif rnd == OPENING_1:
-        # R8: one placement per seat in seat order; a seat without a placement ends (R19a)
-        for s in range(n):
-            before = cur < 0 or s < cur
-            allowed = (0,) if st._ended[s] else (1,) if before else (0,)
-            if placed[s] not in allowed or (st._ended[s] and not before):
-                raise bad(
-                    f"opening round 1: seat {s} has placed {placed[s]} piece(s); seats before "
-                    "the current player place one each (R8), the others none yet"
-                )
-        turn = neutral_placed + sum(placed)
-    elif rnd == OPENING_2:
-        for s in range(n):
-            if not st._ended[s] and (placed[s] not in (1, 2) or placed[s] == 2 and 0 <= cur <= s):
-                raise bad(
-                    f"opening round 2: seat {s} has placed {placed[s]} piece(s); one in round "
-                    "1 (R8) and one more once its round-2 turn is over (R9)"
-                )
-        turn = neutral_placed + sum(placed)
-    else:
-        turn = neutral_placed + sum(placed)
-    if rnd <= OPENING_1 and st._turn != turn:
-        raise bad(f"turn is {st._turn}, but {turn} turns have been played to reach round {rnd}")
-    if st._turn < turn:
-        raise bad(f"turn is {st._turn}, but the pieces placed alone took {turn} turns")
-
-
-def _load_pending_choices(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
-    """Tied groups the mover chooses among (R16); every other colour is one group (R15)."""
-    lay = st.game.layout
-    n = st.game.num_players
-    cur, phase = st._current, snapshot.phase
-    if bool(snapshot.pending_choices) != (phase == "choose"):
-        raise bad("pending_choices must be non-empty exactly in phase 'choose'")
-    last = -1
-    for i, (colour, groups) in enumerate(snapshot.pending_choices):
-        if colour <= last or colour == cur:
-            raise bad(
-                f"pending_choices[{i}]: colours must be other players' or neutral, "
-                "in seat order then neutral (R16)"
-            )
-        if colour == NEUTRAL and not st.game.neutral_pieces:
-            raise bad(f"pending_choices[{i}]: neutral colour but neutral_pieces is false")
-        last = colour
-        comps = lay.components(st._colour_tiles[colour])
-        if len(groups) < 2 or sorted(groups) != sorted(comps):
-            raise bad(
-                f"pending_choices[{i}]: groups must be exactly the (2 or more) "
-                "connected groups of that colour on the board"
-            )
-        if len({st._count(colour, g) for g in groups}) != 1:
-            raise bad(f"pending_choices[{i}]: the groups must tie in size (R16)")
-    st._pending_choices = snapshot.pending_choices
-    pending_colours = {c for c, _ in snapshot.pending_choices}
-    for colour in list(range(n)) + ([NEUTRAL] if st.game.neutral_pieces else []):
-        if colour not in pending_colours and len(lay.components(st._colour_tiles[colour])) > 1:
-            who = "neutral" if colour == NEUTRAL else f"player {colour}"
-            raise bad(
-                f"{who}'s pieces are in several groups; between turns every colour "
-                "is one connected group (R15)"
-            )
-
-
-def _load_decision(st: ArktiaState, snapshot: ArktiaSnapshot) -> None:
-    """The decision at hand and its legal actions (R17-R19)."""
-    cur, rnd, phase = st._current, st._round, snapshot.phase
-    if cur < 0:
-        st._legal = []
-        return
-    if rnd == SETUP and not any(st._neutral_reserve[cur]):
-        raise bad(f"setup: player {cur} has no neutral piece left to place")
-    st._must_melt = rnd == NORMAL and not any(st._reserve[cur])
-    if phase == "melt":
-        if not st._must_melt:
-            raise bad("phase 'melt' but the current player still has pieces in reserve (R17)")
-        st._pending_decision = "melt"
-        st._legal = st._melt_actions()
-        if not st._legal:
-            raise bad("phase 'melt' but no tile can melt (R18 should have ended the game)")
-    elif phase == "choose":
-        st._pending_decision = "choose"
-        st._legal = st._keep_actions()
-    else:
-        st._legal = st._turn_actions()
-        if not st._legal or st._legal == [st.game.codec.STOP]:
-            raise bad(
-                f"player {cur} has no legal placement or move; its game should have ended (R19a)"
-            )

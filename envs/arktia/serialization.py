@@ -5,7 +5,8 @@ options and layout, board, material, progress, pending choices): types, ranges, 
 names, list lengths. It builds no state. :meth:`ArktiaState.from_json
 <tabletop_zoo.envs.arktia.rules.ArktiaState.from_json>` then builds the position from the
 snapshot and runs the rule-level checks (legal stacks, material, connected groups, whose
-turn it can be). Imports run one way: rules -> serialization -> layout.
+turn it can be; :mod:`.reachability`). Imports run one way: rules -> reachability ->
+serialization -> layout, constants.
 
 Schema (version 1; ``"game"`` and ``"version"`` may be left out)::
 
@@ -26,18 +27,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.envs import _json
+from tabletop_zoo.envs.arktia.constants import (
+    KIND_LETTERS,
+    MAX_STACK_HEIGHT,
+    NEUTRAL,
+    PHASES,
+    PIECES_PER_KIND,
+    ROUND_PHASES,
+)
 from tabletop_zoo.envs.arktia.layout import Layout, iter_bits, parse_layout
 from tabletop_zoo.envs.errors import InvalidLayoutError, InvalidStateError
 
 GAME_NAME = "arktia"
 JSON_VERSION = 1
-NEUTRAL = 4  # owner id of neutral pieces (seats are 0..3)
-KIND_LETTERS = "GDT"
-PHASES = ("setup", "opening", "normal", "melt", "choose")
-#: The phase of each round when no sub-decision (melt, group choice) is pending.
-ROUND_PHASES = ("setup", "opening", "opening", "normal")
-MAX_STACK_HEIGHT = 3
-MAX_PIECES_PER_KIND = 3
 REQUIRED_KEYS = (
     "num_players",
     "neutral_pieces",
@@ -58,6 +60,11 @@ REQUIRED_KEYS = (
 OPTIONAL_KEYS = ("game", "version")
 
 Piece = tuple[int, int]  # (owner, kind)
+
+
+def kinds_of(stack: tuple[Piece, ...]) -> tuple[int, ...]:
+    """The kinds of a stack, bottom to top."""
+    return tuple(k for _, k in stack)
 
 
 @dataclass(frozen=True)
@@ -268,7 +275,7 @@ def _parse_material(
     reserves, neutral_reserves = [], []
     for s in range(n):
         entry = json_list(reserves_json[s], f"reserves[{s}]", 3)
-        reserves.append(tuple(integer(x, f"reserves[{s}]", 0, MAX_PIECES_PER_KIND) for x in entry))
+        reserves.append(tuple(integer(x, f"reserves[{s}]", 0, PIECES_PER_KIND) for x in entry))
         entry = json_list(neutral_json[s], f"neutral_reserves[{s}]", 3)
         neutral_reserves.append(
             tuple(integer(x, f"neutral_reserves[{s}]", 0, 1 if neutral else 0) for x in entry)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs._display import Choice
-from tabletop_zoo.envs.mole_hill import board as A
+from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill.render import CELL, MoleHillImageRenderer, space_centre
 from tabletop_zoo.envs.mole_hill.rules import MOLE_PIECES, NUM_ROUNDS, MoleHillState
 
@@ -67,14 +67,19 @@ class Picker:
         if state.mole_to_move:
             spots = [
                 Choice(
-                    A.SPACE_NAMES[s], frozenset((s,)), play=s, spot=(*space_centre(s), 0.45 * CELL)
+                    board.SPACE_NAMES[s],
+                    frozenset((s,)),
+                    play=s,
+                    spot=(*space_centre(s), 0.45 * CELL),
                 )
                 for s in legal
             ]
             where = "any space" if not state.trail else "a marked space"
             return f"mole: click {where} to move there", spots
         return "gardener: click an edge between two spaces to put a rod on it", [
-            Choice(A.ACTION_NAMES[a], frozenset((a,)), play=a, box=edge_box(a - A.ROD_OFFSET))
+            Choice(
+                board.ACTION_NAMES[a], frozenset((a,)), play=a, box=edge_box(a - board.ROD_OFFSET)
+            )
             for a in legal
         ]
 
@@ -82,7 +87,7 @@ class Picker:
 def edge_box(edge: int) -> tuple[int, int, int, int]:
     """``(y0, x0, y1, x1)``: the clickable strip along ``edge`` (its corners left out, so
     strips never overlap)."""
-    a, b = A.EDGE_SPACES[edge]
+    a, b = board.EDGE_SPACES[edge]
     ay, ax = space_centre(a)
     half, inset = CELL / 2, EDGE_CORNER
     if b == a + 1:  # vertical line between a and the space to its right

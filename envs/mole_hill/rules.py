@@ -27,8 +27,7 @@ from tabletop_zoo.envs.errors import (
     NotationError,
     as_integer,
 )
-from tabletop_zoo.envs.mole_hill import board as A
-from tabletop_zoo.envs.mole_hill import serialization
+from tabletop_zoo.envs.mole_hill import board, serialization
 from tabletop_zoo.envs.mole_hill.serialization import (
     DEFAULT_RED,
     DEFAULT_WHITE,
@@ -67,29 +66,29 @@ def _king_steps() -> tuple[tuple[tuple[int, int, int, int], ...], ...]:
     through each of the two spaces adjacent to both ends. Sorted by ``q``.
     """
     table = []
-    for p in range(A.NUM_SPACES):
-        pr, pc = divmod(p, A.COLS)
+    for p in range(board.NUM_SPACES):
+        pr, pc = divmod(p, board.COLS)
         steps = []
         for dr in (-1, 0, 1):
             for dc in (-1, 0, 1):
                 qr, qc = pr + dr, pc + dc
-                if (dr, dc) == (0, 0) or not (0 <= qr < A.ROWS and 0 <= qc < A.COLS):
+                if (dr, dc) == (0, 0) or not (0 <= qr < board.ROWS and 0 <= qc < board.COLS):
                     continue
-                q = A.space_index(qr, qc)
+                q = board.space_index(qr, qc)
                 if dr == 0 or dc == 0:
-                    path1 = path2 = 1 << A.EDGE_BETWEEN[p, q]
+                    path1 = path2 = 1 << board.EDGE_BETWEEN[p, q]
                 else:
-                    s1, s2 = A.space_index(pr, qc), A.space_index(qr, pc)
-                    path1 = (1 << A.EDGE_BETWEEN[p, s1]) | (1 << A.EDGE_BETWEEN[s1, q])
-                    path2 = (1 << A.EDGE_BETWEEN[p, s2]) | (1 << A.EDGE_BETWEEN[s2, q])
+                    s1, s2 = board.space_index(pr, qc), board.space_index(qr, pc)
+                    path1 = (1 << board.EDGE_BETWEEN[p, s1]) | (1 << board.EDGE_BETWEEN[s1, q])
+                    path2 = (1 << board.EDGE_BETWEEN[p, s2]) | (1 << board.EDGE_BETWEEN[s2, q])
                 steps.append((q, 1 << q, path1, path2))
         table.append(tuple(sorted(steps)))
     return tuple(table)
 
 
 STEPS = _king_steps()
-ALL_SPACES = tuple(range(A.NUM_SPACES))
-ALL_ROD_ACTIONS = tuple(range(A.ROD_OFFSET, A.NUM_ACTIONS))
+ALL_SPACES = tuple(range(board.NUM_SPACES))
+ALL_ROD_ACTIONS = tuple(range(board.ROD_OFFSET, board.NUM_ACTIONS))
 
 
 def _mask(spaces: Iterable[int]) -> int:
@@ -108,7 +107,7 @@ class MoleHillGame:
     """
 
     num_players = NUM_PLAYERS
-    num_actions = A.NUM_ACTIONS
+    num_actions = board.NUM_ACTIONS
 
     def __init__(self, num_players: int = NUM_PLAYERS, random_flowers: bool = False) -> None:
         if as_integer(num_players) != NUM_PLAYERS:
@@ -129,7 +128,7 @@ class MoleHillGame:
         if not self.random_flowers:
             return DEFAULT_RED, DEFAULT_WHITE
         rng = random.Random(seed)
-        spaces = rng.sample([s for s in ALL_SPACES if s != A.CENTRE], 8)
+        spaces = rng.sample([s for s in ALL_SPACES if s != board.CENTRE], 8)
         return tuple(sorted(spaces[:4])), tuple(sorted(spaces[4:]))
 
     def new_initial_state(self, seed: int | None = None) -> MoleHillState:
@@ -204,7 +203,7 @@ class MoleHillState(StateBase):
     @property
     def jump_available(self) -> bool:
         """True if the mole's next move may be a jump (it stands on the centre, M7)."""
-        return self.mole_position == A.CENTRE and not self.is_terminal()
+        return self.mole_position == board.CENTRE and not self.is_terminal()
 
     def is_terminal(self) -> bool:
         """True once both rounds are over."""
@@ -219,7 +218,7 @@ class MoleHillState(StateBase):
             return []  # M8: no piece left to leave behind
         pos = self.trail[-1]
         visited = self._visited_mask
-        if pos == A.CENTRE:  # M7: jump to any unvisited space
+        if pos == board.CENTRE:  # M7: jump to any unvisited space
             return [s for s in ALL_SPACES if not visited >> s & 1]
         rods = self._rod_mask
         # M6: unvisited neighbour, and (for diagonals) one of the two paths rod-free
@@ -236,7 +235,7 @@ class MoleHillState(StateBase):
         if n >= MOLE_PIECES:
             return False
         pos = self.trail[-1]
-        if pos == A.CENTRE:
+        if pos == board.CENTRE:
             return True  # fewer than 22 of the 63 spaces are visited
         visited, rods = self._visited_mask, self._rod_mask
         for _q, qbit, path1, path2 in STEPS[pos]:
@@ -273,12 +272,12 @@ class MoleHillState(StateBase):
         a = as_integer(action)
         if a is None:
             raise IllegalActionError(
-                f"action must be an integer in 0..{A.NUM_ACTIONS - 1}, got {action!r}"
+                f"action must be an integer in 0..{board.NUM_ACTIONS - 1}, got {action!r}"
             )
         if self.current_player < 0:
             raise IllegalActionError("the game is over: no action is legal")
         if self.mole_to_move:
-            if not 0 <= a < A.NUM_SPACES or a not in self.mole_destinations():
+            if not 0 <= a < board.NUM_SPACES or a not in self.mole_destinations():
                 raise self._illegal_action_error(a)
             self.trail.append(a)
             self._visited_mask |= 1 << a
@@ -288,8 +287,8 @@ class MoleHillState(StateBase):
             self.mole_to_move = False
             self.current_player = 1 - self.round
         else:
-            edge = a - A.ROD_OFFSET
-            if not 0 <= edge < A.NUM_EDGES or self._rod_mask >> edge & 1:
+            edge = a - board.ROD_OFFSET
+            if not 0 <= edge < board.NUM_EDGES or self._rod_mask >> edge & 1:
                 raise self._illegal_action_error(a)
             self.rods.append(edge)
             self._rod_mask |= 1 << edge
@@ -303,12 +302,12 @@ class MoleHillState(StateBase):
     def _illegal_action_error(self, a: int) -> IllegalActionError:
         """The error for action ``a`` (an int), naming the role, the rule and legal moves."""
         role = "mole" if self.mole_to_move else "gardener"
-        what = A.ACTION_NAMES[a] if 0 <= a < A.NUM_ACTIONS else "out of range"
+        what = board.ACTION_NAMES[a] if 0 <= a < board.NUM_ACTIONS else "out of range"
         if self.mole_to_move:
             allowed = "an unvisited space it can reach (actions 0..62)"
         else:
             allowed = "a free interior edge (actions 63..172)"
-        legal = ", ".join(A.ACTION_NAMES[x] for x in self.legal_actions()[:12])
+        legal = ", ".join(board.ACTION_NAMES[x] for x in self.legal_actions()[:12])
         return IllegalActionError(
             f"illegal action {a} ({what}) for the {role} (player_{self.current_player}): "
             f"it must choose {allowed}; legal now: {legal}"
@@ -346,10 +345,10 @@ class MoleHillState(StateBase):
     # ----------------------------------------------------------------- notation
     def action_to_string(self, action: int) -> str:
         """Notation of an action: ``e4`` (mole) or ``e4-f4`` (rod)."""
-        return A.action_to_string(action)
+        return board.action_to_string(action)
 
     def _parse_notation(self, text: str) -> int:
-        return A.string_to_action(text)
+        return board.string_to_action(text)
 
     def history(self) -> list[int]:
         """Actions of the current round in the order played (mole, rod, mole, ...)."""
@@ -357,7 +356,7 @@ class MoleHillState(StateBase):
         for i, space in enumerate(self.trail):
             out.append(space)
             if i < len(self.rods):
-                out.append(A.rod_action(self.rods[i]))
+                out.append(board.rod_action(self.rods[i]))
         return out
 
     # ----------------------------------------------------------------- JSON
@@ -370,7 +369,7 @@ class MoleHillState(StateBase):
                 white_flowers=self.white_flowers,
                 round=self.round + 1,
                 round_scores=tuple(self.round_scores),
-                moves=tuple(A.ACTION_NAMES[a] for a in self.history()),
+                moves=tuple(board.ACTION_NAMES[a] for a in self.history()),
             )
         )
 
@@ -443,8 +442,8 @@ class MoleHillState(StateBase):
         state.round_scores = [int(x) for x in round_scores]
         state._start_round()
         try:
-            spaces = [A.parse_space(s) for s in trail]
-            edges = [A.string_to_action(r) - A.ROD_OFFSET for r in rods]
+            spaces = [board.parse_space(s) for s in trail]
+            edges = [board.string_to_action(r) - board.ROD_OFFSET for r in rods]
         except ValueError as exc:
             raise InvalidStateError(str(exc)) from None
         if len(set(spaces)) != len(spaces) or len(spaces) > MOLE_PIECES:
@@ -452,9 +451,9 @@ class MoleHillState(StateBase):
         if any(e < 0 for e in edges) or len(set(edges)) != len(edges):
             raise InvalidStateError("rods must be distinct edges such as 'e4-f4'")
         for p, q in zip(spaces[:-1], spaces[1:], strict=True):
-            if p != A.CENTRE and q not in [s for s, *_ in STEPS[p]]:
+            if p != board.CENTRE and q not in [s for s, *_ in STEPS[p]]:
                 raise InvalidStateError(
-                    f"trail step {A.SPACE_NAMES[p]}->{A.SPACE_NAMES[q]} is neither a king "
+                    f"trail step {board.SPACE_NAMES[p]}->{board.SPACE_NAMES[q]} is neither a king "
                     "step nor a jump from the centre"
                 )
         if not spaces and not mole_to_move:
@@ -463,7 +462,7 @@ class MoleHillState(StateBase):
         state.rods = edges
         state._visited_mask = _mask(spaces)
         state._rod_mask = _mask(edges)
-        state._free_rod_actions = [a for a in ALL_ROD_ACTIONS if a - A.ROD_OFFSET not in edges]
+        state._free_rod_actions = [a for a in ALL_ROD_ACTIONS if a - board.ROD_OFFSET not in edges]
         state.mole_to_move = mole_to_move
         state.current_player = state.round if mole_to_move else 1 - state.round
         if not (state._mole_can_move() or (not mole_to_move and len(state.trail) < MOLE_PIECES)):
@@ -501,23 +500,23 @@ def board_text(state: MoleHillState) -> str:
         f"gardener: player_{gardener_seat}  {status}",
         f"pieces left {state.pieces_left}  jump: {'yes' if state.jump_available else 'no'}  "
         f"scores: player_0 {scores[0]}, player_1 {scores[1]}",
-        "     " + "    ".join(A.COLUMN_LETTERS),
+        "     " + "    ".join(board.COLUMN_LETTERS),
     ]
-    for r in range(A.ROWS):
+    for r in range(board.ROWS):
         cells = []
-        for c in range(A.COLS):
-            s = A.space_index(r, c)
+        for c in range(board.COLS):
+            s = board.space_index(r, c)
             mark = "@" if s == mole else " "
             num = f"{order[s]:2d}" if s in order else " ."
-            feature = "R" if s in red else "W" if s in white else "C" if s == A.CENTRE else " "
+            feature = "R" if s in red else "W" if s in white else "C" if s == board.CENTRE else " "
             cells.append(mark + num + feature)
-            if c < A.COLS - 1:
-                cells.append("|" if rods >> A.EDGE_BETWEEN[s, s + 1] & 1 else " ")
+            if c < board.COLS - 1:
+                cells.append("|" if rods >> board.EDGE_BETWEEN[s, s + 1] & 1 else " ")
         lines.append(f"{r + 1:>2} " + "".join(cells).rstrip())
-        if r < A.ROWS - 1:
+        if r < board.ROWS - 1:
             under = [
-                "----" if rods >> A.EDGE_BETWEEN[s, s + A.COLS] & 1 else "    "
-                for s in range(r * A.COLS, (r + 1) * A.COLS)
+                "----" if rods >> board.EDGE_BETWEEN[s, s + board.COLS] & 1 else "    "
+                for s in range(r * board.COLS, (r + 1) * board.COLS)
             ]
             lines.append(("   " + " ".join(under)).rstrip())
     lines.append(LEGEND)

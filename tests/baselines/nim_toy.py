@@ -10,28 +10,12 @@ gives another move. ``scores()`` are the objects each player has taken.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
-_NIM_GAME = Path(__file__).resolve().parents[1] / "envs" / "nim_game.py"
+import nim_game
+from nim_game import NimGame, NimState
 
-
-def _nim_game_module() -> Any:
-    """``tests/envs/nim_game.py``, imported once under its own name."""
-    if "nim_game" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("nim_game", _NIM_GAME)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["nim_game"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["nim_game"]
-
-
-nim_game = _nim_game_module()
-NimGame = nim_game.NimGame
-NimState = nim_game.NimState
+__all__ = ["NimEnv", "NimGame", "NimState", "Scripted"]
 
 
 def NimEnv(**options: Any) -> Any:  # noqa: N802 - named like the env class it builds

@@ -15,9 +15,9 @@ from tabletop_zoo.baselines import (
     MCTSAgent,
     RandomAgent,
     make_agent,
-    returns_from_scores,
 )
 from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.envs.results import win_returns
 
 
 def mask_of(state: NimState) -> np.ndarray:
@@ -37,10 +37,10 @@ def act(agent, state: NimState) -> int:
 
 
 # ---------------------------------------------------------------- helpers / interface
-def test_returns_from_scores_sole_tied_and_others() -> None:
-    assert returns_from_scores([3, 1]) == [1.0, -1.0]
-    assert returns_from_scores([2, 5, 5, 0]) == [-1.0, 0.0, 0.0, -1.0]
-    assert returns_from_scores([4, 4, 4]) == [0.0, 0.0, 0.0]
+def test_win_returns_sole_tied_and_others() -> None:
+    assert win_returns([3, 1]) == [1.0, -1.0]
+    assert win_returns([2, 5, 5, 0]) == [-1.0, 0.0, 0.0, -1.0]
+    assert win_returns([4, 4, 4]) == [0.0, 0.0, 0.0]
 
 
 def test_all_agents_follow_the_agent_protocol() -> None:

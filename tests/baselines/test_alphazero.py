@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from nim_game import NimGame
 
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator
@@ -17,9 +16,6 @@ from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec, new_game
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs"))
-from nim_game import NimGame  # noqa: E402
 
 
 def _solve(state) -> tuple[float, ...]:

@@ -100,7 +100,7 @@ def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> N
         make_agent("random", seed=s) for s in range(num_players - 1)
     ]
     result = play_game(env, agents, seed=7)
-    state = env.unwrapped.game
+    state = env.unwrapped.game_state
     assert result.scores == list(state.scores())
     assert result.num_steps > 0
     assert sorted(set(result.returns)) in ([-1.0, 1.0], [-1.0, 0.0], [0.0])
@@ -120,7 +120,7 @@ def test_play_game_real_envs_mcts(game: str) -> None:
 def test_play_game_truncated_arktia_is_scored_as_it_stands() -> None:
     env = make_env("arktia", num_players=2, max_turns=3)
     result = play_game(env, [RandomAgent(), RandomAgent()], seed=5)
-    assert not env.unwrapped.game.is_terminal()
+    assert not env.unwrapped.game_state.is_terminal()
     expected = [1.0, -1.0] if result.scores[0] > result.scores[1] else [-1.0, 1.0]
     if result.scores[0] == result.scores[1]:
         expected = [0.0, 0.0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,6 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def test_every_extra_named_here_exists_in_pyproject() -> None:
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     declared = tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]
     assert set(EXTRAS) <= set(declared)
     # one progress-bar library: tqdm (SB3's own bar would need rich as well)

@@ -6,15 +6,18 @@ import random
 import sys
 from dataclasses import dataclass
 
+import nim_game
 import pytest
+from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs._display import Choice
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
-from tabletop_zoo.envs.registry import GAMES
+from tabletop_zoo.envs.registry import GAMES, extended
 
 pygame = pytest.importorskip("pygame")
 
@@ -154,6 +157,11 @@ def test_clicks_outside_any_target_change_nothing() -> None:
 
     result = play_in_window("mole_hill", ["human", "random"], seed=0, on_wait=miss_then_quit)
     assert calls == [63, 63] and result.moves == []  # still the first placement
+
+
+def test_a_game_without_gui_has_no_play_window_and_says_so() -> None:
+    with extended(NIM_SPEC), pytest.raises(InvalidOptionError, match="nim has no play window"):
+        PlayWindow(nim_game.env(render_mode="rgb_array"))
 
 
 def test_without_pygame_the_window_names_the_render_extra(monkeypatch) -> None:

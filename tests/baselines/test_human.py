@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 import pytest
+from nim_game import NIM_SPEC
 from nim_toy import NimGame
 
 from tabletop_zoo.baselines import make_agent
@@ -20,7 +21,7 @@ from tabletop_zoo.baselines.agents.human import (
     help_module,
     round_name,
 )
-from tabletop_zoo.envs.registry import GAMES, new_game
+from tabletop_zoo.envs.registry import GAMES, extended, new_game
 
 
 def _agent(lines: list[str]) -> tuple[HumanAgent, io.StringIO]:
@@ -79,14 +80,18 @@ def test_help_and_rules_of_a_game_without_texts_are_generic() -> None:
     assert GENERIC_RULES in out.getvalue()
 
 
+def test_a_registered_game_without_help_texts_gets_the_generic_ones() -> None:
+    with extended(NIM_SPEC):  # the toy's spec declares help=None
+        assert game_texts(NimGame().new_initial_state()) == (GENERIC_NOTATION, GENERIC_RULES)
+
+
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_every_game_ships_its_help_texts(name: str) -> None:
-    """help.py next to the engine: the notation (with examples that parse) and a one-screen
-    summary pointing at the full rulings."""
-    import importlib
-
+    """The help module of the spec: the notation (with examples that parse) and a
+    one-screen summary pointing at the full rulings."""
     spec = GAMES[name]
-    texts = importlib.import_module(spec.engine.partition(":")[0] + ".help")
+    texts = spec.help_module()
+    assert texts is not None
     state = new_game(name).new_initial_state(seed=0)
     assert game_texts(state) == (texts.NOTATION_HELP, texts.RULES_SUMMARY)
     rules = texts.RULES_SUMMARY.splitlines()

@@ -1,4 +1,4 @@
-"""The baselines package keeps its three layers apart and its modules small (issue 7.4)."""
+"""The baselines package keeps its three layers apart and its modules small."""
 
 from __future__ import annotations
 

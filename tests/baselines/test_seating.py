@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import csv
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.seating import (
@@ -21,9 +20,6 @@ from tabletop_zoo.baselines.evaluation.seating import (
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import extended
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "envs"))
-from nim_game import NIM_SPEC  # noqa: E402
 
 
 @pytest.mark.parametrize("lineup", [(0, 1), (0, 1, 1), (0, 1, 2), (0, 1, 1, 2), (0, 1, 2, 3)])

@@ -273,4 +273,9 @@ NIM_SPEC = GameSpec(
     pettingzoo_id="tabletop_zoo/nim-v0",
     gymnasium_id="tabletop_zoo/Nim-v0",
     benchmark_players=(2,),
+    # what the toy lacks, declared: no picture helpers (plain status band, no play
+    # window), no help texts (generic ones), no compiled engine
+    gui=None,
+    help=None,
+    fast_engine=None,
 )

@@ -75,12 +75,12 @@ def position(
 def load(env: Any, state: ArktiaState) -> None:
     """Put a hand-built position into a freshly reset env."""
     raw = env.unwrapped
-    raw.game = state
+    raw.game_state = state
     raw.agent_selection = raw.possible_agents[state.current_player]
 
 
 def act(env: Any, notation: str) -> None:
-    env.step(env.unwrapped.game.string_to_action(notation))
+    env.step(env.unwrapped.game_state.string_to_action(notation))
 
 
 def random_step(env: Any, rng: np.random.Generator) -> None:
@@ -90,7 +90,7 @@ def random_step(env: Any, rng: np.random.Generator) -> None:
         env.step(None)
         return
     legal = np.flatnonzero(env.observe(agent)["action_mask"])
-    stop = env.unwrapped.game.game.codec.STOP
+    stop = env.unwrapped.game_state.game.codec.STOP
     if len(legal) > 1 and rng.random() < 0.97:
         legal = legal[legal != stop]
     env.step(int(rng.choice(legal)))
@@ -129,7 +129,7 @@ def test_metadata_agents_and_spaces() -> None:
     assert obs["action_mask"].dtype == np.int8
     assert obs["observation"].shape == raw.encoder.shape == (6, 6, raw.encoder.num_planes)
     assert env.state().shape == raw.state_space.shape
-    assert raw.turn_limit == arktia_v0.DEFAULT_MAX_TURNS == 300
+    assert raw.max_turns == arktia_v0.DEFAULT_MAX_TURNS == 300
 
 
 # ---------------------------------------------------------------- masks and turn structure
@@ -144,7 +144,7 @@ def test_masks_equal_legal_actions_in_random_games(num_players: int) -> None:
     for seed in range(6):
         env.reset(seed=seed)
         while env.agents:
-            game = env.game
+            game = env.game_state
             agent = env.agent_selection
             done = env.terminations[agent] or env.truncations[agent]
             if not done:
@@ -158,14 +158,14 @@ def test_masks_equal_legal_actions_in_random_games(num_players: int) -> None:
                         assert not mask.any()
             random_step(env, rng)
             if not done and env.agents:
-                seen_phases.add(env.game.phase)
-                if env.game.phase in ("choose", "melt"):
+                seen_phases.add(env.game_state.phase)
+                if env.game_state.phase in ("choose", "melt"):
                     assert env.agent_selection == agent
                 terminated = [env.terminations[a] for a in env.agents]
                 assert all(terminated) or not any(terminated)
                 if all(terminated):  # the final rewards are the engine's returns (R22)
-                    assert [env.rewards[a] for a in env.agents] == env.game.returns()
-        assert env.game.is_terminal() or env.game.turn >= env.turn_limit
+                    assert [env.rewards[a] for a in env.agents] == env.game_state.returns()
+        assert env.game_state.is_terminal() or env.game_state.turn >= env.max_turns
     assert "melt" in seen_phases
 
 
@@ -182,10 +182,10 @@ def test_ruling_R17_melt_is_a_second_decision_of_the_same_agent() -> None:
     load(env, state)
     act(env, "c3-b2")
     assert env.agent_selection == "player_0"
-    assert env.unwrapped.game.phase == "melt"
+    assert env.unwrapped.game_state.phase == "melt"
     mask = env.observe("player_0")["action_mask"]
     codec = env.unwrapped.engine.codec
-    melt_tiles = {env.unwrapped.game.action_to_string(a) for a in np.flatnonzero(mask)}
+    melt_tiles = {env.unwrapped.game_state.action_to_string(a) for a in np.flatnonzero(mask)}
     expected = {"a3", "b1", "b4", "c1", "c4", "d1", "d4", "e1", "e2", "e3"}
     assert melt_tiles == {f"melt {t}" for t in expected}
     assert not env.observe("player_1")["action_mask"].any()
@@ -212,7 +212,7 @@ def test_ruling_R16_group_choice_is_a_decision_of_the_mover() -> None:
     env.reset()
     load(env, state)
     act(env, "c2-a2")
-    game = env.unwrapped.game
+    game = env.unwrapped.game_state
     assert env.agent_selection == "player_0"
     assert game.phase == "choose"
     legal = {
@@ -290,7 +290,7 @@ def test_ruling_R22_rewards_two_players_sole_winner(reward_mode: str, expected: 
     env.reset()
     load(env, two_player_end_position(ended=(1,)))
     act(env, "stop")  # red ends its game: the whole game is over
-    assert env.unwrapped.game.is_terminal()
+    assert env.unwrapped.game_state.is_terminal()
     assert all(env.terminations.values()) and not any(env.truncations.values())
     finals = {}
     for agent in env.agent_iter():
@@ -337,7 +337,7 @@ def test_ruling_R23_truncation_scores_the_position_as_it_stands(
     env.reset()
     load(env, two_player_end_position(turn=9))
     act(env, "G@b1")  # turn 10: red now controls a1, a3, b1 -> 2 + 1 + 3 = 6, blue 2
-    assert not env.unwrapped.game.is_terminal()
+    assert not env.unwrapped.game_state.is_terminal()
     assert all(env.truncations.values()) and not any(env.terminations.values())
     assert [env.rewards[a] for a in ("player_0", "player_1")] == expected
     for agent in env.agent_iter():
@@ -355,7 +355,7 @@ def test_ruling_R23_truncation_counts_completed_turns_from_the_start() -> None:
     while not env.truncations[env.agent_selection]:
         random_step(env, rng)
         steps += 1
-    assert env.unwrapped.game.turn == 5 and steps == 5  # one decision per opening turn
+    assert env.unwrapped.game_state.turn == 5 and steps == 5  # one decision per opening turn
     assert all(env.truncations.values())
     # opening placements remove nothing: seats 0 and 1 control 2 tiles, seat 2 one tile
     assert env.infos["player_0"]["scores"] == [2, 2, 1]

@@ -20,6 +20,7 @@ import random
 import pytest
 
 from tabletop_zoo.envs.arktia import DEFAULT_LAYOUTS, NEUTRAL, ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.text import cell_text
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidLayoutError,
@@ -96,7 +97,7 @@ def play(state: ArktiaState, *moves: str) -> None:
 
 def cell(state: ArktiaState, name: str) -> str:
     t = state.game.layout.index_of(name)
-    return state._cell_text(t)
+    return cell_text(state, t)
 
 
 # ---------------------------------------------------------------------- board

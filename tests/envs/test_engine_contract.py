@@ -127,7 +127,7 @@ def test_errors_are_value_errors_of_our_types() -> None:
 
 
 def test_a_saved_state_of_another_game_is_named_as_such() -> None:
-    """Issue 8: loading game A's JSON into game B's State says it is an A state (the header
+    """Loading game A's JSON into game B's State says it is an A state (the header
     is checked before the keys), instead of listing B's missing keys."""
     from tabletop_zoo.envs.registry import GAMES
 

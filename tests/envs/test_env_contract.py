@@ -65,7 +65,6 @@ def test_engine_encoder_and_state_are_public(game_case) -> None:
     spec, n = game_case
     raw = make_raw_env(spec.name, n)
     raw.reset(seed=0)
-    assert raw.game is raw.game_state  # old name kept as an alias
     assert raw.engine.num_players == n and raw.engine.num_actions == raw.num_actions
     encoder = spec.make_observation_encoder(raw.engine)
     assert tuple(encoder.shape) == raw.observation_space("player_0")["observation"].shape

@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
 from tabletop_zoo.envs.arktia import ArktiaGame  # noqa: E402
-from tabletop_zoo.envs.arktia.fast import DEFAULT_MAX_TURNS, FastArktia  # noqa: E402
+from tabletop_zoo.envs.arktia.constants import DEFAULT_MAX_TURNS  # noqa: E402
+from tabletop_zoo.envs.arktia.fast.engine import FastArktia  # noqa: E402
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError  # noqa: E402
 from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
 
@@ -119,7 +120,7 @@ def test_observation_planes_equal_the_env_planes(players: int, layout: str | Non
         env.reset(seed=g)
         for agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
-            live = getattr(env.unwrapped, "game_state", None) or env.unwrapped.game
+            live = env.unwrapped.game_state
             rows = np.repeat(engine.from_state(live)[None], players, axis=0)
             planes = engine.observe(rows, np.arange(players))
             assert np.array_equal(planes[env.possible_agents.index(agent)], obs["observation"])

@@ -19,7 +19,7 @@ pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra"
 from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent  # noqa: E402
 from tabletop_zoo.envs.errors import IllegalActionError  # noqa: E402
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState  # noqa: E402
-from tabletop_zoo.envs.mole_hill.fast import FastMoleHill  # noqa: E402
+from tabletop_zoo.envs.mole_hill.fast.engine import FastMoleHill  # noqa: E402
 from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
 
 GAMES = int(os.environ.get("FAST_TEST_GAMES", "400"))
@@ -96,7 +96,7 @@ def test_observation_planes_equal_the_env_planes() -> None:
             env.reset(seed=g)
             for agent in env.agent_iter():
                 obs, _, terminated, truncated, _ = env.last()
-                live = getattr(env.unwrapped, "game_state", None) or env.unwrapped.game
+                live = env.unwrapped.game_state
                 row = engine.from_state(live)[None]
                 seat = env.possible_agents.index(agent)
                 both = engine.observe(np.repeat(row, 2, axis=0), [0, 1])

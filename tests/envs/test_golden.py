@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
-
-from specs import GOLDEN_DIR, render, specs  # noqa: E402
+from specs import GOLDEN_DIR, render, specs
 
 
 @pytest.mark.parametrize("name", sorted(specs()))

@@ -1,4 +1,4 @@
-"""Issue 9: every bad input refused cleanly, every accepted state playable, copies that
+"""Hard edges: every bad input refused cleanly, every accepted state playable, copies that
 keep the game, misuse order on ``raw_env``. Generic tests run on every game of ``GAMES``
 (and the Nim toy); the game-specific edges name their game.
 """

@@ -45,7 +45,7 @@ def _trajectory(env, episodes: int, seed: int) -> list:
     for episode in range(episodes):
         if episode:
             env.reset()
-        game = env.unwrapped.game
+        game = env.unwrapped.game_state
         record.append((game.red_flowers, game.white_flowers))
         for agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
@@ -102,7 +102,7 @@ def test_wrapped_env_illegal_action_ends_game_with_minus_one() -> None:
 def test_dead_agent_must_step_with_none() -> None:
     env = mole_hill_v0.raw_env()
     env.reset(seed=0)
-    env.unwrapped.game = MoleHillState.from_position(
+    env.unwrapped.game_state = MoleHillState.from_position(
         ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[0]
     )
     env.agent_selection = "player_0"
@@ -128,10 +128,10 @@ def test_full_game_by_hand_through_notation() -> None:
     for agent, move in moves:
         assert env.agent_selection == agent
         obs, *_ = env.last()
-        action = env.unwrapped.game.string_to_action(move)
+        action = env.unwrapped.game_state.string_to_action(move)
         assert obs["action_mask"][action] == 1
         env.step(action)
-    assert env.unwrapped.game.scores() == [0, 1]
+    assert env.unwrapped.game_state.scores() == [0, 1]
     assert all(env.terminations.values())
     assert env.rewards == {"player_0": -1.0, "player_1": 1.0}
     assert env.infos["player_0"]["scores"] == [0, 1]
@@ -140,7 +140,7 @@ def test_full_game_by_hand_through_notation() -> None:
 def test_reward_mode_score_gives_the_margin() -> None:
     env = mole_hill_v0.raw_env(reward_mode="score")
     env.reset(seed=0)
-    env.unwrapped.game = MoleHillState.from_position(
+    env.unwrapped.game_state = MoleHillState.from_position(
         ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[5]
     )
     env.agent_selection = "player_0"
@@ -164,7 +164,7 @@ def test_observation_planes_from_each_point_of_view() -> None:
     env.reset(seed=0)
     # player_0 is the mole: e1 (red), e2, e3 then onto the centre e4
     state = MoleHillState.from_position(["e1", "e2", "e3", "e4"], ["a1-b1", "a1-a2"])
-    env.unwrapped.game = state
+    env.unwrapped.game_state = state
     me = env.observe("player_0")["observation"]
     opp = env.observe("player_1")["observation"]
     assert me.shape == (7, 9, 16) and me.dtype == np.float32
@@ -197,7 +197,7 @@ def test_rgb_array_shows_rods_pieces_and_mole() -> None:
     env = mole_hill_v0.raw_env(render_mode="rgb_array")
     env.reset(seed=0)
     empty = env.render()
-    env.unwrapped.game = MoleHillState.from_position(["c3", "d3"], ["e4-f4"])
+    env.unwrapped.game_state = MoleHillState.from_position(["c3", "d3"], ["e4-f4"])
     img = env.render()
     assert img.shape == empty.shape and img.dtype == np.uint8
     changed = np.any(img != empty, axis=2)
@@ -208,9 +208,9 @@ def test_rgb_array_shows_rods_pieces_and_mole() -> None:
 def test_ansi_render_is_the_engine_board() -> None:
     env = mole_hill_v0.raw_env(render_mode="ansi")
     env.reset(seed=0)
-    env.unwrapped.game = MoleHillState.from_position(["c3", "d3"], ["d3-e3", "d3-d4"])
+    env.unwrapped.game_state = MoleHillState.from_position(["c3", "d3"], ["d3-e3", "d3-d4"])
     text = env.render()
-    assert text == str(env.unwrapped.game)
+    assert text == str(env.unwrapped.game_state)
     row3 = next(line for line in text.splitlines() if line.startswith(" 3"))
     assert "@ 2" in row3 and "|" in row3
     assert "----" in text
@@ -295,7 +295,7 @@ def test_observation_planes_in_round_2_for_both_agents() -> None:
     env = mole_hill_v0.raw_env()
     env.reset(seed=0)
     # round 2: player_1 is the mole (b2 white, then c3); player_0 scored 5 as mole in round 1
-    env.unwrapped.game = MoleHillState.from_position(
+    env.unwrapped.game_state = MoleHillState.from_position(
         ["b2", "c3"], ["c3-d3"], round_number=2, round_scores=[5]
     )
     env.agent_selection = "player_1"
@@ -322,7 +322,7 @@ def test_observation_planes_in_round_2_for_both_agents() -> None:
 def test_observation_on_the_gardener_turn_and_after_the_end() -> None:
     env = mole_hill_v0.raw_env()
     env.reset(seed=0)
-    env.unwrapped.game = MoleHillState.from_position(
+    env.unwrapped.game_state = MoleHillState.from_position(
         ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[3]
     )
     env.agent_selection = "player_0"  # the gardener of round 2
@@ -345,7 +345,7 @@ def test_observation_on_the_gardener_turn_and_after_the_end() -> None:
 def test_equal_totals_reward_zero_in_both_modes(mode: str) -> None:
     env = mole_hill_v0.raw_env(reward_mode=mode)
     env.reset(seed=0)
-    env.unwrapped.game = MoleHillState.from_position(
+    env.unwrapped.game_state = MoleHillState.from_position(
         ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[1]
     )
     env.agent_selection = "player_0"
@@ -358,10 +358,10 @@ def test_raw_env_out_of_range_and_wrong_role_actions_change_nothing() -> None:
     env = mole_hill_v0.raw_env()
     env.reset(seed=0)
     env.step(A.string_to_action("c3"))  # mole placed; the gardener (player_1) is to move
-    before = env.unwrapped.game.to_json()
+    before = env.unwrapped.game_state.to_json()
     for bad in (A.string_to_action("d4"), 173, -1):
         with pytest.raises(IllegalActionError, match="gardener"):
             env.step(bad)
-        assert env.unwrapped.game.to_json() == before
+        assert env.unwrapped.game_state.to_json() == before
         assert env.agent_selection == "player_1"
         assert env.rewards == {"player_0": 0.0, "player_1": 0.0}

@@ -1,6 +1,6 @@
 """Fuzzing saved states (hypothesis, sized for CI): mutated saved states of every game are
 either refused with InvalidStateError or accepted as a position from which every legal
-continuation is again accepted by ``from_json`` (issue 9, point 2).
+continuation is again accepted by ``from_json``.
 
 The mutations change types, ranges and nesting, drop and add keys, and, most often,
 change one game value to another plausible one (an impossible position).

@@ -51,7 +51,7 @@ def _play_randomly(env: adapter.TurnBasedMultiAgentEnv, seed: int) -> tuple[int,
 def test_env_plays_whole_games_with_masks_and_final_rewards(game, num_players):
     env = adapter.TurnBasedMultiAgentEnv({"game": game, "num_players": num_players})
     steps, rewards, done = _play_randomly(env, seed=3)
-    state = env.aec.unwrapped.game
+    state = env.aec.unwrapped.game_state
     assert set(rewards) == set(done["obs"]) == set(env.possible_agents)
     expected = state.returns() if state.is_terminal() else None
     if expected is not None:  # win rewards of the engine's returns, seat by seat
@@ -137,7 +137,7 @@ def test_train_script_trains_saves_and_evaluates(tmp_path, capsys):
     env.reset(seed=1)
     for _ in range(5):
         obs = env.observe(env.agent_selection)
-        action = agent.act(obs["observation"], obs["action_mask"], env.unwrapped.game)
+        action = agent.act(obs["observation"], obs["action_mask"], env.unwrapped.game_state)
         assert obs["action_mask"][action] == 1
         assert same.act(obs["observation"], obs["action_mask"], None) == action
         env.step(action)

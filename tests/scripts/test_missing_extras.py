@@ -1,4 +1,4 @@
-"""Every script run without its extra prints one line naming the extra (issue 8)."""
+"""Every script run without its extra prints one line naming the extra."""
 
 from __future__ import annotations
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import nim_game
 import numpy as np
 import pytest
+from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.evaluation.arena import play_game
@@ -14,7 +16,7 @@ from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.mole_hill import MoleHillState
-from tabletop_zoo.envs.registry import GAMES, make_env
+from tabletop_zoo.envs.registry import GAMES, extended, make_env
 from tabletop_zoo.wrappers.recording import RecordEpisode, save_animation
 
 iio = pytest.importorskip("imageio.v3")
@@ -78,6 +80,41 @@ def test_status_lines_of_a_truncated_arktia_game_say_who_leads() -> None:
     colours = ("red", "blue", "yellow")
     lead = f"player_{leaders[0]} ({colours[leaders[0]]})" if len(leaders) == 1 else "nobody"
     assert lines[1] == f"stopped at the turn limit: {lead} leads"
+
+
+def test_status_lines_of_a_game_in_no_registry_are_plain() -> None:
+    state = nim_game.NimGame().new_initial_state()
+    assert status_lines(state, 0) == [
+        "start of the game",
+        "in play, to act: player_0",
+        "scores: player_0 0, player_1 0",
+    ]
+
+
+def test_a_game_without_gui_records_with_a_plain_band() -> None:
+    """The Nim toy's spec declares ``gui=None``: seats are ``player_<n>``, no round."""
+    with extended(NIM_SPEC):
+        env = RecordEpisode(
+            nim_game.raw_env(piles=(1, 2), max_take=2, render_mode="rgb_array"), final_hold=0
+        )
+        env.reset(seed=0)
+        env.step(0)  # 1@0: player_0 takes the single object of pile 0
+        env.step(3)  # 2@1: player_1 takes both objects of pile 1, the last ones, and wins
+        frames = env.frames
+    assert [text for _, text in env._pictures] == [
+        ["start of the game", "in play, to act: player_0", "scores: player_0 0, player_1 0"],
+        [
+            "move 1: player_0 played 1@0",
+            "in play, to act: player_1",
+            "scores: player_0 1, player_1 0",
+        ],
+        [
+            "move 2: player_1 played 2@1",
+            "game over: player_1 wins",
+            "scores: player_0 1, player_1 2",
+        ],
+    ]
+    assert len(frames) == 3 and len({f.shape for f in frames}) == 1
 
 
 def test_with_status_wraps_to_the_picture_width_and_keeps_the_picture() -> None:

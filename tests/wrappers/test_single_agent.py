@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from nim_toy import NimEnv, Scripted
 from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
 
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
-_spec = importlib.util.spec_from_file_location(
-    "nim_toy", Path(__file__).parents[1] / "baselines" / "nim_toy.py"
-)
-nim_toy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nim_toy)
-NimEnv = nim_toy.NimEnv
-
 GYM_IDS = ("tabletop_zoo/Arktia-v0", "tabletop_zoo/MoleHill-v0")
-Scripted = nim_toy.Scripted
 
 
 # -------------------------------------------------------------- known outcomes (Nim)
@@ -75,11 +66,11 @@ def test_random_games_rewards_sum_to_the_engine_return(num_players: int) -> None
         obs, info = env.reset()
         total, done = 0.0, False
         while not done:
-            action = learner.act(obs, env.action_masks(), env.game)
+            action = learner.act(obs, env.action_masks(), env.game_state)
             obs, reward, terminated, truncated, info = env.step(action)
             total += reward
             done = terminated or truncated
-        assert total == env.game.returns()[env.learner_seat]
+        assert total == env.game_state.returns()[env.learner_seat]
         seen.add((env.learner_seat, total))
     assert {r for _, r in seen} == {-1.0, 0.0, 1.0}
     assert {s for s, _ in seen} == set(range(num_players))
@@ -198,12 +189,12 @@ def test_real_games_rewards_match_engine_returns(env_id: str) -> None:
         total, done = 0.0, False
         while not done:
             obs, reward, terminated, truncated, _ = env.step(
-                learner.act(obs, env.action_masks(), env.game)
+                learner.act(obs, env.action_masks(), env.game_state)
             )
             assert env.observation_space.contains(obs)
             total += reward
             done = terminated or truncated
-        state = env.game
+        state = env.game_state
         if state.is_terminal():
             assert total == state.returns()[env.learner_seat]
 
@@ -250,7 +241,7 @@ def test_maskable_ppo_smoke_then_ppo_agent_in_arena(tmp_path) -> None:
 
 def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
     # R23: after max_turns the game is truncated and scored by the position as it stands.
-    from tabletop_zoo.baselines import returns_from_scores
+    from tabletop_zoo.envs.results import win_returns
 
     env = gymnasium.make("tabletop_zoo/Arktia-v0", num_players=3, max_turns=4).unwrapped
     learner = RandomAgent(seed=1)
@@ -259,12 +250,12 @@ def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
         total, terminated, truncated = 0.0, False, False
         while not (terminated or truncated):
             obs, reward, terminated, truncated, info = env.step(
-                learner.act(obs, env.action_masks(), env.game)
+                learner.act(obs, env.action_masks(), env.game_state)
             )
             total += reward
         assert truncated and not terminated
-        expected = returns_from_scores(env.game.scores())[env.learner_seat]
-        assert total == expected == returns_from_scores(info["scores"])[env.learner_seat]
+        expected = win_returns(env.game_state.scores())[env.learner_seat]
+        assert total == expected == win_returns(info["scores"])[env.learner_seat]
 
 
 def test_action_masks_before_reset_is_a_clear_error() -> None:

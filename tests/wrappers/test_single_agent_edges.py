@@ -1,5 +1,5 @@
 """Hard edges of the single-agent view: the integer rule for actions, bad options, messages
-in notation, opponents made for another game, no SB3 litter (issues 8 and 9)."""
+in notation, opponents made for another game, no SB3 litter."""
 
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ def _started(game: str, **kwargs) -> SingleAgentEnv:
     return env
 
 
-# ------------------------------------------------------------- issue 9.1: the integer rule
+# ------------------------------------------------------------------------ the integer rule
 @pytest.mark.parametrize("game", sorted(GAMES))
 @pytest.mark.parametrize("action", NOT_ACTIONS, ids=repr)
 def test_non_integer_actions_raise_and_change_nothing(game: str, action) -> None:
     env = _started(game, illegal_action="raise")
-    before = env.game.to_json()
+    before = env.game_state.to_json()
     with pytest.raises(IllegalActionError, match="is not an action: actions are integers"):
         env.step(action)
-    assert env.game.to_json() == before
+    assert env.game_state.to_json() == before
     legal = int(np.flatnonzero(env.action_masks())[0])
     env.step(legal)  # still playable
-    assert env.game.to_json() != before
+    assert env.game_state.to_json() != before
 
 
 @pytest.mark.parametrize("action", [31.9, "31", True, None], ids=repr)
@@ -55,7 +55,7 @@ def test_numpy_integers_and_0d_integer_arrays_are_actions(kind) -> None:
     obs_plain, *rest_plain = plain.step(legal)
     obs_numpy, *rest_numpy = numpy_env.step(kind(legal))  # same seed: must be the same game
     assert np.array_equal(obs_plain, obs_numpy) and rest_plain == rest_numpy
-    assert plain.game.to_json() == numpy_env.game.to_json()
+    assert plain.game_state.to_json() == numpy_env.game_state.to_json()
 
 
 def test_illegal_action_message_is_notation_and_short() -> None:
@@ -69,8 +69,8 @@ def test_illegal_action_message_is_notation_and_short() -> None:
     with pytest.raises(IllegalActionError) as info:
         env.step(illegal)
     message = str(info.value)
-    assert f"action {illegal} ({env.game.action_to_string(illegal)}) is not legal" in message
-    shown = [env.game.action_to_string(a) for a in legal[:10]]
+    assert f"action {illegal} ({env.game_state.action_to_string(illegal)}) is not legal" in message
+    shown = [env.game_state.action_to_string(a) for a in legal[:10]]
     assert f"legal: {', '.join(shown)}, ... ({len(legal)} legal moves)" in message
     assert len(message) < 250
 
@@ -81,7 +81,7 @@ def test_out_of_range_action_says_the_range() -> None:
         env.step(env.action_space.n)
 
 
-# ------------------------------------------------------------ issue 9.5: wrapper options
+# ----------------------------------------------------------------------- wrapper options
 @pytest.mark.parametrize("seat", [1.0, "1", True, -1, 2, [0]], ids=repr)
 def test_learner_seat_must_be_an_integer_seat(seat) -> None:
     with pytest.raises(
@@ -117,7 +117,7 @@ def test_bad_illegal_action_mode(mode) -> None:
         make_env(next(iter(GAMES)), illegal_action=mode)
 
 
-# ------------------------------------------- issue 8: a model made for another game
+# ---------------------------------------------------- a model made for another game
 class _ModelAgent:
     """An agent holding a 'model' whose spaces are those of ``game``'s env."""
 
@@ -145,7 +145,7 @@ def test_opponent_trained_on_another_game_is_refused() -> None:
     make_env(first, opponent=_ModelAgent(first, 2)).reset(seed=0)  # its own game: fine
 
 
-# ---------------------------------------------------------- issue 9.8: no SB3 litter
+# --------------------------------------------------------------------- no SB3 litter
 def test_sb3_learn_with_our_logger_writes_nothing_to_the_temp_folder(tmp_path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
@@ -169,7 +169,7 @@ def test_sb3_learn_with_our_logger_writes_nothing_to_the_temp_folder(tmp_path, m
     assert len(sb3_folders()) == 1
 
 
-# ---------------------------------------------------------- issue 9.7: misuse order
+# --------------------------------------------------------------------- misuse order
 def test_step_before_reset_and_after_the_end_say_what_to_do() -> None:
     from tabletop_zoo.envs.errors import UsageError
 

@@ -18,7 +18,7 @@ def test_random_rollout_to_the_end_of_a_game(game, num_players):
         make_env(game, num_players), use_mask=True, categorical_actions=True, seed=0
     )
     rollout = env.rollout(10_000, break_when_any_done=True)
-    state = env._env.unwrapped.game
+    state = env._env.unwrapped.game_state
     # the masked random policy played legal moves only: the engine itself reached its end
     # (an illegal move would have ended the wrapped env with the engine still running)
     assert state.is_terminal()

@@ -1,5 +1,5 @@
 """One compiled Mole Hill game behind the engine protocol: :class:`FastMoleHillState`
-(made by :meth:`tabletop_zoo.envs.mole_hill.fast.FastMoleHill.wrap`), with compiled
+(made by :meth:`tabletop_zoo.envs.mole_hill.fast.engine.FastMoleHill.wrap`), with compiled
 rollouts and the greedy rule for the search agents."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
 from tabletop_zoo.envs.mole_hill import action_to_string
-from tabletop_zoo.envs.mole_hill import fast_kernels as K
+from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
 __all__ = ["FastMoleHillState", "score"]
 

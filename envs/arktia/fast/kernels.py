@@ -21,11 +21,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_zoo.envs.arktia.constants import (
+    MAX_TILES,
+    NEUTRAL,
+    NORMAL,
+    OPENING_1,
+    OPENING_2,
+    SETUP,
+    G,
+    T,
+)
 from tabletop_zoo.envs.fast_common import jit, lowest_bit, popcount
 
-MAX_TILES, NEUTRAL = 64, 4
-G, D, T = 0, 1, 2
-SETUP, OPENING_1, OPENING_2, NORMAL = 0, 1, 2, 3
 NO_SUB, CHOOSE, MELT_SUB = 0, 1, 2
 MAX_PENDING, MAX_GROUPS = 3, 8
 

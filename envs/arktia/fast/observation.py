@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import fast_kernels as K
+from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.fast_common import jit
 
 # indices into the ``layout`` array given to :func:`encode`

@@ -1,13 +1,13 @@
 """One compiled Arktia game behind the engine protocol: :class:`FastArktiaState`
-(made by :meth:`tabletop_zoo.envs.arktia.fast.FastArktia.wrap`), with compiled rollouts
+(made by :meth:`tabletop_zoo.envs.arktia.fast.engine.FastArktia.wrap`), with compiled rollouts
 and the greedy rule for the search agents."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import fast_batch as B
-from tabletop_zoo.envs.arktia import fast_kernels as K
+from tabletop_zoo.envs.arktia.fast import batch as B
+from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
 

@@ -1,7 +1,7 @@
 """Compiled, batched Mole Hill engine (optional ``fast`` extra, numba).
 
 ``FastMoleHill(game)`` plays many games at once on a ``(B, WIDTH)`` ``int64`` array (one
-row per game, layout in :mod:`tabletop_zoo.envs.mole_hill.fast_kernels`)::
+row per game, layout in :mod:`tabletop_zoo.envs.mole_hill.fast.kernels`)::
 
     from tabletop_zoo.envs.registry import fast_engine
     engine = fast_engine("mole_hill")            # FastMoleHill(MoleHillGame())
@@ -35,9 +35,9 @@ from tabletop_zoo.envs.fast_common import (
     check_actions,
 )
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
-from tabletop_zoo.envs.mole_hill import fast_batch as B
-from tabletop_zoo.envs.mole_hill import fast_kernels as K
-from tabletop_zoo.envs.mole_hill.fast_state import FastMoleHillState, score
+from tabletop_zoo.envs.mole_hill.fast import batch as B
+from tabletop_zoo.envs.mole_hill.fast import kernels as K
+from tabletop_zoo.envs.mole_hill.fast.state import FastMoleHillState, score
 
 __all__ = ["FastMoleHill", "FastMoleHillState"]
 

@@ -2,14 +2,14 @@
 masks, and the random-play driver (single-threaded and over two threads).
 
 ``tables`` is ``(neighbours, rays, params, shapes)`` as built by
-:class:`tabletop_zoo.envs.arktia.fast.FastArktia`.
+:class:`tabletop_zoo.envs.arktia.fast.engine.FastArktia`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import fast_kernels as K
+from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.fast_common import jit, numba
 
 

@@ -2,7 +2,7 @@
 
 ``FastArktia(game, max_turns=300)`` plays many games of one configuration (players,
 layout, neutral pieces) at once on a ``(B, width)`` ``int64`` array, one row per game
-(layout in :mod:`tabletop_zoo.envs.arktia.fast_kernels`)::
+(layout in :mod:`tabletop_zoo.envs.arktia.fast.kernels`)::
 
     from tabletop_zoo.envs.registry import fast_engine
     engine = fast_engine("arktia", 3)                # FastArktia(ArktiaGame(3))
@@ -22,17 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import (
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.constants import (
+    DEFAULT_MAX_TURNS,
     KIND_LETTERS,
     NEUTRAL,
     STACK_SHAPES,
-    ArktiaGame,
-    ArktiaState,
 )
-from tabletop_zoo.envs.arktia import fast_batch as B
-from tabletop_zoo.envs.arktia import fast_kernels as K
-from tabletop_zoo.envs.arktia import fast_observation as O
-from tabletop_zoo.envs.arktia.fast_state import FastArktiaState, score
+from tabletop_zoo.envs.arktia.fast import batch as B
+from tabletop_zoo.envs.arktia.fast import kernels as K
+from tabletop_zoo.envs.arktia.fast import observation as O
+from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
 from tabletop_zoo.envs.fast_common import (
     FastEngineBase,
@@ -42,10 +42,8 @@ from tabletop_zoo.envs.fast_common import (
     check_actions,
 )
 
-__all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
+__all__ = ["FastArktia", "FastArktiaState"]
 
-#: Truncation limit (completed turns) when none is given: the env's default (R23).
-DEFAULT_MAX_TURNS = 300
 _SHAPES = K.stack_table(STACK_SHAPES)
 _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}
 

@@ -2,7 +2,7 @@
 observation planes, compiled random / greedy opponents and the random-play driver.
 
 ``red`` / ``white`` are the printed flower bit sets used when a game restarts without the
-random-flowers variant. Used by :class:`tabletop_zoo.envs.mole_hill.fast.FastMoleHill`.
+random-flowers variant. Used by :class:`tabletop_zoo.envs.mole_hill.fast.engine.FastMoleHill`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.fast_common import jit, numba
-from tabletop_zoo.envs.mole_hill import fast_kernels as K
+from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
 
 @jit
