@@ -145,8 +145,8 @@ def number(
             value = math.nan
         too_low = low is not None and (value <= low if low_open else value < low)
         if not math.isfinite(value) or too_low or (high is not None and value > high):
-            if low_open and high is None:
-                wanted = f"must be a number > {low}"
+            if low_open:
+                wanted = f"must be a number > {low}" + (f" and <= {high}" if high else "")
             else:
                 wanted = _wanted(low, high, "a number")
             raise argparse.ArgumentTypeError(f"{wanted}, got {text!r}")

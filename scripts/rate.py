@@ -14,7 +14,8 @@ the ladder with the newcomer placed in it, its share of sole first places, mean 
 score (the share of the other seats it finished ahead of, ties half: with 2 players wins
 plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable)
 instead reports the agent's placements against that one opponent in every other seat
-(e.g. two random agents).
+(e.g. two random agents). ``--csv FILE`` writes every game played (seats, returns, scores,
+ranks); Ctrl-C writes the games finished so far there and stops.
 Needs the ``train`` extra (openskill).
 """
 
@@ -22,11 +23,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.ratings import anchored_elo
-from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.seating import (
+    SeatedGame,
+    SeatedResult,
+    lineups,
+    play_lineups,
+)
 from tabletop_zoo.baselines.evaluation.stats import head_to_head
 from tabletop_zoo.baselines.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -36,10 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Rate an agent on the shipped ladder.")
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=int, default=None, help="default: smallest count")
-    p.add_argument("--agent", required=True, help="agent spec (random, mcts:N, ppo:PATH, ...)")
-    p.add_argument("--rounds", type=int, default=2, help="times every seating is played")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="default: smallest count"
+    )
+    p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
+    p.add_argument("--rounds", type=cli.integer(1), default=2, help="times every seating is played")
+    p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument(
         "--against",
         action="append",
@@ -48,17 +59,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="placements against SPEC in every other seat instead of the ladder (repeatable)",
     )
     p.add_argument(
-        "--random-opening", type=int, default=None, metavar="K",
+        "--random-opening", type=cli.integer(0), default=None, metavar="K",
         help="the first K actions of every game are random legal actions: two deterministic "
         "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
         "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
     )  # fmt: skip
     p.add_argument(
-        "--workers", type=int, default=1,
+        "--workers", type=cli.integer(1), default=1,
         help="processes playing games (2 on a 2-core machine: about half the wall time, "
         "the same games)",
     )  # fmt: skip
-    p.add_argument("--csv", default=None, help="write every game to this CSV file")
+    p.add_argument(
+        "--csv",
+        type=cli.output_file(".csv"),
+        default=None,
+        help="write every game played to this CSV file (seats, returns, scores, ranks)",
+    )
     return p
 
 
@@ -75,10 +91,27 @@ def _placement_line(label: str, placement) -> str:
     )
 
 
-def rate_against(args: argparse.Namespace, players: int) -> None:
+class GameLog:
+    """The games finished so far, as one :class:`SeatedResult` over ``specs`` (for
+    ``--csv``, also after Ctrl-C)."""
+
+    def __init__(self, game: str, players: int, specs: list[str], random_opening: int) -> None:
+        self.result = SeatedResult(game, players, display_names(specs), [], random_opening)
+
+    def keeper(self, index_of: list[int]) -> Callable[[SeatedGame], None]:
+        """An ``on_game`` callback for a match whose agent ``k`` is ``specs[index_of[k]]``."""
+
+        def keep(game: SeatedGame) -> None:
+            seats = tuple(index_of[a] for a in game.seats)
+            self.result.games.append(SeatedGame(seats, game.returns, game.scores))
+
+        return keep
+
+
+def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
     """Placements of the agent against each ``--against`` field."""
     print(f"{'opponents (every other seat)':<44}{PLACEMENT_HEADER}")
-    for opponent in args.against:
+    for number, opponent in enumerate(args.against, start=1):
         result = play_lineups(
             args.game,
             [args.agent, opponent],
@@ -88,16 +121,22 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             seed=args.seed,
             random_opening=args.random_opening or 0,
             workers=args.workers,
+            on_game=log.keeper([0, number]),
         )
         place = result.placements()[0]
         print(_placement_line(f"{players - 1} x {opponent}", place))
 
 
-def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
-    """The agent's rating on the ladder (members fixed), with its placements per mix."""
+def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
+    """The ladder of the game and player count, and the specs: the agent, then its members."""
     ladder = ladder_entry(args.game, players)
-    members = list(ladder["members"])
-    specs = [args.agent, *members]
+    return ladder, [args.agent, *ladder["members"]]
+
+
+def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None:
+    """The agent's rating on the ladder (members fixed), with its placements per mix."""
+    ladder, specs = ladder_specs(args, players)
+    members = specs[1:]
     designs = lineups(len(specs), players, focus=0)
     result = play_lineups(
         args.game,
@@ -110,6 +149,7 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
             ladder.get("random_opening", 0) if args.random_opening is None else args.random_opening
         ),
         workers=args.workers,
+        on_game=log.keeper(list(range(len(specs)))),
     )
     fixed = {
         i + 1: (ladder["members"][m]["mu"], ladder["members"][m]["sigma"])
@@ -148,18 +188,49 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"rate.py: error: {exc}", file=sys.stderr)
         return 1
-    players = GAMES[args.game].default_players if args.num_players is None else args.num_players
+    try:  # the player count, every spec and model file, the ladder: before the first game
+        players = cli.players(args.game, args.num_players)
+        agent = cli.check_agents(args.agent, args.game, players, flag="--agent")
+        if len(agent) != 1:
+            raise ValueError(f"--agent takes one agent spec, got {args.agent!r}")
+        args.agent = agent[0]
+        args.against = (
+            cli.check_agents(args.against, args.game, players, flag="--against")
+            if args.against
+            else []
+        )
+        if args.against:
+            specs, opening = [args.agent, *args.against], args.random_opening or 0
+        else:
+            ladder, specs = ladder_specs(args, players)
+            opening = (
+                ladder.get("random_opening", 0)
+                if args.random_opening is None
+                else args.random_opening
+            )
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    log = GameLog(args.game, players, specs, opening)
     start = cpu_seconds()
     try:
         if args.against:
-            rate_against(args, players)
+            rate_against(args, players, log)
         else:
-            rate_on_ladder(args, players)
+            rate_on_ladder(args, players, log)
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
+    except KeyboardInterrupt:
+        if args.csv is None:
+            raise cli.Interrupted("no games written (no --csv)") from None
+        path = log.result.write_csv(args.csv)
+        raise cli.Interrupted(
+            f"wrote the {len(log.result.games)} games finished so far to {path} (incomplete)"
+        ) from None
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
+    if args.csv is not None:
+        print(f"wrote {log.result.write_csv(args.csv)} ({len(log.result.games)} games)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)
