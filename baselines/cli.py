@@ -41,6 +41,7 @@ __all__ = [
     "SEED",
     "Interrupted",
     "agent_help",
+    "check_agent",
     "check_agents",
     "check_output_file",
     "check_output_folder",
@@ -261,6 +262,16 @@ def check_agents(
         except InvalidOptionError as exc:
             raise type(exc)(f"{flag}: {exc}") from None
     return checked
+
+
+def check_agent(
+    spec: str, game: str | None = None, num_players: int | None = None, flag: str = "--agent"
+) -> str:
+    """One agent spec (not a list), checked as by :func:`check_agents`."""
+    specs = check_agents(spec, game, num_players, flag=flag)
+    if len(specs) != 1:
+        raise InvalidOptionError(f"{flag} takes one agent spec, got {spec!r}")
+    return specs[0]
 
 
 def agent_help(human: bool = False) -> str:

@@ -190,10 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:  # the player count, every spec and model file, the ladder: before the first game
         players = cli.players(args.game, args.num_players)
-        agent = cli.check_agents(args.agent, args.game, players, flag="--agent")
-        if len(agent) != 1:
-            raise ValueError(f"--agent takes one agent spec, got {args.agent!r}")
-        args.agent = agent[0]
+        args.agent = cli.check_agent(args.agent, args.game, players, flag="--agent")
         args.against = (
             cli.check_agents(args.against, args.game, players, flag="--against")
             if args.against
