@@ -170,7 +170,9 @@ def test_ctrl_c_at_the_prompt_is_a_clean_exit(script, capsys) -> None:
     original = play._read_stdin
     play._read_stdin = interrupt
     try:
-        assert play.main(["--seed", "1"]) == 130
+        with pytest.raises(SystemExit) as exc:
+            play.cli.run_main(lambda: play.main(["--seed", "1"]), prog="play.py")
     finally:
         play._read_stdin = original
-    assert "interrupted: game abandoned" in capsys.readouterr().out
+    assert exc.value.code == 130
+    assert capsys.readouterr().err == "play.py: interrupted: game abandoned\n"
