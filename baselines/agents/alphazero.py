@@ -189,10 +189,11 @@ class AlphaZeroAgent:
         name: str | None = None,
     ) -> None:
         if isinstance(net_or_path, DenseNet):
-            net, default_name = net_or_path, "az"
+            net, default_name, label = net_or_path, "az", name or "az"
         else:
             net, default_name = DenseNet.load(net_or_path), f"az:{Path(net_or_path).stem}"
-        check_network_meta(net, default_name)
+            label = repr(str(net_or_path))
+        check_network_meta(net, label)
         if int(num_simulations) < 1:
             raise InvalidOptionError(f"num_simulations must be >= 1, got {num_simulations!r}")
         self.net = net

@@ -168,8 +168,9 @@ def _read_network_file(path: Path) -> tuple[list, dict, dict]:
         raise _Malformed("not a zip archive (.npz), or a truncated one")
     with zipfile.ZipFile(path) as archive:
         declared = sum(info.file_size for info in archive.infolist())
-    if declared > MAX_NETWORK_BYTES:
-        raise _Malformed(f"its arrays declare {declared} bytes (limit {MAX_NETWORK_BYTES})")
+    limit = MAX_NETWORK_BYTES
+    if declared > limit:
+        raise _Malformed(f"its arrays declare {declared} bytes (limit {limit})")
     with np.load(path, allow_pickle=False) as data:
         files = set(data.files)
         if "header" not in files:
