@@ -35,6 +35,7 @@ import platform
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -260,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted("no report written") from None
     print(format_table(report))
     if args.out is not None:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         with open(args.out, "w") as f:
             json.dump(report, f, indent=2)
             f.write("\n")
