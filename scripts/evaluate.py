@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ValueError as exc:  # a model that cannot be loaded, bad backend settings
         cli.fail(parser, exc)
+    except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
+        print(f"evaluate.py: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         raise cli.Interrupted(f"no results written to {args.out}") from None
     seconds = time.perf_counter() - start
