@@ -30,6 +30,11 @@ class InvalidOptionError(TabletopZooError):
     """An unknown or out-of-range environment option."""
 
 
+class ModelFileError(InvalidOptionError):
+    """A model file (a network ``.npz``, a saved agent) that is missing, empty, truncated or
+    malformed, or made for another game; the message names the file."""
+
+
 class NotationError(TabletopZooError):
     """A move string that cannot be parsed."""
 

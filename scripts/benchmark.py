@@ -30,10 +30,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import os
 import platform
-import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -42,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
@@ -235,9 +234,19 @@ def format_table(report: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     p = argparse.ArgumentParser(description="Random-play speed of the AEC envs and engines.")
-    p.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
-    p.add_argument("--out", default=None, help="also write the report as JSON to this file")
+    p.add_argument(
+        "--seconds",
+        type=cli.number(0, low_open=True),
+        default=5.0,
+        help="per measurement (default 5)",
+    )
+    p.add_argument("--seed", type=cli.SEED, default=0, help="seed of the random play (default 0)")
+    p.add_argument(
+        "--out",
+        type=cli.output_file(),
+        default=None,
+        help="also write the report as JSON to this file",
+    )
     p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
     p.add_argument(
         "--only",
@@ -246,27 +255,17 @@ def main(argv: list[str] | None = None) -> int:
         "'batched' alone: every fast-path row (default all)",
     )
     args = p.parse_args(argv)
-    if not (0 < args.seconds < math.inf):  # also rejects nan, which would never stop
-        p.error(f"--seconds must be a number > 0, got {args.seconds}")
-    if not 0 <= args.seed < 2**32:
-        p.error(f"--seed must be an integer in 0..{2**32 - 1}, got {args.seed}")
     seconds = 0.2 if args.quick else args.seconds
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     if only and not any(o in name for o in only for name in [*ENVS, *FAST_ROW_NAMES]):
         p.error(f"--only {args.only!r} matches no env; names: {', '.join(ENVS)}")
-    if args.out:
-        folder = Path(args.out).absolute().parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK):
-            p.error(
-                f"--out {args.out!r}: the folder {str(folder)!r} does not exist or is read-only"
-            )
     try:
         report = run(seconds, args.seed, only)
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
+        raise cli.Interrupted("no report written") from None
     print(format_table(report))
-    if args.out:
+    if args.out is not None:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.out}")
     return 0
@@ -525,4 +524,4 @@ FAST_ROW_NAMES = fast_row_names()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

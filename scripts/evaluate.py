@@ -3,7 +3,8 @@
     python scripts/evaluate.py --agents random,greedy,mcts:100 --games 20
     python scripts/evaluate.py --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
-Agents are ``random``, ``greedy``, ``mcts`` / ``mcts:N``, ``ppo:PATH``, ``rllib:PATH``.
+Agents are specs of ``make_agent`` (``--help`` lists every form: ``random``, ``mcts:N``,
+``ppo:PATH``, ``az:PATH:N``, ``ref:NAME``, ...).
 Every pair plays ``--games`` games with seats rotated; in 3-4 player games the other seats
 are taken by ``--filler`` (default random). ``--backend ray`` plays every game as a Ray task
 (locally, or on a cluster with ``--ray-address auto``) with the same results as serial play.
@@ -15,11 +16,10 @@ Library code: :mod:`tabletop_zoo.baselines.evaluation`.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
@@ -32,27 +32,36 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description="Round-robin tournament between agents.")
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
     p.add_argument(
-        "--num-players", type=int, default=None, help="default: the game's smallest count"
+        "--num-players",
+        type=cli.integer(1),
+        default=None,
+        help="default: the game's smallest count",
     )
     p.add_argument(
         "--agents",
         default="random,greedy",
-        help="comma separated agent specs, at least 2: random, greedy, mcts, mcts:N, ppo:PATH "
-        "(default random,greedy)",
+        help=f"comma separated agent specs, at least 2: {cli.agent_help()} (default random,greedy)",
     )
-    p.add_argument("--games", type=int, default=20, help="games per pairing (default 20)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed, 0..2**32-1 (default 0)")
+    p.add_argument(
+        "--games", type=cli.integer(1), default=20, help="games per pairing (default 20)"
+    )
+    p.add_argument(
+        "--seed", type=cli.SEED, default=0, help="tournament seed, 0..2**32-1 (default 0)"
+    )
     p.add_argument(
         "--filler",
         default="random",
         help="agent spec for the seats beyond the pair, 3-4 players only (default random)",
     )
     p.add_argument(
-        "--out", default="results/tournament", help="output folder (default results/tournament)"
+        "--out",
+        type=cli.output_folder(),
+        default="results/tournament",
+        help="output folder (default results/tournament)",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes playing games")
+    p.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
     p.add_argument(
-        "--random-opening", type=int, default=0, metavar="K",
+        "--random-opening", type=cli.integer(0), default=0, metavar="K",
         help="the first K actions of every game are random legal actions (default 0): two "
         "deterministic agents (ppo:, az:, ref:) play the same game in every game with the "
         "same seating otherwise, since both games start from one position",
@@ -70,17 +79,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def out_dir_problem(out: str) -> str | None:
-    """Why the folder ``out`` cannot be created or written to (``None`` if it can)."""
-    path = Path(out).absolute()
-    existing = next(p for p in (path, *path.parents) if p.exists())  # "/" always exists
-    if not existing.is_dir():
-        return f"{str(existing)!r} is a file, not a folder"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"no permission to write in {str(existing)!r}"
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
@@ -92,10 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"evaluate.py: error: {exc}", file=sys.stderr)
         return 1
-    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
-    problem = out_dir_problem(args.out)  # fail before playing, not after
-    if problem:
-        parser.error(f"--out {args.out!r}: {problem}")
+    try:  # every spec, model file and the player count before the first game
+        players = cli.players(args.game, args.num_players)
+        specs = cli.check_agents(args.agents, args.game, players)
+        if len(specs) < 2:
+            raise ValueError(f"--agents needs at least 2 agents, got {args.agents!r}")
+        cli.check_agents(args.filler, args.game, players, flag="--filler")
+    except ValueError as exc:
+        cli.fail(parser, exc)
     start = time.perf_counter()
     try:
         result = round_robin(
@@ -124,26 +126,21 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    except ValueError as exc:  # bad spec, game, player count, seed or model path
-        parser.error(str(exc))
+    except ValueError as exc:  # a model that cannot be loaded, bad backend settings
+        cli.fail(parser, exc)
     except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
         print(f"evaluate.py: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("\ninterrupted: no results written", file=sys.stderr)
-        return 130
+        raise cli.Interrupted(f"no results written to {args.out}") from None
     seconds = time.perf_counter() - start
     print(result.table())
-    try:
-        paths = result.write_csv(args.out)
-        png = result.plot(f"{args.out}/tournament.png")
-    except OSError as exc:
-        print(f"evaluate.py: error: cannot write to {args.out!r}: {exc}", file=sys.stderr)
-        return 1
+    paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main
+    png = result.plot(f"{args.out}/tournament.png")
     print()
     print(f"wrote {', '.join(str(p) for p in paths)}, {png}  ({seconds:.1f} s)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents.alphazero import check_network_meta
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
@@ -40,6 +43,7 @@ from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import GAMES
 
 MAX_MODEL_BYTES = 5 * 1024 * 1024
@@ -92,6 +96,37 @@ def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
         raise SystemExit(f"{args.name}: the new model does not play: {exc}") from None
     if not mask[action]:
         raise SystemExit(f"{args.name}: the new model plays an illegal action ({action})")
+
+
+MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9_]*-[0-9]+p-[a-z0-9_]+")
+"""Reference model names: ``<game>-<N>p-<kind>`` (also the file name, so no paths)."""
+
+
+def check_add(args: argparse.Namespace) -> None:
+    """The flags of ``add``, before anything is exported or written."""
+    if not MODEL_NAME.fullmatch(args.name):
+        raise InvalidOptionError(f"--name must look like <game>-<N>p-<kind>, got {args.name!r}")
+    cli.players(args.game, args.num_players)
+    if not args.command.strip():
+        raise InvalidOptionError("--command is empty: give the command that trained the model")
+    if args.ppo is not None and not Path(args.ppo).is_file():
+        raise ModelFileError(f"--ppo: no file at {args.ppo!r}")
+    if args.az is not None:
+        net = DenseNet.load(args.az)
+        check_network_meta(net, args.az)
+        if (net.meta["game"], int(net.meta["num_players"])) != (args.game, args.num_players):
+            raise ModelFileError(
+                f"--az {args.az}: the network is for {net.meta['game']} with "
+                f"{net.meta['num_players']} players, not {args.game} with {args.num_players}"
+            )
+
+
+def check_ladder(args: argparse.Namespace) -> None:
+    """The flags of ``ladder``: player count, every member (spec and model file)."""
+    players = cli.players(args.game, args.num_players)
+    members = cli.check_agents(args.members, args.game, players, flag="--members")
+    if len(members) < 2:
+        raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
 
 
 def add_model(args: argparse.Namespace) -> None:
@@ -195,36 +230,50 @@ def main(argv: list[str] | None = None) -> int:
     add = sub.add_parser("add", help="export and register a model")
     add.add_argument("--name", required=True, help="<game>-<N>p-<kind>")
     add.add_argument("--game", choices=sorted(GAMES), required=True)
-    add.add_argument("--num-players", type=int, required=True)
+    add.add_argument("--num-players", type=cli.integer(1), required=True)
     source = add.add_mutually_exclusive_group(required=True)
     source.add_argument("--ppo", help="MaskablePPO .zip")
     source.add_argument("--az", help="AlphaZero network .npz (scripts/train_alphazero.py)")
-    add.add_argument("--simulations", type=int, default=64, help="AlphaZero search size")
+    add.add_argument("--simulations", type=cli.integer(1), default=64, help="AlphaZero search size")
     add.add_argument("--command", required=True, help="the training command")
     add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")
     add.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     ladder = sub.add_parser("ladder", help="fit a ladder's ratings")
     ladder.add_argument("--game", choices=sorted(GAMES), required=True)
-    ladder.add_argument("--num-players", type=int, required=True)
-    ladder.add_argument("--members", required=True, help="comma separated agent specs")
-    ladder.add_argument("--rounds", type=int, default=2)
-    ladder.add_argument("--seed", type=int, default=0)
+    ladder.add_argument("--num-players", type=cli.integer(1), required=True)
     ladder.add_argument(
-        "--random-opening", type=int, default=0, metavar="K",
+        "--members", required=True, help=f"comma separated agent specs: {cli.agent_help()}"
+    )
+    ladder.add_argument("--rounds", type=cli.integer(1), default=2)
+    ladder.add_argument("--seed", type=cli.SEED, default=0)
+    ladder.add_argument(
+        "--random-opening", type=cli.integer(0), default=0, metavar="K",
         help="the first K actions of every game are random (needed when two members are "
         "deterministic and the game has no chance); rate.py uses the same K on this ladder",
     )  # fmt: skip
-    ladder.add_argument("--workers", type=int, default=1, help="processes playing games")
-    ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
+    ladder.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
+    ladder.add_argument(
+        "--plot",
+        type=cli.output_file(".png"),
+        default=None,
+        help="save the ratings chart (PNG) here",
+    )
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
+    try:  # every flag, spec and model file before anything is played or written
+        (check_add if args.command_name == "add" else check_ladder)(args)
+    except ValueError as exc:
+        cli.fail(parser, exc)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     if args.command_name == "add":
         add_model(args)
-    else:
+        return 0
+    try:
         fit_ladder(args)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("the manifest is unchanged") from None
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

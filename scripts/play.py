@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
     p.add_argument(
         "--num-players",
-        type=int,
+        type=cli.integer(1),
         default=None,
         help="default: the game's smallest count; "
         + ", ".join(f"{n}: {'/'.join(map(str, s.players))}" for n, s in sorted(GAMES.items())),
@@ -56,19 +57,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--opponent",
         default="greedy",
-        help="agent spec for the other seats: random, greedy, mcts, mcts:N, ppo:PATH "
-        "(default greedy)",
+        help=f"agent spec for the other seats: {cli.agent_help()} (default greedy)",
     )
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first; default 0)")
+    p.add_argument(
+        "--seat", type=cli.integer(0), default=0, help="your seat (0 moves first; default 0)"
+    )
     p.add_argument(
         "--agents",
         default=None,
-        help="one spec per seat, comma separated; 'human' marks your seat(s) "
+        help=f"one spec per seat, comma separated ({cli.agent_help(human=True)}); "
+        "'human' marks your seat(s) "
         "(overrides --opponent/--seat; with --watch default greedy,random,...)",
     )
     p.add_argument("--watch", action="store_true", help="agents only: watch them play")
     p.add_argument(
-        "--seed", type=int, default=None, help="game and agent seed, 0..2**32-1 (default random)"
+        "--seed",
+        type=cli.SEED,
+        default=None,
+        help="game and agent seed, 0..2**32-1 (default random)",
     )
     p.add_argument(
         "--render",
@@ -78,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--delay",
-        type=float,
+        type=cli.number(0, 3600),
         default=None,
         help="seconds to pause after agent moves (default 0; 0.6 with --gui)",
     )
@@ -274,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"play.py: error: {exc}", file=sys.stderr)
         return 1
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
     try:
         if args.gui:
             play_gui(args.game, specs, seed=args.seed, delay=args.delay, trust=args.trust_model)
@@ -289,10 +295,9 @@ def main(argv: list[str] | None = None) -> int:
                 trust=args.trust_model,
             )
     except KeyboardInterrupt:
-        print("\ninterrupted: game abandoned")
-        return 130
+        raise cli.Interrupted("game abandoned") from None
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -14,18 +14,26 @@ the ladder with the newcomer placed in it, its share of sole first places, mean 
 score (the share of the other seats it finished ahead of, ties half: with 2 players wins
 plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable)
 instead reports the agent's placements against that one opponent in every other seat
-(e.g. two random agents).
+(e.g. two random agents). ``--csv FILE`` writes every game played (seats, returns, scores,
+ranks); Ctrl-C writes the games finished so far there and stops.
 Needs the ``train`` extra (openskill).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from collections.abc import Callable
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.seating import SeatedResult
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -34,10 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Rate an agent on the shipped ladder.")
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=int, default=None, help="default: smallest count")
-    p.add_argument("--agent", required=True, help="agent spec (random, mcts:N, ppo:PATH, ...)")
-    p.add_argument("--rounds", type=int, default=2, help="times every seating is played")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="default: smallest count"
+    )
+    p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
+    p.add_argument("--rounds", type=cli.integer(1), default=2, help="times every seating is played")
+    p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument(
         "--against",
         action="append",
@@ -46,25 +56,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="placements against SPEC in every other seat instead of the ladder (repeatable)",
     )
     p.add_argument(
-        "--random-opening", type=int, default=None, metavar="K",
+        "--random-opening", type=cli.integer(0), default=None, metavar="K",
         help="the first K actions of every game are random legal actions: two deterministic "
         "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
         "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
     )  # fmt: skip
     p.add_argument(
-        "--workers", type=int, default=1,
+        "--workers", type=cli.integer(1), default=1,
         help="processes playing games (2 on a 2-core machine: about half the wall time, "
         "the same games)",
     )  # fmt: skip
-    p.add_argument("--csv", default=None, help="write every game to this CSV file")
+    p.add_argument(
+        "--csv",
+        type=cli.output_file(".csv"),
+        default=None,
+        help="write every game played to this CSV file (seats, returns, scores, ranks)",
+    )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
 
 
-def rate_against(args: argparse.Namespace, players: int) -> None:
+class GameLog:
+    """The games finished so far, as one :class:`SeatedResult` over ``specs`` (for
+    ``--csv``, also after Ctrl-C or a dead worker process)."""
+
+    def __init__(self, game: str, players: int, specs: list[str], random_opening: int) -> None:
+        self.result = SeatedResult(game, players, display_names(specs), [], random_opening)
+
+    def keeper(self, index_of: list[int]) -> Callable[[MatchRecord], None]:
+        """An ``on_game`` callback for a match whose agent ``k`` is ``specs[index_of[k]]``."""
+
+        def keep(record: MatchRecord) -> None:
+            agents = tuple(index_of[a] for a in record.agents)
+            self.result.games.append(dataclasses.replace(record, agents=agents))
+
+        return keep
+
+
+def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
+    """The ladder of the game and player count, and the specs: the agent, then its members."""
+    entry = ladder_entry(args.game, players)
+    return entry, [args.agent, *entry["members"]]
+
+
+def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
     """Placements of the agent against each ``--against`` field."""
     print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
-    for opponent in args.against:
+    for number, opponent in enumerate(args.against, start=1):
         place = ladder.rate_against(
             args.game,
             players,
@@ -75,11 +113,12 @@ def rate_against(args: argparse.Namespace, players: int) -> None:
             random_opening=args.random_opening or 0,
             workers=args.workers,
             trust=args.trust_model,
+            on_game=log.keeper([0, number]),
         )
         print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
 
-def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
+def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None:
     """The agent's rating on the ladder (members fixed), with its placements per mix."""
     rated = ladder.rate_newcomer(
         args.game,
@@ -90,6 +129,7 @@ def rate_on_ladder(args: argparse.Namespace, players: int) -> None:
         random_opening=args.random_opening,
         workers=args.workers,
         trust=args.trust_model,
+        on_game=log.keeper(list(range(len(log.result.agents)))),
     )
     print("\n".join(ladder.newcomer_lines(rated)))
 
@@ -103,24 +143,54 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"rate.py: error: {exc}", file=sys.stderr)
         return 1
-    players = GAMES[args.game].default_players if args.num_players is None else args.num_players
+    try:  # the player count, every spec and model file, the ladder: before the first game
+        players = cli.players(args.game, args.num_players)
+        args.agent = cli.check_agent(args.agent, args.game, players, flag="--agent")
+        args.against = (
+            cli.check_agents(args.against, args.game, players, flag="--against")
+            if args.against
+            else []
+        )
+        if args.against:
+            specs, opening = [args.agent, *args.against], args.random_opening or 0
+        else:
+            entry, specs = ladder_specs(args, players)
+            opening = (
+                entry.get("random_opening", 0)
+                if args.random_opening is None
+                else args.random_opening
+            )
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    log = GameLog(args.game, players, specs, opening)
     start = cpu_seconds()
     try:
         if args.against:
-            rate_against(args, players)
+            rate_against(args, players, log)
         else:
-            rate_on_ladder(args, players)
+            rate_on_ladder(args, players, log)
     except IncompleteRunError as exc:  # a worker died: keep the games played, marked
         kept = ""
-        if args.csv and exc.result.games:
-            kept = f"; wrote them to {exc.result.write_csv(args.csv)}"
+        if args.csv and log.result.games:
+            log.result.incomplete = str(exc)
+            kept = f"; wrote them to {log.result.write_csv(args.csv)}"
         print(f"rate.py: error: {exc}{kept}", file=sys.stderr)
         return 1
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
+    except KeyboardInterrupt:
+        if args.csv is None:
+            raise cli.Interrupted("no games written (no --csv)") from None
+        log.result.incomplete = "interrupted"
+        path = log.result.write_csv(args.csv)
+        raise cli.Interrupted(
+            f"wrote the {len(log.result.games)} games finished so far to {path} (incomplete)"
+        ) from None
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
+    if args.csv is not None:
+        print(f"wrote {log.result.write_csv(args.csv)} ({len(log.result.games)} games)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

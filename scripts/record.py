@@ -4,11 +4,12 @@
     python scripts/record.py --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
     python scripts/record.py --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
 
-One agent spec per seat (``random``, ``greedy``, ``mcts``, ``mcts:N``, ``ppo:PATH``); the
-number of specs is the number of players. Every frame is the env's ``rgb_array`` picture
-under a status band: the move number, who played which move in the game's notation, the
-round or phase with who is to act (or the result) and the scores. Needs the ``record``
-extra (imageio); ``.mp4`` also needs imageio-ffmpeg (the ``video`` extra).
+One agent spec per seat (``--help`` lists every form); the number of specs is the number of
+players. Every frame is the env's ``rgb_array`` picture under a status band: the move
+number, who played which move in the game's notation, the round or phase with who is to
+act (or the result) and the scores. The flags and the output file are checked before the
+game. Needs the ``record`` extra (imageio); ``.mp4`` also needs imageio-ffmpeg (the
+``video`` extra).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -32,13 +34,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents",
         required=True,
         help="one agent spec per seat, comma separated, e.g. greedy,random "
-        "(random, greedy, mcts, mcts:N, ppo:PATH); their number is the number of players",
+        f"({cli.agent_help()}); their number is the number of players",
     )
     p.add_argument("--out", required=True, help=f"output file ({' or '.join(FORMATS)})")
-    p.add_argument("--seed", type=int, default=0, help="game and agent seed (default 0)")
-    p.add_argument("--fps", type=float, default=2.0, help="positions per second (default 2)")
+    p.add_argument("--seed", type=cli.SEED, default=0, help="game and agent seed (default 0)")
     p.add_argument(
-        "--hold", type=int, default=3, help="extra frames of the final position (default 3)"
+        "--fps",
+        type=cli.number(0, 1000, low_open=True),
+        default=2.0,
+        help="positions per second (default 2)",
+    )
+    p.add_argument(
+        "--hold",
+        type=cli.integer(0, 10_000),
+        default=3,
+        help="extra frames of the final position (default 3)",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     return p
@@ -54,11 +64,13 @@ def check_args(args: argparse.Namespace) -> list[str]:
             f"--agents: {spec.title} is played by {allowed} players, got {len(agents)} specs "
             f"({', '.join(agents) or 'none'})"
         )
+    cli.check_agents(agents, args.game, len(agents))  # forms, files, models for this game
     for agent in agents:
-        make_agent(agent, trust=args.trust_model)  # ValueError listing the allowed forms
-    suffix = Path(args.out).suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"--out must end in {' or '.join(FORMATS)}, got {args.out!r}")
+        make_agent(agent, trust=args.trust_model)  # a model that cannot load: before the game
+    try:
+        cli.check_output_file(args.out, FORMATS)
+    except ValueError as exc:
+        raise ValueError(f"--out: {exc}") from None
     if not args.fps > 0:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
     if args.hold < 0:
@@ -101,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         agents = check_args(args)
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
     try:  # up front, before a long game: the writers this file name needs
         if Path(args.out).suffix.lower() == ".mp4":
             require_extra("video", "scripts/record.py --out *.mp4")
@@ -110,13 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"record.py: error: {exc}", file=sys.stderr)
         return 1
-    path, returns = record(
-        args.game, agents, args.out, args.seed, args.fps, args.hold, trust=args.trust_model
-    )
+    try:
+        path, returns = record(
+            args.game, agents, args.out, args.seed, args.fps, args.hold, trust=args.trust_model
+        )
+    except KeyboardInterrupt:
+        raise cli.Interrupted(f"no recording written to {args.out}") from None
     size_kb = path.stat().st_size / 1024
     print(f"wrote {path} ({size_kb:.0f} kB); returns per seat: {returns}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

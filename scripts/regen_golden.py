@@ -11,24 +11,33 @@ compares.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.playthrough import golden_games, golden_text
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "envs" / "golden"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (1 when ``--check`` finds a difference)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare, do not write")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    try:
+        return regenerate(args.check)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("the files listed above are written; the others unchanged") from None
+
+
+def regenerate(check: bool) -> int:
+    """Compare (``check``) or rewrite every golden file; 1 if one differs when comparing."""
     bad = 0
     for name in golden_games():
         path = GOLDEN_DIR / f"{name}.txt"
         text = golden_text(name)
-        if args.check:
+        if check:
             if not path.exists() or path.read_text() != text:
                 print(f"DIFFERS: {path}")
                 bad += 1
@@ -39,4 +48,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

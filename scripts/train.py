@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.training import (
     GENERIC_DEFAULTS,
@@ -47,15 +48,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--game", choices=sorted(GAMES), default=d.game)
     p.add_argument(
-        "--num-players", type=int, default=None, help="default: the game's smallest count"
+        "--num-players",
+        type=cli.integer(1),
+        default=None,
+        help="default: the game's smallest count",
     )
     p.add_argument(
         "--name",
         default=None,
         help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)",
     )
-    p.add_argument("--runs-dir", default=d.runs_dir, help="parent folder of runs (default runs)")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument(
+        "--runs-dir",
+        type=cli.output_folder(),
+        default=d.runs_dir,
+        help="parent folder of runs (default runs)",
+    )
+    p.add_argument("--seed", type=cli.SEED, default=d.seed)
     p.add_argument("--timesteps", type=int, default=None, help="learner steps (per game)")
     p.add_argument("--n-envs", type=int, default=d.n_envs, help="parallel envs")
     p.add_argument(
@@ -67,9 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-steps", type=int, default=None, help="rollout steps per env (per game)")
     p.add_argument("--batch-size", type=int, default=None, help="minibatch size (per game)")
     p.add_argument("--n-epochs", type=int, default=d.n_epochs)
-    p.add_argument("--learning-rate", type=float, default=d.learning_rate)
-    p.add_argument("--gamma", type=float, default=d.gamma)
-    p.add_argument("--ent-coef", type=float, default=d.ent_coef)
+    p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
+    p.add_argument("--gamma", type=cli.number(0, 1, low_open=True), default=d.gamma)
+    p.add_argument("--ent-coef", type=cli.number(0), default=d.ent_coef)
     p.add_argument(
         "--net-arch",
         default=",".join(map(str, d.net_arch)),
@@ -78,10 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pool",
         default=",".join(d.baselines),
-        help="fixed opponents of the self-play pool, comma separated agent specs",
+        help=f"fixed opponents of the self-play pool, comma separated agent specs: "
+        f"{cli.agent_help()}",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
-    p.add_argument("--self-play-prob", type=float, default=d.self_play_prob)
+    p.add_argument("--self-play-prob", type=cli.number(0, 1), default=d.self_play_prob)
     p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
     p.add_argument("--snapshot-every", type=int, default=None, help="0 = no snapshots")
     p.add_argument("--eval-every", type=int, default=None, help="0 = final evaluation only")
@@ -174,13 +184,12 @@ def main(argv: list[str] | None = None) -> int:
         config = config_from_args(args).resolved()
         config.check_new_run_dir()
     except ValueError as exc:
-        parser.error(str(exc))
+        cli.fail(parser, exc)
     try:
         result = train(config)
     except KeyboardInterrupt:
         snapshots = config.run_dir / "snapshots"
-        print(f"\ninterrupted: no final model; snapshots so far are in {snapshots}")
-        return 130
+        raise cli.Interrupted(f"no final model; snapshots so far are in {snapshots}") from None
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")
     print(format_eval_table(result.final_eval))
@@ -193,4 +202,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec
 
@@ -34,22 +35,39 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="PPO with RLlib, evaluated by our tournament code.")
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
+    p.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="default: the smallest count"
+    )
     p.add_argument("--policies", choices=("shared", "per-seat", "snapshot"), default="shared")
-    p.add_argument("--snapshot-every", type=int, default=5, help="iterations between snapshots")
-    p.add_argument("--opponent", default=None, help="baseline spec playing the other seats")
-    p.add_argument("--iterations", type=int, default=2, help="training iterations (default 2)")
-    p.add_argument("--batch", type=int, default=1000, help="env steps per iteration")
-    p.add_argument("--minibatch", type=int, default=250)
-    p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument(
+        "--snapshot-every", type=cli.integer(1), default=5, help="iterations between snapshots"
+    )
+    p.add_argument(
+        "--opponent",
+        default=None,
+        help=f"agent spec playing the other seats: {cli.agent_help()}",
+    )
+    p.add_argument(
+        "--iterations", type=cli.integer(1), default=2, help="training iterations (default 2)"
+    )
+    p.add_argument("--batch", type=cli.integer(1), default=1000, help="env steps per iteration")
+    p.add_argument("--minibatch", type=cli.integer(1), default=250)
+    p.add_argument("--epochs", type=cli.integer(1), default=4)
+    p.add_argument("--lr", type=cli.number(0, low_open=True), default=3e-4)
     p.add_argument("--hidden", default="256,256", help="MLP layer sizes (default 256,256)")
-    p.add_argument("--env-runners", type=int, default=0, help="0: sample in the driver")
+    p.add_argument("--env-runners", type=cli.integer(0), default=0, help="0: sample in the driver")
     p.add_argument("--address", default=None, help="Ray cluster address ('auto' to join)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default="runs/rllib", help="output folder (default runs/rllib)")
+    p.add_argument("--seed", type=cli.SEED, default=0)
+    p.add_argument(
+        "--out",
+        type=cli.output_folder(),
+        default="runs/rllib",
+        help="output folder (default runs/rllib)",
+    )
     p.add_argument("--eval-agents", default="random", help="comma separated specs to play")
-    p.add_argument("--eval-games", type=int, default=2, help="games per pairing (default 2)")
+    p.add_argument(
+        "--eval-games", type=cli.integer(0), default=2, help="games per pairing (default 2)"
+    )
     return p
 
 
@@ -98,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--num-players {num_players}: {spec.title} takes {spec.players}")
     if args.iterations < 1 or args.eval_games < 0:
         parser.error("--iterations must be >= 1 and --eval-games >= 0")
+    try:  # the specs and their model files before Ray starts
+        if args.opponent:
+            cli.check_agent(args.opponent, args.game, num_players, flag="--opponent")
+        cli.check_agents(args.eval_agents, args.game, num_players, flag="--eval-agents")
+    except ValueError as exc:
+        cli.fail(parser, exc)
     try:
         require_extra("rllib", "scripts/train_rllib.py")
     except MissingExtraError as exc:
@@ -151,4 +175,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -33,7 +33,9 @@ __all__ = [
     "MCTSAgent",
     "PPOAgent",
     "RandomAgent",
+    "agent_spec_forms",
     "make_agent",
+    "parse_agent_spec",
 ]
 
 AGENT_SPECS = (
@@ -69,6 +71,45 @@ class Agent(Protocol):
         ...
 
 
+def agent_spec_forms(human: bool = False) -> str:
+    """The spec forms of :data:`AGENT_SPECS` as one comma-separated string (``human`` only
+    when asked): what every script's ``--help`` and every bad-spec message lists."""
+    return ", ".join(s for s in AGENT_SPECS if human or s != "human")
+
+
+def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
+    """``(kind, argument, number)`` of an agent spec, without building the agent.
+
+    ``kind`` is one of ``random``, ``greedy``, ``mcts``, ``ppo``, ``az``, ``ref``,
+    ``rllib``, ``human``; ``argument`` the path or name (``""`` if none); ``number`` the
+    simulations of ``mcts:N`` / ``az:PATH:N`` (``None``: the default). A malformed spec
+    raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` listing the allowed forms.
+    """
+    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
+    if not isinstance(spec, str):
+        raise InvalidOptionError(f"agent spec must be a string, got {spec!r}; allowed: {allowed}")
+    kind, sep, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind in ("random", "greedy", "human") and not sep:
+        return kind, "", None
+    if kind == "mcts":
+        if not sep:
+            return kind, "", None
+        if arg.isascii() and arg.isdigit() and int(arg) > 0:
+            return kind, "", int(arg)
+        raise InvalidOptionError(
+            f"bad agent spec {spec!r}: 'mcts:N' needs a positive integer N; allowed: {allowed}"
+        )
+    if kind == "az" and sep and arg:
+        path, colon, sims = arg.rpartition(":")
+        if colon and sims.isascii() and sims.isdigit() and int(sims) > 0 and path:
+            return kind, path, int(sims)
+        return kind, arg, None
+    if kind in ("ppo", "ref", "rllib") and sep and arg:
+        return kind, arg, None
+    raise InvalidOptionError(f"unknown agent spec {spec!r}; allowed: {allowed}")
+
+
 def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent:
     """Build an agent from a spec string.
 
@@ -90,48 +131,37 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent
     :class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in. ``az:`` and
     ``ref:`` files never need it (NumPy arrays and JSON; ``ref:`` also checked by hash).
     """
-    allowed = ", ".join(repr(s) for s in AGENT_SPECS)
-    if not isinstance(spec, str):
-        raise InvalidOptionError(f"agent spec must be a string, got {spec!r}; allowed: {allowed}")
-    kind, sep, arg = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "random" and not sep:
+    kind, arg, number = parse_agent_spec(spec)
+    if kind == "random":
         return RandomAgent(seed=seed)
-    if kind == "greedy" and not sep:
+    if kind == "greedy":
         return GreedyAgent(seed=seed)
     if kind == "mcts":
-        if not sep:
-            return MCTSAgent(seed=seed)
-        if arg.isascii() and arg.isdigit() and int(arg) > 0:
-            return MCTSAgent(n_simulations=int(arg), seed=seed)
-        raise InvalidOptionError(
-            f"bad agent spec {spec!r}: 'mcts:N' needs a positive integer N; allowed: {allowed}"
+        return (
+            MCTSAgent(seed=seed) if number is None else MCTSAgent(n_simulations=number, seed=seed)
         )
-    if kind == "ppo" and sep and arg:
+    if kind == "ppo":
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
         return PPOAgent(arg, trust=trust)
-    if kind == "az" and sep and arg:
+    if kind == "az":
         from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 
-        path, colon, sims = arg.rpartition(":")
-        if colon and sims.isascii() and sims.isdigit() and int(sims) > 0 and path:
-            return AlphaZeroAgent(path, num_simulations=int(sims), seed=seed)
-        return AlphaZeroAgent(arg, seed=seed)
-    if kind == "ref" and sep and arg:
+        if number is None:
+            return AlphaZeroAgent(arg, seed=seed)
+        return AlphaZeroAgent(arg, num_simulations=number, seed=seed)
+    if kind == "ref":
         from tabletop_zoo.baselines.agents.reference import reference_agent
 
         return reference_agent(arg, seed=seed)
-    if kind == "rllib" and sep and arg:
+    if kind == "rllib":
         from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
 
         path, _, module_id = arg.partition("#")
         return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE, trust=trust)
-    if kind == "human" and not sep:
-        from tabletop_zoo.baselines.agents.human import HumanAgent
+    from tabletop_zoo.baselines.agents.human import HumanAgent
 
-        return HumanAgent()
-    raise InvalidOptionError(f"unknown agent spec {spec!r}; allowed: {allowed}")
+    return HumanAgent()
 
 
 def __getattr__(name: str) -> Any:

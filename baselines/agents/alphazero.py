@@ -25,14 +25,16 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
-from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import get_spec
+from tabletop_zoo.envs._json import short
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
+from tabletop_zoo.envs.registry import GAMES, get_spec
 from tabletop_zoo.envs.results import score_margins, win_returns
 
 __all__ = [
     "DEFAULT_SIMULATIONS",
     "AlphaZeroAgent",
     "NetworkEvaluator",
+    "check_network_meta",
     "game_values",
     "model_shape",
 ]
@@ -66,6 +68,51 @@ def model_shape(meta: dict[str, Any]) -> SimpleNamespace:
         observation_space=SimpleNamespace(shape=tuple(meta["observation_shape"])),
         action_space=SimpleNamespace(n=int(meta["num_actions"])),
     )
+
+
+def check_network_meta(net: DenseNet, label: str) -> None:
+    """Raise :class:`~tabletop_zoo.envs.errors.ModelFileError` (naming ``label``) unless
+    ``net`` is an AlphaZero network of a known game: kind, game, player count, observation
+    shape and number of actions in its ``meta``, and heads of the matching widths."""
+    meta = net.meta
+
+    def bad(reason: str) -> ModelFileError:
+        return ModelFileError(f"{label}: not an AlphaZero network of ours ({reason})")
+
+    if meta.get("kind") != "alphazero":
+        raise bad(f"kind {short(meta.get('kind'), 40)}")
+    game = meta.get("game")
+    if not isinstance(game, str) or game not in GAMES:
+        raise bad(f"game {short(game, 40)}; known: {', '.join(sorted(GAMES))}")
+    players, actions = as_integer(meta.get("num_players")), as_integer(meta.get("num_actions"))
+    if players not in GAMES[game].players:
+        raise bad(f"num_players {short(meta.get('num_players'), 40)}")
+    shape = meta.get("observation_shape")
+    if not (
+        isinstance(shape, list)
+        and shape
+        and all(as_integer(x) is not None and as_integer(x) > 0 for x in shape)
+    ):
+        raise bad(f"observation_shape {short(shape, 40)}")
+    if actions is None or actions < 1:
+        raise bad(f"num_actions {short(meta.get('num_actions'), 40)}")
+    if set(net.heads) != {"policy", "value"}:
+        raise bad(f"heads {sorted(net.heads)}, expected policy and value")
+    widths = (net.heads["policy"][0].shape[1], net.heads["value"][0].shape[1], net.input_size)
+    if widths != (actions, players, int(np.prod(shape))):
+        raise bad(
+            f"policy, value and input widths {widths} do not match {actions} actions, "
+            f"{players} players and observations {tuple(shape)}"
+        )
+    config = meta.get("config", {})
+    if not isinstance(config, dict):
+        raise bad("'config' is not an object")
+    weight, scale = config.get("score_weight", 0.0), config.get("score_scale", 5.0)
+    for key, value in (("score_weight", weight), ("score_scale", scale)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad(f"config {key} {short(value, 40)}")
+    if not (0.0 <= weight <= 1.0 and scale > 0):
+        raise bad(f"config score_weight {weight}, score_scale {scale}")
 
 
 class NetworkEvaluator:
@@ -142,13 +189,11 @@ class AlphaZeroAgent:
         name: str | None = None,
     ) -> None:
         if isinstance(net_or_path, DenseNet):
-            net, default_name = net_or_path, "az"
+            net, default_name, label = net_or_path, "az", name or "az"
         else:
             net, default_name = DenseNet.load(net_or_path), f"az:{Path(net_or_path).stem}"
-        if net.meta.get("kind") != "alphazero":
-            raise InvalidOptionError(
-                f"{default_name}: not an AlphaZero network (kind {net.meta.get('kind')!r})"
-            )
+            label = repr(str(net_or_path))
+        check_network_meta(net, label)
         if int(num_simulations) < 1:
             raise InvalidOptionError(f"num_simulations must be >= 1, got {num_simulations!r}")
         self.net = net

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_zoo.envs._json import short
-from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
 
-__all__ = ["SEED_LIMIT", "check_agent_fits", "check_seed"]
+__all__ = ["SEED_LIMIT", "check_agent_fits", "check_agent_spec", "check_seed"]
 
 SEED_LIMIT = 2**32
 """Seeds are ints in ``0 .. SEED_LIMIT - 1`` (NumPy's legacy global seed, which SB3 uses)."""
@@ -62,3 +62,56 @@ def check_seed(seed: Any, flag: str = "seed", limit: int | None = SEED_LIMIT) ->
             f"{flag} must be an integer in 0..{limit - 1} (or None), got {short(seed, 40)}"
         )
     return number
+
+
+def check_agent_spec(
+    spec: str, game: str | None = None, num_players: int | None = None, human: bool = False
+) -> str:
+    """``spec`` stripped, once its form is valid and the file behind it is usable.
+
+    Checked without playing (and without importing torch or ray): the form
+    (:func:`~tabletop_zoo.baselines.agents.parse_agent_spec`); ``az:`` networks are read and
+    their ``meta`` checked, ``ref:`` names looked up in the manifest (file and hash),
+    ``ppo:`` files and ``rllib:`` folders looked for. With ``game`` (and ``num_players``)
+    an ``az:`` or ``ref:`` model made for another game or player count is refused. ``human``
+    is allowed only with ``human=True``. Raises
+    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` or its subclass
+    :class:`~tabletop_zoo.envs.errors.ModelFileError`.
+    """
+    from pathlib import Path
+
+    from tabletop_zoo.baselines.agents import parse_agent_spec
+
+    kind, arg, _number = parse_agent_spec(spec)
+    made_for: tuple[Any, Any] | None = None
+    if kind == "human" and not human:
+        raise InvalidOptionError(f"agent spec {spec!r}: 'human' is not allowed here")
+    if kind == "az":
+        from tabletop_zoo.baselines.agents.alphazero import check_network_meta
+        from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+
+        net = DenseNet.load(arg)
+        check_network_meta(net, f"az:{arg}")
+        made_for = (net.meta["game"], int(net.meta["num_players"]))
+    elif kind == "ref":
+        from tabletop_zoo.baselines.agents.reference import reference_entry, reference_path
+
+        entry = reference_entry(arg)
+        reference_path(arg)
+        made_for = (entry.get("game"), entry.get("num_players"))
+    elif kind == "ppo":
+        path = Path(arg)
+        if not (path.is_file() or path.with_name(path.name + ".zip").is_file()):
+            raise ModelFileError(f"agent spec {spec!r}: no saved MaskablePPO model at {arg!r}")
+    elif kind == "rllib":
+        from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, module_path
+
+        path, _, module_id = arg.partition("#")
+        module_path(path, module_id or DEFAULT_MODULE)
+    if made_for is not None and game is not None and made_for[0] != game:
+        raise ModelFileError(f"agent spec {spec!r}: a model of {made_for[0]}, not of {game}")
+    if made_for is not None and num_players is not None and made_for[1] != num_players:
+        raise ModelFileError(
+            f"agent spec {spec!r}: a model for {made_for[1]} players, not {num_players}"
+        )
+    return spec.strip()

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,9 +24,15 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs._files import write_bytes_atomic
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 
-__all__ = ["ACTIVATIONS", "DenseNet", "flush_subnormals", "masked_softmax"]
+__all__ = [
+    "ACTIVATIONS",
+    "MAX_NETWORK_BYTES",
+    "DenseNet",
+    "flush_subnormals",
+    "masked_softmax",
+]
 
 ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
@@ -118,20 +127,113 @@ class DenseNet:
 
     @classmethod
     def load(cls, path: str | Path) -> DenseNet:
-        """Read a network written by :meth:`save`; ``InvalidOptionError`` if it is not one."""
+        """Read a network written by :meth:`save`.
+
+        Anything else (a missing, empty, truncated or malformed file, arrays of the wrong
+        shape or with non-finite values, a header without its fields) raises
+        :class:`~tabletop_zoo.envs.errors.ModelFileError` naming the file; nothing is
+        unpickled (``allow_pickle=False``).
+        """
         path = Path(path)
         if not path.is_file():
-            raise InvalidOptionError(f"no network file at {str(path)!r}")
+            raise ModelFileError(f"no network file at {str(path)!r}")
         try:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(bytes(data["header"]).decode())
-                count = sum(1 for k in data.files if k.startswith("trunk.") and k.endswith("bias"))
-                trunk = [(data[f"trunk.{i}.weight"], data[f"trunk.{i}.bias"]) for i in range(count)]
-                heads = {
-                    n: (data[f"head.{n}.weight"], data[f"head.{n}.bias"]) for n in header["heads"]
-                }
-        except (OSError, KeyError, ValueError) as exc:
-            raise InvalidOptionError(
-                f"{str(path)!r} is not a network file of ours ({type(exc).__name__}: {exc})"
+            trunk, heads, header = _read_network_file(path)
+        except _Malformed as exc:
+            raise ModelFileError(f"{str(path)!r} is not a network file of ours: {exc}") from None
+        except MemoryError:
+            raise ModelFileError(f"{str(path)!r}: its arrays do not fit in memory") from None
+        except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile,
+                zlib.error, struct.error, NotImplementedError) as exc:  # fmt: skip
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+            raise ModelFileError(
+                f"{str(path)!r} is not a network file of ours (truncated or damaged? {reason})"
             ) from None
         return cls(trunk, heads, header["activation"], header["meta"])
+
+
+MAX_NETWORK_BYTES = 1 << 30
+"""Largest total of uncompressed arrays a network file may declare (a damaged or hostile
+zip cannot make :meth:`DenseNet.load` allocate more)."""
+
+
+class _Malformed(Exception):
+    """A network file whose content is not what :meth:`DenseNet.save` writes."""
+
+
+def _read_network_file(path: Path) -> tuple[list, dict, dict]:
+    """``(trunk, heads, header)`` of a network file, every array and field checked."""
+    if path.stat().st_size == 0:
+        raise _Malformed("the file is empty")
+    if not zipfile.is_zipfile(path):
+        raise _Malformed("not a zip archive (.npz), or a truncated one")
+    with zipfile.ZipFile(path) as archive:
+        declared = sum(info.file_size for info in archive.infolist())
+    limit = MAX_NETWORK_BYTES
+    if declared > limit:
+        raise _Malformed(f"its arrays declare {declared} bytes (limit {limit})")
+    with np.load(path, allow_pickle=False) as data:
+        files = set(data.files)
+        if "header" not in files:
+            raise _Malformed("no 'header' array")
+        header = _header(data["header"])
+        count = sum(1 for k in files if k.startswith("trunk.") and k.endswith(".bias"))
+        layers = [(f"trunk.{i}.weight", f"trunk.{i}.bias") for i in range(count)]
+        layers += [(f"head.{n}.weight", f"head.{n}.bias") for n in header["heads"]]
+        missing = [k for pair in layers for k in pair if k not in files]
+        if missing:
+            raise _Malformed(f"missing arrays {', '.join(missing[:4])}")
+        arrays = {k: data[k] for pair in layers for k in pair}
+    width = None  # outputs of the trunk so far
+    for index, (weight_key, bias_key) in enumerate(layers):
+        weight, bias = arrays[weight_key], arrays[bias_key]
+        for key, array, ndim in ((weight_key, weight, 2), (bias_key, bias, 1)):
+            if array.dtype.kind != "f" or array.ndim != ndim or 0 in array.shape:
+                raise _Malformed(
+                    f"{key} must be a non-empty {ndim}-d float array, got {array.dtype} "
+                    f"of shape {array.shape}"
+                )
+            if not np.isfinite(array).all():
+                raise _Malformed(f"{key} holds non-finite values (nan or inf)")
+        if bias.shape[0] != weight.shape[1]:
+            raise _Malformed(
+                f"{bias_key} has {bias.shape[0]} entries for {weight.shape[1]} outputs"
+            )
+        if width is not None and weight.shape[0] != width:
+            raise _Malformed(
+                f"{weight_key} takes {weight.shape[0]} inputs, the trunk gives {width}"
+            )
+        if index < count:
+            width = weight.shape[1]
+    if count == 0 and len({arrays[w].shape[0] for w, _ in layers}) > 1:
+        raise _Malformed("the heads take different numbers of inputs")
+    trunk = [(arrays[w], arrays[b]) for w, b in layers[:count]]
+    heads = {
+        n: (arrays[w], arrays[b]) for n, (w, b) in zip(header["heads"], layers[count:], strict=True)
+    }
+    return trunk, heads, header
+
+
+def _header(array: np.ndarray) -> dict[str, Any]:
+    """The JSON header record of a network file, its fields checked."""
+    if array.dtype != np.uint8 or array.ndim != 1:
+        raise _Malformed(f"'header' must be 1-d uint8 bytes, got {array.dtype} {array.shape}")
+    try:
+        header = json.loads(array.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise _Malformed(f"'header' is not JSON ({type(exc).__name__})") from None
+    if not isinstance(header, dict):
+        raise _Malformed("'header' is not a JSON object")
+    if header.get("activation") not in ACTIVATIONS:
+        raise _Malformed(f"activation must be one of {sorted(ACTIVATIONS)}")
+    heads = header.get("heads")
+    if (
+        not isinstance(heads, list)
+        or not heads
+        or not all(isinstance(h, str) and h for h in heads)
+        or len(set(heads)) != len(heads)
+    ):
+        raise _Malformed("'heads' must be a list of distinct names")
+    if not isinstance(header.get("meta"), dict):
+        raise _Malformed("'meta' must be a JSON object")
+    return header

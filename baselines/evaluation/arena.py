@@ -230,6 +230,15 @@ def one_torch_thread() -> None:
         pass
 
 
+def _pool_worker_start() -> None:
+    """Process pool initialiser: Ctrl-C is the parent's to handle (it stops the pool and
+    says so in one line), so workers ignore SIGINT; one torch thread each."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    one_torch_thread()
+
+
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     """Yield :func:`play_task` of every task, in order: in this process (``workers=1``) or
     in ``workers`` processes (spawned, one torch thread each). Closing the generator (or
@@ -243,7 +252,7 @@ def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=one_torch_thread
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_worker_start
     )
     try:
         yield from pool.map(play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))

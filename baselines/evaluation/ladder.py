@@ -22,11 +22,12 @@ Needs the ``train`` extra (openskill).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.ratings import Rating, anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import (
     Placement,
@@ -177,11 +178,12 @@ def rate_newcomer(
     random_opening: int | None = None,
     workers: int = 1,
     trust: bool = False,
+    on_game: Callable[[MatchRecord], None] | None = None,
 ) -> NewcomerRating:
     """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
     count): it plays every mix of the members in every seating, ``rounds`` times, with the
     ladder's random opening unless ``random_opening`` is given; the members keep their
-    published ratings."""
+    published ratings. ``on_game(record)`` sees every game as it is played."""
     ladder = ladder_entry(game, num_players) if ladder is None else ladder
     if random_opening is None:
         random_opening = ladder.get("random_opening", 0)
@@ -200,6 +202,7 @@ def rate_newcomer(
         else random_opening,
         workers=workers,
         trust=trust,
+        on_game=on_game,
     )
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
@@ -225,9 +228,10 @@ def rate_against(
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
+    on_game: Callable[[MatchRecord], None] | None = None,
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
-    ``rounds`` times)."""
+    ``rounds`` times); ``on_game(record)`` sees every game as it is played."""
     result = play_lineups(
         game,
         [agent, opponent],
@@ -238,6 +242,7 @@ def rate_against(
         random_opening=random_opening,
         workers=workers,
         trust=trust,
+        on_game=on_game,
     )
     return result.placements()[0]
 

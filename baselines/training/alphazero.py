@@ -28,7 +28,9 @@ DenseNet` (``az:PATH`` plays it without torch). Needs the ``train`` extra (torch
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -39,13 +41,21 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_values
+from tabletop_zoo.baselines.agents.checks import check_seed
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.baselines.cli import check_output_file
+from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
 
-__all__ = ["AlphaZeroConfig", "AlphaZeroResult", "checkpoint_path", "train_alphazero"]
+__all__ = [
+    "AlphaZeroConfig",
+    "AlphaZeroResult",
+    "check_game_options",
+    "checkpoint_path",
+    "train_alphazero",
+]
 
 
 @dataclass
@@ -108,7 +118,57 @@ class AlphaZeroConfig:
             raise InvalidOptionError(f"score_scale must be > 0, got {self.score_scale}")
         if not self.hidden or min(self.hidden) < 1:
             raise InvalidOptionError(f"hidden must be layer sizes >= 1, got {self.hidden}")
+        self._check_numbers()
+        check_seed(self.seed, "seed")
+        check_game_options(self.game, players, self.game_options)
+        check_output_file(self.out, (".npz",))
         return dataclasses.replace(self, num_players=players)
+
+    def _check_numbers(self) -> None:
+        """The float settings: finite, in range (nan and inf refused)."""
+        for key, low, open_low in (
+            ("learning_rate", 0.0, True),
+            ("weight_decay", 0.0, False),
+            ("c_puct", 0.0, True),
+            ("dirichlet_alpha", 0.0, True),
+        ):
+            value = getattr(self, key)
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool)) or not (
+                math.isfinite(value) and (value > low if open_low else value >= low)
+            ):
+                sign = ">" if open_low else ">="
+                raise InvalidOptionError(
+                    f"{key} must be a finite number {sign} {low}, got {value!r}"
+                )
+        if as_integer(self.temperature_moves) is None or self.temperature_moves < 0:
+            raise InvalidOptionError(
+                f"temperature_moves must be an integer >= 0, got {self.temperature_moves!r}"
+            )
+        if self.max_seconds is not None and not (
+            math.isfinite(self.max_seconds) and self.max_seconds > 0
+        ):
+            raise InvalidOptionError(
+                f"max_seconds must be > 0 (or None: no budget), got {self.max_seconds}"
+            )
+
+
+def check_game_options(game: str, num_players: int, options: dict[str, Any]) -> None:
+    """``InvalidOptionError`` unless ``options`` are rules options ``game`` accepts with
+    ``num_players`` (unknown names listed with the known ones; values checked by the game)."""
+    game_class = get_spec(game).game_class()
+    known = [
+        name
+        for name, parameter in inspect.signature(game_class).parameters.items()
+        if name != "num_players"
+        and parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InvalidOptionError(
+            f"unknown game option {unknown[0]!r}; {get_spec(game).title} takes "
+            f"{', '.join(known) or 'none'}"
+        )
+    new_game(game, num_players, **options)  # the game checks the values
 
 
 @dataclass

@@ -17,14 +17,15 @@ to all of them. Needs the ``train`` extra (matplotlib) only for ``--plot``.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -59,19 +60,29 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="AlphaZero checkpoints against a fixed opponent.")
     p.add_argument("runs", nargs="+", type=Path, help="final network files (--out of training)")
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=int, default=None)
-    p.add_argument("--against", default="mcts:200", help="opponent spec (every other seat)")
-    p.add_argument("--simulations", type=int, default=400)
-    p.add_argument("--games-per-seat", type=int, default=10)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--plot", type=Path, default=None, help="PNG of the curves")
+    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    p.add_argument(
+        "--against",
+        default="mcts:200",
+        help=f"opponent spec (every other seat): {cli.agent_help()}",
+    )
+    p.add_argument("--simulations", type=cli.integer(1), default=400)
+    p.add_argument("--games-per-seat", type=cli.integer(1), default=10)
+    p.add_argument("--seed", type=cli.SEED, default=0)
+    p.add_argument("--plot", type=cli.output_file(".png"), default=None, help="PNG of the curves")
     args = p.parse_args(argv)
-    if args.simulations < 1 or args.games_per_seat < 1:
-        p.error("--simulations and --games-per-seat must be >= 1")
-    try:
+    args.plot = None if args.plot is None else Path(args.plot)
+    if args.plot is not None:  # a missing matplotlib: before the games
+        require_extra("train", "scripts/az_curve.py --plot", ("matplotlib",))
+    try:  # player count, opponent, every network file: before the games
+        players = cli.players(args.game, args.num_players)
+        cli.check_agent(args.against, args.game, players, flag="--against")
         runs = {run.stem: checkpoints(run) for run in args.runs}
+        for points in runs.values():
+            for _seconds, path in points:
+                cli.check_agent(f"az:{path}", args.game, players, flag="runs")
     except ValueError as exc:
-        p.error(str(exc))
+        cli.fail(p, exc)
     start = time.process_time()
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
     print(f"{'run':<24}{'CPU min':>8}  win rate vs {args.against} [95% CI]  games")
@@ -104,4 +115,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.envs.registry import GAMES
 from tabletop_zoo.wrappers.single_agent import make_env
 
@@ -82,32 +84,39 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Single-agent env speed (learner steps per CPU s).")
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=int, default=None)
-    p.add_argument("--opponent", default="random")
+    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    p.add_argument("--opponent", default="random", help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--snapshot", default=None, help="MaskablePPO .zip: every opponent plays it")
     p.add_argument("--snapshot-as", choices=("sb3", "numpy"), default="numpy")
     p.add_argument("--forward", default=None, metavar="NAME", help="time ref:NAME's forward pass")
-    p.add_argument("--seconds", type=float, default=2.0, help="per batch size (--forward)")
-    p.add_argument("--steps", type=int, default=3000)
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument(
+        "--seconds",
+        type=cli.number(0, 3600, low_open=True),
+        default=2.0,
+        help="per batch size (--forward)",
+    )
+    p.add_argument("--steps", type=cli.integer(1), default=3000)
+    p.add_argument("--repeats", type=cli.integer(1), default=3)
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
+    try:  # player count, specs, files and the reference name before measuring
+        players = cli.players(args.game, args.num_players)
+        if args.forward is not None:
+            cli.check_agents(f"ref:{args.forward}", flag="--forward")
+        opponent = cli.check_agent(args.opponent, args.game, players, flag="--opponent")
+        label = opponent
+        if args.snapshot is not None:
+            if not Path(args.snapshot).is_file():
+                raise ModelFileError(f"--snapshot: no file at {args.snapshot!r}")
+            opponent = snapshot_opponent(args.snapshot, args.snapshot_as, args.trust_model)
+            label = f"snapshot ({args.snapshot_as})"
+    except ValueError as exc:
+        cli.fail(p, exc)
     if args.forward is not None:
         for batch in (1, 2, 4, 8):
-            try:
-                ms = forward_ms_per_observation(args.forward, batch, args.seconds)
-            except ValueError as exc:  # InvalidOptionError: no such reference model
-                p.error(str(exc))
+            ms = forward_ms_per_observation(args.forward, batch, args.seconds)
             print(f"ref:{args.forward} forward, batch {batch}: {ms:.4f} CPU ms per observation")
         return 0
-    players = GAMES[args.game].default_players if args.num_players is None else args.num_players
-    opponent, label = args.opponent, args.opponent
-    if args.snapshot is not None:
-        try:
-            opponent = snapshot_opponent(args.snapshot, args.snapshot_as, args.trust_model)
-        except ValueError as exc:  # not a model, or one that needs --trust-model
-            p.error(str(exc))
-        label = f"snapshot ({args.snapshot_as})"
     runs = [
         learner_steps_per_second(args.game, players, opponent, args.steps)
         for _ in range(args.repeats)
@@ -120,4 +129,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -12,7 +12,6 @@ seconds per row (``--seconds``). Needs the library's extra.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -20,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -135,14 +136,25 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("library", choices=("openspiel", "openspiel-clone", "rllib", "torchrl"))
-    p.add_argument("--seconds", type=float, default=3.0, help="per row (default 3)")
+    p.add_argument(
+        "--seconds",
+        type=cli.number(0, 3600, low_open=True),
+        default=3.0,
+        help="per row (default 3)",
+    )
     args = p.parse_args(argv)
-    if args.library == "openspiel-clone":
-        openspiel_clone()
-    else:
-        {"openspiel": openspiel, "rllib": rllib, "torchrl": torchrl}[args.library](args.seconds)
+    extra = args.library.split("-")[0]  # the extra of the library: before any measurement
+    require_extra(extra, f"scripts/bridge_speed.py {args.library}")
+    try:
+        if args.library == "openspiel-clone":
+            openspiel_clone()
+        else:
+            run = {"openspiel": openspiel, "rllib": rllib, "torchrl": torchrl}[args.library]
+            run(args.seconds)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("the rows printed above are complete") from None
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -11,23 +11,26 @@ losses of our agent and the seconds per game. Needs the ``openspiel`` extra.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
+from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.algorithms import evaluate_bots, mcts
-from open_spiel.python.bots.uniform_random import UniformRandomBot
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents import MCTSAgent
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
-from tabletop_zoo.wrappers.openspiel import AgentBot, short_name
 
 
-def play_match(
-    game: pyspiel.Game, simulations: int, games: int, seed: int = 0
-) -> tuple[list[float], float]:
-    """Our MCTS's head-to-head results (+1 / 0 / -1 per game) and seconds per game."""
+def play_match(game: Any, simulations: int, games: int, seed: int = 0) -> tuple[list[float], float]:
+    """Our MCTS's head-to-head results (+1 / 0 / -1 per game) and seconds per game
+    (``game``: a ``pyspiel.Game``)."""
+    import pyspiel
+    from open_spiel.python.algorithms import evaluate_bots, mcts
+    from open_spiel.python.bots.uniform_random import UniformRandomBot
+
+    from tabletop_zoo.wrappers.openspiel import AgentBot
+
     n = game.num_players()
     results = []
     start = time.perf_counter()
@@ -54,14 +57,25 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; prints one line of results."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument("--num-players", type=int, default=None)
-    p.add_argument("--simulations", type=int, default=50)
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    p.add_argument("--simulations", type=cli.integer(1, 1_000_000), default=50)
+    p.add_argument("--games", type=cli.integer(1, 100_000), default=20)
+    p.add_argument("--seed", type=cli.integer(0, 2**31 - 1), default=0)
     args = p.parse_args(argv)
-    params = {} if args.num_players is None else {"players": args.num_players}
-    game = pyspiel.load_game(short_name(args.game), params)
-    results, seconds = play_match(game, args.simulations, args.games, args.seed)
+    try:
+        players = cli.players(args.game, args.num_players)
+    except ValueError as exc:
+        cli.fail(p, exc)
+    require_extra("openspiel", "scripts/openspiel_match.py")  # one line from run_main
+    import pyspiel
+
+    from tabletop_zoo.wrappers.openspiel import short_name
+
+    game = pyspiel.load_game(short_name(args.game), {"players": players})
+    try:
+        results, seconds = play_match(game, args.simulations, args.games, args.seed)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("no results (they are printed at the end)") from None
     wins, draws = results.count(1.0), results.count(0.0)
     print(
         f"{game}: our mcts{args.simulations} vs OpenSpiel MCTSBot: "
@@ -72,4 +86,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

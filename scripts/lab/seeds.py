@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
+import math
 from pathlib import Path
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import across_seeds
+from tabletop_zoo.envs.extras import require_extra
 
 RATE_COLUMNS = ("win_rate", "draw_rate", "loss_rate", "win_ci_low", "win_ci_high")
 
@@ -35,14 +37,26 @@ def curves(run_dir: Path, column: str) -> dict[str, dict[int, float]]:
     path = run_dir / "eval.csv"
     if not path.is_file():
         raise ValueError(f"{run_dir}: no eval.csv (is it a run folder of scripts/train.py?)")
-    rows = list(csv.DictReader(path.open()))
+    try:
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{path}: cannot be read as CSV ({cli.one_line(exc)})") from None
     if not rows:
         raise ValueError(f"{path}: no evaluation rows")
-    if column not in rows[0]:
-        raise ValueError(f"{path}: no column {column!r}; columns: {', '.join(rows[0])}")
+    missing = [c for c in (column, "opponent", "timesteps") if c not in rows[0]]
+    if missing:
+        raise ValueError(f"{path}: no column {missing[0]!r}; columns: {', '.join(rows[0])}")
     out: dict[str, dict[int, float]] = {}
-    for r in rows:
-        out.setdefault(r["opponent"], {})[int(r["timesteps"])] = float(r[column])
+    for line, r in enumerate(rows, start=2):
+        try:
+            value = float(r[column])
+            out.setdefault(r["opponent"], {})[int(r["timesteps"])] = value
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{path}, line {line}: timesteps {r['timesteps']!r} and {column} "
+                f"{r[column]!r} must be numbers"
+            ) from None
     return out
 
 
@@ -78,8 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("runs", nargs="*", type=Path, help="run folders, one per seed")
     p.add_argument("--column", default="win_rate", help="column of eval.csv (default win_rate)")
     p.add_argument("--values", default=None, help="comma-separated values instead of runs")
-    p.add_argument("--plot", type=Path, default=None, help="PNG of the runs' learning curves")
+    p.add_argument(
+        "--plot",
+        type=cli.output_file(".png"),
+        default=None,
+        help="PNG of the runs' learning curves",
+    )
     args = p.parse_args(argv)
+    args.plot = None if args.plot is None else Path(args.plot)
+    if args.plot is not None:  # a missing matplotlib: before reading the runs
+        require_extra("train", "scripts/seeds.py --plot", ("matplotlib",))
     if (args.values is None) == (not args.runs):
         p.error("give run folders or --values (not both)")
     bounds = (0.0, 1.0) if args.column in RATE_COLUMNS else None
@@ -87,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             values = [float(v) for v in args.values.split(",") if v.strip()]
         except ValueError:
-            p.error(f"--values must be comma-separated numbers, got {args.values!r}")
+            values = [math.nan]
+        if not all(math.isfinite(v) for v in values):
+            p.error(f"--values must be comma-separated finite numbers, got {args.values!r}")
         if not values:
             p.error("--values is empty")
         print(across_seeds(values, bounds).format())
@@ -109,11 +133,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         summary = across_seeds([r[opponent] for r in results], bounds)
         print(f"{opponent:>16}  {summary.format()}")
-    if args.plot is not None:
+    if args.plot is not None:  # the name was checked before reading the runs
         plot_curves(per_run, [run.name for run in args.runs], args.column, args.plot)
         print(f"plot: {args.plot}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

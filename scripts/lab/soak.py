@@ -20,12 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs.registry import GAMES, make_env
 
 
@@ -148,12 +148,12 @@ def soak(game: str, num_players: int, steps: int, seed: int, check_every: int = 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), default=None, help="default: all")
-    parser.add_argument("--steps", type=int, default=100_000, help="AEC steps per row")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=cli.integer(1), default=100_000, help="AEC steps per row")
+    parser.add_argument("--seed", type=cli.SEED, default=0)
     parser.add_argument(
-        "--check-every", type=int, default=1, help="JSON/clone checks every k steps (1)"
+        "--check-every", type=cli.integer(1), default=1, help="JSON/clone checks every k steps (1)"
     )
-    parser.add_argument("--max-growth-mb", type=float, default=50.0)
+    parser.add_argument("--max-growth-mb", type=cli.number(0), default=50.0)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.check_every < 1:
         parser.error("--steps and --check-every must be positive")
@@ -166,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for spec in specs:
         for n in spec.players:
-            c = soak(spec.name, n, args.steps, args.seed, args.check_every)
+            try:
+                c = soak(spec.name, n, args.steps, args.seed, args.check_every)
+            except KeyboardInterrupt:
+                raise cli.Interrupted("the rows printed above are complete") from None
             if c.memory_growth_mb > args.max_growth_mb:
                 c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
             print(
@@ -182,4 +185,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

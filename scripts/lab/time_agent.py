@@ -10,11 +10,10 @@ Only the agent's own ``act`` calls are timed (``time.process_time``, one core).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from typing import Any
 
-from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines import cli, make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.registry import GAMES
@@ -46,25 +45,33 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="CPU time per move of an agent.")
     p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=int, default=None)
-    p.add_argument("--agent", required=True)
-    p.add_argument("--games", type=int, default=6)
+    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
+    p.add_argument("--games", type=cli.integer(1), default=6, help="games (default 6)")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
-    players = GAMES[args.game].default_players if args.num_players is None else args.num_players
-    try:  # a bad spec, a missing model file or one that needs --trust-model
-        timed = _Timed(make_agent(args.agent, seed=0, trust=args.trust_model))
+    try:  # player count, spec and model file before the first game
+        players = cli.players(args.game, args.num_players)
+        spec = cli.check_agent(args.agent, args.game, players, flag="--agent")
+        timed = _Timed(make_agent(spec, seed=0, trust=args.trust_model))
     except ValueError as exc:
-        p.error(str(exc))
+        cli.fail(p, exc)
     env = make_env(args.game, players)
-    for number in range(args.games):
-        others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]
-        seat = number % players
-        play_game(env, others[:seat] + [timed] + others[seat:], seed=number)
-    per_move = timed.seconds / max(1, timed.moves) * 1000
-    print(f"{args.agent}: {timed.moves} moves, {per_move:.1f} ms CPU per move")
+    try:
+        for number in range(args.games):
+            others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]
+            seat = number % players
+            play_game(env, others[:seat] + [timed] + others[seat:], seed=number)
+    except KeyboardInterrupt:
+        raise cli.Interrupted(f"{_summary(spec, timed)} so far") from None
+    print(_summary(spec, timed))
     return 0
 
 
+def _summary(spec: str, timed: _Timed) -> str:
+    per_move = timed.seconds / max(1, timed.moves) * 1000
+    return f"{spec}: {timed.moves} moves, {per_move:.1f} ms CPU per move"
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)

@@ -60,11 +60,12 @@ def test_aec_loop_counts_every_step_call(script) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--seconds", "nan"], "--seconds must be a number > 0"),  # would never stop
-        (["--seconds", "0"], "--seconds must be a number > 0"),
-        (["--seed", "-1"], "--seed must be an integer"),
+        (["--seconds", "nan"], "--seconds: must be a number > 0"),  # would never stop
+        (["--seconds", "0"], "--seconds: must be a number > 0"),
+        (["--seed", "-1"], "--seed: must be an integer"),
         (["--only", "chess"], f"matches no env; names: {OUR_ROWS[0]}, "),
-        (["--out", "no/such/folder/b.json"], "does not exist or is read-only"),
+        (["--out", ""], "--out: the output file name is empty"),
+        (["--out", "/dev/null/b.json"], "is a file, not a folder"),
     ],
 )
 def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:

@@ -29,10 +29,10 @@ def test_tiny_tournament_random_vs_greedy(script, tmp_path, capsys) -> None:
     [
         (["--agents", "random,wizard"], "allowed"),
         (["--agents", "random"], "at least 2 agents"),
-        (["--num-players", "3"], "2-player"),
-        (["--seed", "-1"], "seed must be an integer in 0.."),
-        (["--games", "0"], "games per pairing must be >= 1"),
-        (["--random-opening", "-1"], "random_opening must be an integer >= 0"),
+        (["--num-players", "3"], "is played by 2 players"),
+        (["--seed", "-1"], "--seed: must be an integer in 0.."),
+        (["--games", "0"], "--games: must be an integer >= 1"),
+        (["--random-opening", "-1"], "--random-opening: must be an integer >= 0"),
         (["--agents", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
 )

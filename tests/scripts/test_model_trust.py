@@ -20,7 +20,7 @@ ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "OMP_NUM_THREADS": "1", "MPLBAC
 
 def run(name: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPTS / f"{name}.py"), *argv],
+        [sys.executable, str(next(SCRIPTS.rglob(f"{name}.py"))), *argv],  # lab tools too
         capture_output=True,
         text=True,
         timeout=300,

@@ -146,9 +146,9 @@ def test_quiet_watch_prints_moves_and_the_final_board(script, monkeypatch, capsy
         (["--seat", "2"], "--seat must be in 0..1"),
         (["--watch", "--agents", "human,greedy"], "--watch is for agents only"),
         (["--agents", "human"], "one per seat"),
-        (["--seed", "-3"], "--seed must be an integer in 0.."),
-        (["--delay", "-1"], "--delay must be a number of seconds >= 0"),
-        (["--delay", "nan"], "--delay must be"),
+        (["--seed", "-3"], "--seed: must be an integer in 0.."),
+        (["--delay", "-1"], "--delay: must be a number in 0..3600"),
+        (["--delay", "nan"], "--delay: must be"),
         (["--game", "arktia", "--num-players", "7"], "2 to 4 players"),
         (["--opponent", "ppo:no/such/model.zip"], "no saved MaskablePPO model"),
     ],
@@ -170,7 +170,9 @@ def test_ctrl_c_at_the_prompt_is_a_clean_exit(script, capsys) -> None:
     original = play._read_stdin
     play._read_stdin = interrupt
     try:
-        assert play.main(["--seed", "1"]) == 130
+        with pytest.raises(SystemExit) as exc:
+            play.cli.run_main(lambda: play.main(["--seed", "1"]), prog="play.py")
     finally:
         play._read_stdin = original
-    assert "interrupted: game abandoned" in capsys.readouterr().out
+    assert exc.value.code == 130
+    assert capsys.readouterr().err == "play.py: interrupted: game abandoned\n"

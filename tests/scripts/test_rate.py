@@ -91,4 +91,4 @@ def test_rate_random_opening_flag(script, capsys) -> None:
     assert "1 x random" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         rate.main([*argv, "--random-opening", "-1"])
-    assert "random_opening must be an integer >= 0" in capsys.readouterr().err
+    assert "--random-opening: must be an integer >= 0" in capsys.readouterr().err

@@ -29,8 +29,11 @@ def test_record_writes_a_gif_of_a_whole_game(script, name: str, tmp_path: Path, 
     [
         (["--agents", "greedy"], "played by 2 players, got 1 specs"),
         (["--agents", "greedy,nobody"], "unknown agent spec 'nobody'"),
-        (["--agents", "greedy,random", "--out", "x.avi"], "--out must end in .gif or .mp4"),
-        (["--agents", "greedy,random", "--fps", "0"], "--fps must be a positive number"),
+        (
+            ["--agents", "greedy,random", "--out", "x.avi"],
+            "--out: 'x.avi' must end in .gif or .mp4",
+        ),
+        (["--agents", "greedy,random", "--fps", "0"], "--fps: must be a number > 0"),
     ],
 )
 def test_record_rejects_bad_flags(script, flags, message, capsys) -> None:

@@ -65,7 +65,7 @@ def reference_folder(script, tmp_path, monkeypatch):
     return make_reference, folder, argv
 
 
-def test_make_reference_add_checks_the_new_model_before_replacing(reference_folder) -> None:
+def test_make_reference_add_checks_the_new_model_before_replacing(reference_folder, capsys) -> None:
     make_reference, folder, argv = reference_folder
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     make_reference.MAX_MODEL_BYTES = 100  # the module is loaded fresh for every test
@@ -75,12 +75,14 @@ def test_make_reference_add_checks_the_new_model_before_replacing(reference_fold
     make_reference.MAX_MODEL_BYTES = 5 * 1024 * 1024
     wrong = [a if a != "mole_hill-2p-alphazero" else "arktia-2p-alphazero" for a in argv]
     wrong[wrong.index("mole_hill")] = "arktia"
-    with pytest.raises(SystemExit, match="network is for mole_hill"):
+    with pytest.raises(SystemExit) as refused:  # refused with the flags, before any export
         make_reference.main(wrong)
+    assert refused.value.code == 2
+    assert "network is for mole_hill" in capsys.readouterr().err.splitlines()[-1]
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
-def test_make_reference_add_refuses_a_model_that_does_not_play(reference_folder) -> None:
+def test_make_reference_add_refuses_a_model_that_does_not_play(reference_folder, capsys) -> None:
     make_reference, folder, argv = reference_folder
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     source = argv[argv.index("--az") + 1]
@@ -88,8 +90,10 @@ def test_make_reference_add_refuses_a_model_that_does_not_play(reference_folder)
     weight, bias = net.heads["policy"]
     net.heads["policy"] = (weight[:, :5], bias[:5])  # too few actions for the game
     net.save(source)
-    with pytest.raises(SystemExit, match="does not play"):
+    with pytest.raises(SystemExit) as refused:  # the network is checked with the flags
         make_reference.main(argv)
+    assert refused.value.code == 2
+    assert "not an AlphaZero network" in capsys.readouterr().err.splitlines()[-1]
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 

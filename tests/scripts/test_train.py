@@ -35,9 +35,9 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
         (["--env-option", "no_such_option=1"], "no_such_option"),
         (["--num-players", "3"], "2-player"),
         (["--net-arch", "0"], "net_arch must be >= 1 each"),
-        (["--seed", "-1"], "seed must be an integer in 0.."),
-        (["--learning-rate", "nan"], "learning_rate must be > 0"),
-        (["--gamma", "5"], "gamma must be in (0, 1]"),
+        (["--seed", "-1"], "--seed: must be an integer in 0.."),
+        (["--learning-rate", "nan"], "--learning-rate: must be a number > 0"),
+        (["--gamma", "5"], "--gamma: must be a number > 0 and <= 1"),
         (["--n-epochs", "0"], "n_epochs must be >= 1"),
         (["--max-snapshots", "0"], "max_snapshots must be >= 1"),
         (["--eval-games", "0"], "eval_games must be >= 1"),
@@ -74,7 +74,7 @@ def test_runs_dir_under_a_file_is_a_usage_error(script, tmp_path, capsys) -> Non
     with pytest.raises(SystemExit) as exc:
         train.main(["--runs-dir", str(blocker / "runs")])
     assert exc.value.code == 2
-    assert "cannot create run folder" in capsys.readouterr().err
+    assert "--runs-dir" in (err := capsys.readouterr().err) and "is a file, not a folder" in err
 
 
 def test_rerunning_the_demo_command_picks_a_fresh_folder(script, tmp_path, capsys) -> None:

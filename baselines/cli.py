@@ -1,0 +1,284 @@
+"""What every script in ``scripts/`` shares: flag types, output checks and the main wrapper.
+
+Bad input to a script gets one line on stderr and a non-zero exit, never a traceback, and
+every flag is checked before the work starts:
+
+* argparse ``type=`` functions (:func:`integer`, :func:`number`, :data:`SEED`,
+  :func:`output_file`, :func:`output_folder`) refuse a bad value with argparse's usage
+  line and exit 2;
+* checks that need several flags (:func:`players` for a game, :func:`check_agents`: the
+  specs and their models for that game) raise our documented errors
+  (:mod:`tabletop_zoo.envs.errors`);
+* :func:`run_main` runs a script's ``main`` and turns those errors, a missing extra, an
+  unwritable file and Ctrl-C into one line::
+
+      prog: error: <message>          exit 2  (TabletopZooError: bad flag, spec, file)
+      prog: error: <message>          exit 1  (MissingExtraError, OSError)
+      prog: interrupted: <message>    exit 130 (Ctrl-C; the message says what was saved)
+
+  A script that keeps partial results catches ``KeyboardInterrupt``, saves them and raises
+  :class:`Interrupted` saying what it wrote.
+
+The agent forms in every ``--help`` come from :data:`~tabletop_zoo.baselines.agents.
+AGENT_SPECS` through :func:`agent_help`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, NoReturn
+
+from tabletop_zoo.baselines.agents import agent_spec_forms
+from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
+from tabletop_zoo.envs.extras import MissingExtraError
+
+__all__ = [
+    "SEED",
+    "Interrupted",
+    "agent_help",
+    "check_agent",
+    "check_agents",
+    "check_output_file",
+    "check_output_folder",
+    "integer",
+    "number",
+    "one_line",
+    "output_file",
+    "output_folder",
+    "players",
+    "run_main",
+]
+
+USAGE_ERROR = 2
+FAILURE = 1
+INTERRUPTED = 130
+
+
+class Interrupted(Exception):
+    """Ctrl-C after the script saved what was complete; the message says what it saved."""
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines too) turned into one space."""
+    return " ".join(str(text).split())
+
+
+def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
+    """Run a script's ``main()`` and exit with its code; bad input and Ctrl-C end in one
+    line on stderr (see the module docstring for the codes). Errors that are not ours
+    (bugs) keep their traceback."""
+    prog = prog or Path(sys.argv[0]).name
+    try:
+        code = main()
+    except Interrupted as exc:
+        code = _say(prog, f"interrupted: {exc}", INTERRUPTED)
+    except KeyboardInterrupt:
+        code = _say(prog, "interrupted", INTERRUPTED)
+    except MissingExtraError as exc:
+        code = _say(prog, f"error: {exc}", FAILURE)
+    except TabletopZooError as exc:
+        code = _say(prog, f"error: {exc}", USAGE_ERROR)
+    except OSError as exc:
+        code = _say(prog, f"error: {os_error_text(exc)}", FAILURE)
+    sys.exit(0 if code is None else code)
+
+
+def _say(prog: str, message: str, code: int) -> int:
+    sys.stdout.flush()
+    print(one_line(f"{prog}: {message}"), file=sys.stderr, flush=True)
+    return code
+
+
+def os_error_text(exc: OSError) -> str:
+    """``exc`` as ``'<file>': <reason>`` (e.g. a full disk or a missing permission)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{exc.filename!r}: {reason}" if exc.filename is not None else reason
+
+
+# ------------------------------------------------------------------ argparse types
+
+
+def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """argparse type: an integer in ``low..high`` (either end open when ``None``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{_wanted(low, high)}, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{_wanted(low, high)}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _wanted(low: float | None, high: float | None, kind: str = "an integer") -> str:
+    if low is not None and high is not None:
+        return f"must be {kind} in {low}..{high}"
+    if low is not None:
+        return f"must be {kind} >= {low}"
+    if high is not None:
+        return f"must be {kind} <= {high}"
+    return f"must be {kind}"
+
+
+SEED = integer(0, 2**32 - 1)
+"""argparse type of every ``--seed``: ``0..2**32-1`` (the seeds NumPy and SB3 take)."""
+
+
+def number(
+    low: float | None = None, high: float | None = None, low_open: bool = False
+) -> Callable[[str], float]:
+    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` with
+    ``low_open``); nan and inf are refused."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            value = math.nan
+        too_low = low is not None and (value <= low if low_open else value < low)
+        if not math.isfinite(value) or too_low or (high is not None and value > high):
+            if low_open:
+                wanted = f"must be a number > {low}" + (f" and <= {high}" if high else "")
+            else:
+                wanted = _wanted(low, high, "a number")
+            raise argparse.ArgumentTypeError(f"{wanted}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> Path:
+    """``path`` as a Path once a file can be written there; ``InvalidOptionError`` if the
+    name is empty, is a folder, lacks one of ``suffixes`` or its folder cannot be made or
+    written to."""
+    text = os.fspath(path)
+    suffixes = tuple(suffixes)
+    if not str(text).strip():
+        raise InvalidOptionError("the output file name is empty")
+    target = Path(text)
+    if suffixes and target.suffix.lower() not in suffixes:
+        raise InvalidOptionError(f"{str(text)!r} must end in {' or '.join(suffixes)}")
+    if target.is_dir() or str(text).endswith(os.sep):
+        raise InvalidOptionError(f"{str(text)!r} is a folder, not a file")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidOptionError(f"{str(text)!r}: no permission to write it")
+    problem = _folder_problem(target.absolute().parent)
+    if problem:
+        raise InvalidOptionError(f"{str(text)!r}: {problem}")
+    return target
+
+
+def check_output_folder(path: str | os.PathLike) -> Path:
+    """``path`` as a Path once it is (or can be made) a folder we can write in;
+    ``InvalidOptionError`` otherwise (an empty name too: it is not the current folder)."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise InvalidOptionError("the output folder name is empty")
+    problem = _folder_problem(Path(text).absolute())
+    if problem:
+        raise InvalidOptionError(f"{str(text)!r}: {problem}")
+    return Path(text)
+
+
+def _folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created or written in (``None`` if it can)."""
+    try:
+        existing = next(p for p in (folder, *folder.parents) if p.exists())  # "/" exists
+    except (OSError, ValueError) as exc:  # e.g. a name too long or with a NUL byte
+        return f"not a usable path ({one_line(exc)})"
+    if not existing.is_dir():
+        return f"{str(existing)!r} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"no permission to write in {str(existing)!r}"
+    return None
+
+
+def _argparse_type(check: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    """An argparse type from a check that raises ``InvalidOptionError``."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(text)
+        except InvalidOptionError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def output_file(*suffixes: str) -> Callable[[str], str]:
+    """argparse type: a file name we can write (:func:`check_output_file`), kept as given."""
+    return _argparse_type(lambda text: str(check_output_file(text, suffixes) and text), "file")
+
+
+def output_folder() -> Callable[[str], str]:
+    """argparse type: a folder we can make or write in (:func:`check_output_folder`)."""
+    return _argparse_type(lambda text: str(check_output_folder(text) and text), "folder")
+
+
+def players(game: str, num_players: int | None, flag: str = "--num-players") -> int:
+    """The player count of ``game`` (its default for ``None``); ``InvalidOptionError``
+    naming the counts the game allows."""
+    from tabletop_zoo.envs.registry import get_spec
+
+    spec = get_spec(game)
+    count = spec.default_players if num_players is None else num_players
+    if count not in spec.players:
+        allowed = ", ".join(map(str, spec.players))
+        raise InvalidOptionError(f"{flag} {count}: {spec.title} is played by {allowed} players")
+    return count
+
+
+def check_agents(
+    specs: str | Iterable[str],
+    game: str | None = None,
+    num_players: int | None = None,
+    flag: str = "--agents",
+    human: bool = False,
+) -> list[str]:
+    """The agent specs (a comma-separated string or a list), each checked before any game
+    (:func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`: form, file, a model
+    for ``game`` with ``num_players``); errors name ``flag``."""
+    from tabletop_zoo.baselines.agents.checks import check_agent_spec
+
+    items = specs.split(",") if isinstance(specs, str) else list(specs)
+    items = [s.strip() for s in items if s.strip()]
+    if not items:
+        raise InvalidOptionError(f"{flag}: no agent spec given; allowed: {agent_help()}")
+    checked = []
+    for spec in items:
+        try:
+            checked.append(check_agent_spec(spec, game, num_players, human=human))
+        except InvalidOptionError as exc:
+            raise type(exc)(f"{flag}: {exc}") from None
+    return checked
+
+
+def check_agent(
+    spec: str, game: str | None = None, num_players: int | None = None, flag: str = "--agent"
+) -> str:
+    """One agent spec (not a list), checked as by :func:`check_agents`."""
+    specs = check_agents(spec, game, num_players, flag=flag)
+    if len(specs) != 1:
+        raise InvalidOptionError(f"{flag} takes one agent spec, got {spec!r}")
+    return specs[0]
+
+
+def agent_help(human: bool = False) -> str:
+    """The agent spec forms for ``--help`` texts (one source: ``AGENT_SPECS``)."""
+    return agent_spec_forms(human=human)
+
+
+def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
+    """``parser.error`` with ``exc``'s message on one line (usage line + error, exit 2)."""
+    parser.error(one_line(exc))

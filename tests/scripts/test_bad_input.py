@@ -1,0 +1,319 @@
+"""Every script, driven with bad input in a subprocess: one error line on stderr (after
+argparse's usage lines, if any), a non-zero exit, no traceback and nothing written; Ctrl-C
+gives one line and exit 130; every ``--help`` lists every agent spec form."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.baselines.agents import AGENT_SPECS
+from tabletop_zoo.baselines.agents.reference import REFERENCE_DIR
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+GAME = "mole_hill"  # the smallest game: fastest to set up
+
+# {tmp}: a fresh folder (the working folder); {file}: a file in it; {dir}: a folder in it;
+# {missing}: a path that does not exist; {empty}, {truncated}, {garbage}: bad network files;
+# {network}: a good network of GAME; {badcsv}: a run folder whose eval.csv is garbage.
+G = ["--game", GAME]
+CASES: list[tuple[str, list[str], str]] = [
+    ("evaluate", ["--out", ""], "output folder name is empty"),
+    ("evaluate", ["--out", "{file}/sub"], "is a file, not a folder"),
+    ("evaluate", ["--games", "0"], "must be an integer >= 1"),
+    ("evaluate", ["--seed", "-1"], "must be an integer in 0..4294967295"),
+    ("evaluate", ["--workers", "two"], "must be an integer >= 1"),
+    ("evaluate", [*G, "--num-players", "7"], "is played by"),
+    ("evaluate", ["--agents", "random,wizard"], "unknown agent spec 'wizard'"),
+    ("evaluate", ["--agents", "random"], "at least 2 agents"),
+    ("evaluate", [*G, "--agents", "random,az:{empty}"], "the file is empty"),
+    ("evaluate", [*G, "--agents", "random,ppo:{missing}"], "no saved MaskablePPO model"),
+    ("evaluate", [*G, "--filler", "human"], "'human' is not allowed here"),
+    ("rate", [*G, "--agent", "random", "--csv", ""], "output file name is empty"),
+    ("rate", [*G, "--agent", "random", "--csv", "{tmp}/x.txt"], "must end in .csv"),
+    ("rate", [*G, "--agent", "random", "--rounds", "0"], "must be an integer >= 1"),
+    ("rate", [*G, "--agent", "az:{truncated}"], "not a network file of ours"),
+    ("rate", [*G, "--agent", "random,greedy"], "--agent takes one agent spec"),
+    ("rate", [*G, "--agent", "random", "--against", "mcts:0"], "positive integer N"),
+    ("rate", [*G, "--agent", "random", "--num-players", "3"], "is played by"),
+    ("record", [*G, "--agents", "greedy,random", "--out", ""], "output file name is empty"),
+    ("record", [*G, "--agents", "greedy,random", "--out", "x.avi"], "must end in .gif or .mp4"),
+    ("record", [*G, "--agents", "greedy,random", "--out", "x.gif", "--fps", "nan"], "number"),
+    ("record", [*G, "--agents", "greedy", "--out", "x.gif"], "is played by"),
+    ("seeds", [], "give run folders or --values"),
+    ("seeds", ["--values", "1,x"], "finite numbers"),
+    ("seeds", ["{dir}"], "no eval.csv"),
+    ("seeds", ["{badcsv}"], "must be numbers"),
+    ("seeds", ["--values", "0.5", "--plot", ""], "output file name is empty"),
+    ("benchmark", ["--seconds", "0"], "must be a number > 0"),
+    ("benchmark", ["--seconds", "nan"], "must be a number > 0"),
+    ("benchmark", ["--out", ""], "output file name is empty"),
+    ("benchmark", ["--out", "{dir}"], "is a folder, not a file"),
+    ("benchmark", ["--only", "no-such-row"], "matches no env"),
+    ("train_alphazero", [*G, "--learning-rate", "0"], "must be a number > 0"),
+    ("train_alphazero", [*G, "--seed", "-3"], "must be an integer in 0..4294967295"),
+    ("train_alphazero", [*G, "--game-option", "bogus=1"], "unknown game option 'bogus'"),
+    ("train_alphazero", [*G, "--game-option", "novalue"], "needs KEY=VALUE"),
+    ("train_alphazero", [*G, "--out", ""], "output file name is empty"),
+    ("train_alphazero", [*G, "--out", "{tmp}/net.txt"], "must end in .npz"),
+    ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden needs comma separated"),
+    ("train_alphazero", [*G, "--num-players", "5"], "num_players must be one of"),
+    ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
+    ("time_agent", [*G, "--agent", "az:{garbage}"], "not a network file of ours"),
+    ("time_agent", [*G, "--agent", "random", "--games", "0"], "must be an integer >= 1"),
+    ("time_agent", [*G, "--agent", "random", "--num-players", "5"], "is played by"),
+    ("openspiel_match", ["--simulations", "0"], "must be an integer in 1..1000000"),
+    ("openspiel_match", [*G, "--num-players", "9"], "is played by"),
+    ("openspiel_match", ["--seed", "-1"], "must be an integer in 0..2147483647"),
+    ("bench_single_agent", [*G, "--forward", "no-such-model"], "unknown reference model"),
+    ("bench_single_agent", [*G, "--steps", "0"], "must be an integer >= 1"),
+    ("bench_single_agent", [*G, "--opponent", "az:{empty}"], "the file is empty"),
+    ("bench_single_agent", [*G, "--snapshot", "{missing}"], "--snapshot: no file"),
+    (
+        "make_reference",
+        ["add", "--name", "../x", *G, "--num-players", "2", "--az", "{network}", "--command", "c"],
+        "--name must look like",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        [
+            "add",
+            "--name",
+            f"{GAME}-2p-x",
+            *G,
+            "--num-players",
+            "2",
+            "--az",
+            "{empty}",
+            "--command",
+            "c",
+        ],
+        "the file is empty",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        [
+            "add",
+            "--name",
+            f"{GAME}-2p-x",
+            *G,
+            "--num-players",
+            "2",
+            "--ppo",
+            "{missing}",
+            "--command",
+            "c",
+        ],
+        "--ppo: no file",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        ["ladder", *G, "--num-players", "2", "--members", "random,wizard"],
+        "unknown agent spec",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        ["ladder", *G, "--num-players", "2", "--members", "random"],
+        "at least 2",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        ["ladder", *G, "--num-players", "2", "--members", "random,greedy", "--plot", ""],
+        "output file name is empty",
+    ),  # fmt: skip
+    ("play", ["--seed", "-1"], "must be an integer in 0..4294967295"),
+    ("play", [*G, "--opponent", "wizard"], "unknown agent spec"),
+    ("play", ["--delay", "nan"], "must be a number in 0..3600"),
+    ("play", [*G, "--seat", "5"], "--seat must be in"),
+    ("train", ["--seed", "-1"], "must be an integer in 0..4294967295"),
+    ("train", ["--learning-rate", "inf"], "must be a number > 0"),
+    ("train", ["--runs-dir", ""], "output folder name is empty"),
+    ("train", [*G, "--pool", "wizard", "--runs-dir", "{tmp}"], "unknown agent spec"),
+    ("soak", ["--steps", "0"], "must be an integer >= 1"),
+    ("soak", ["--seed", "x"], "must be an integer in 0..4294967295"),
+    ("regen_golden", ["--bogus"], "unrecognized arguments"),
+    ("az_curve", ["{missing}", *G], "no network file"),
+    ("az_curve", ["{empty}", *G], "the file is empty"),
+    ("az_curve", ["{network}", *G, "--plot", ""], "output file name is empty"),
+    ("az_curve", ["{network}", *G, "--against", "wizard"], "unknown agent spec"),
+    ("az_curve", ["{network}", *G, "--simulations", "0"], "must be an integer >= 1"),
+    ("bridge_speed", ["no-such-library"], "invalid choice"),
+    ("bridge_speed", ["openspiel", "--seconds", "0"], "must be a number > 0"),
+    ("train_rllib", ["--iterations", "0"], "must be an integer >= 1"),
+    ("train_rllib", ["--out", ""], "output folder name is empty"),
+    ("train_rllib", [*G, "--opponent", "wizard"], "unknown agent spec"),
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    """The placeholders of CASES, made once."""
+    folder = tmp_path_factory.mktemp("inputs")
+    network = REFERENCE_DIR / f"{GAME}-2p-alphazero.npz"  # a good network of GAME
+    (folder / "empty.npz").write_bytes(b"")
+    (folder / "truncated.npz").write_bytes(network.read_bytes()[:200])
+    (folder / "garbage.npz").write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    (folder / "a_file.txt").write_text("x")
+    (folder / "a_dir").mkdir()
+    (folder / "run").mkdir()
+    (folder / "run" / "eval.csv").write_text("timesteps,opponent,win_rate\nmany,random,high\n")
+    return {
+        "file": str(folder / "a_file.txt"),
+        "dir": str(folder / "a_dir"),
+        "missing": str(folder / "missing.npz"),
+        "empty": str(folder / "empty.npz"),
+        "truncated": str(folder / "truncated.npz"),
+        "garbage": str(folder / "garbage.npz"),
+        "network": str(network),
+        "badcsv": str(folder / "run"),
+    }
+
+
+def script_path(name: str) -> Path:
+    """``scripts/<name>.py``, or ``scripts/<folder>/<name>.py`` (lab scripts)."""
+    (path,) = SCRIPTS.rglob(f"{name}.py")
+    return path
+
+
+def run_script(name: str, argv: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
+    """``python scripts/<name>.py *argv`` in ``cwd``, output captured as text."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    return subprocess.run(
+        [sys.executable, str(script_path(name)), *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The lines of ``stderr`` after argparse's usage block (if there is one)."""
+    lines = stderr.splitlines()
+    if lines and lines[0].startswith("usage:"):
+        lines = lines[1:]
+        while lines and lines[0].startswith(" "):
+            lines = lines[1:]
+    return lines
+
+
+def _case_id(case: tuple[str, list[str], str]) -> str:
+    name, argv, _message = case
+    return f"{name}:{' '.join(a for a in argv if a != GAME)}"[:60]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_bad_input_is_one_line_and_a_nonzero_exit(case, files, tmp_path) -> None:
+    name, argv, message = case
+    values = {**files, "tmp": str(tmp_path)}
+    argv = [a.format(**values) for a in argv]
+    result = run_script(name, argv, cwd=tmp_path)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in (1, 2), (result.returncode, result.stderr)
+    lines = error_lines(result.stderr)
+    assert len(lines) == 1, result.stderr
+    prog, _, error = lines[0].partition(": error: ")  # prog: the script (and subcommand)
+    assert prog.split()[0] == f"{name}.py" and error, lines[0]
+    assert message in lines[0], lines[0]
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_every_script_is_in_the_table() -> None:
+    every = {p.stem for p in SCRIPTS.rglob("*.py") if not p.stem.startswith("_")}
+    assert {name for name, _argv, _message in CASES} == every
+
+
+def test_ctrl_c_prints_one_line_and_exits_130(tmp_path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, str(script_path("soak")), "--steps", "100000000", *G],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    try:
+        assert process.stdout.readline().startswith("game")  # the header: it is playing now
+        time.sleep(0.5)
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert err == "soak.py: interrupted: the rows printed above are complete\n"
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path) -> None:
+    csv_path = tmp_path / "games.csv"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(script_path("rate")),
+            *G,
+            "--agent",
+            "random",
+            "--against",
+            "random",
+            "--rounds",
+            "100000",
+            "--csv",
+            str(csv_path),
+        ],  # fmt: skip
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    try:
+        assert process.stdout.readline().startswith("opponents")  # checks done, playing
+        time.sleep(10)  # some games finish (how many depends on the machine's load)
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    (line,) = err.splitlines()
+    assert line.startswith("rate.py: interrupted: wrote the ") and "(incomplete)" in line
+    games = int(line.split("wrote the ")[1].split()[0])
+    assert not csv_path.exists()  # the finished games are marked incomplete by their name
+    rows = (tmp_path / "games.incomplete.csv").read_text().splitlines()
+    assert rows[0].startswith("game,seats") and len(rows) == games + 1  # one row per game
+
+
+@pytest.mark.parametrize(
+    ("name", "argv"),
+    [
+        ("evaluate", []),
+        ("rate", []),
+        ("record", []),
+        ("play", []),
+        ("train", []),
+        ("time_agent", []),
+        ("bench_single_agent", []),
+        ("make_reference", ["ladder"]),
+        ("az_curve", []),
+        ("train_rllib", []),
+    ],
+)
+def test_help_lists_every_agent_spec_form(capsys, name, argv) -> None:
+    spec = importlib.util.spec_from_file_location(f"_help_{name}", script_path(name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as exc:
+        module.main([*argv, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for form in AGENT_SPECS:
+        if form != "human":
+            assert form in text, (name, form)
