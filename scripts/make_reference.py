@@ -32,6 +32,7 @@ import sys
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups, plot_ratings
 from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
@@ -175,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder.add_argument("--workers", type=int, default=1, help="processes playing games")
     ladder.add_argument("--plot", default=None, help="save the ratings chart (PNG) here")
     args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     if args.command_name == "add":
         add_model(args)

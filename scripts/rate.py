@@ -24,6 +24,7 @@ import argparse
 import sys
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.ratings import anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import lineups, play_lineups
@@ -143,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:
         require_extra("train", "scripts/rate.py", ("openskill",))
     except MissingExtraError as exc:

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from tabletop_zoo.baselines import make_agent
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.registry import GAMES
 
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agent", required=True)
     p.add_argument("--games", type=int, default=6)
     args = p.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     players = GAMES[args.game].default_players if args.num_players is None else args.num_players
     timed = _Timed(make_agent(args.agent, seed=0))
     env = make_env(args.game, players)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.extras import require_extra
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -57,6 +58,7 @@ class PPOAgent:
             default_name = "ppo"
         self.deterministic = deterministic
         self.name = name or default_name
+        limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The policy's action for ``observation``, masked to the legal actions."""
