@@ -42,8 +42,20 @@ def _apply_checked(row, action):
 def _rollout(row, max_depth, buffer, words, out):
     steps = 0
     while row[K.PLAYER] >= 0 and (max_depth < 0 or steps < max_depth):
-        count = K.legal_actions(row, buffer)
-        K.apply_action(row, buffer[below(words, count)])  # Random.choice(legal)
+        if row[K.MOLE] == 1:
+            count = K.destinations(row, buffer)
+            action = buffer[below(words, count)]  # Random.choice(legal)
+        else:  # the same draw over the free edges, ascending, without listing them
+            skip = below(words, K.NUM_EDGES - row[K.NUM_RODS])
+            edge = 0
+            while True:
+                if not K.rod_placed(row, edge):
+                    if skip == 0:
+                        break
+                    skip -= 1
+                edge += 1
+            action = K.NUM_SPACES + edge
+        K.apply_action(row, action)
         steps += 1
     s0, s1 = K.score_of(row, 0), K.score_of(row, 1)
     out[0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
