@@ -6,7 +6,10 @@ threads), and parallel work comes from ``--workers`` (processes) instead.
 :func:`limit_threads` is called where networks are built (the PPO and AlphaZero agents,
 the training loops, the evaluation workers) and by the scripts that play them. The
 environment variable ``TABLETOP_ZOO_THREADS`` asks for another count: ``N`` threads, or
-``0`` to keep the libraries' own defaults (usually one thread per core).
+``0`` to keep the libraries' own defaults (usually one thread per core). The count can
+change a network's outputs in the last bits (OpenBLAS with 2 threads gave other bits than
+with 1 for a batch of 8 positions through the 3-player Arktia AlphaZero reference), so one
+thread also gives the same searches on machines with different numbers of cores.
 """
 
 from __future__ import annotations
