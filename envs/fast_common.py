@@ -14,6 +14,7 @@ first start and loaded from there on later starts.
 from __future__ import annotations
 
 import os
+import random
 import time
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -131,11 +132,6 @@ class FastStateBase:
     def game(self) -> Any:
         """The rules engine's Game object (options, layout)."""
         return self.engine.game
-
-    def seed(self, seed: int) -> None:
-        """Seed the compiled random generator used by ``rollout`` and ``greedy_action``
-        (shared by all states of this process)."""
-        self.engine.seed(seed)
 
     def clone(self) -> Any:
         """An independent copy."""
@@ -311,9 +307,11 @@ def warm_up() -> float:
 
     ``python -m tabletop_zoo.envs.fast_common`` runs it, e.g. once in a Docker build.
     """
+    from tabletop_zoo.envs.fast_random import PythonStream, matches_python
     from tabletop_zoo.envs.registry import GAMES, fast_engine
 
     start = time.perf_counter()
+    matches_python()
     for spec in GAMES.values():
         if spec.fast_engine is None:
             continue
@@ -329,8 +327,8 @@ def warm_up() -> float:
             engine.random_play(2, 5, 0, parallel)
         state = engine.new_initial_state()
         state.apply_action(state.legal_actions()[0])
-        state.clone().rollout()
-        state.greedy_action()
+        state.clone().rollout(PythonStream(random.Random(0)).words)
+        state.greedy_best()
         state.scores()
     return time.perf_counter() - start
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # fast_common loads numba; the registry must not
     from tabletop_zoo.envs.fast_common import FastEngine
 
 __all__ = [
+    "FAST_SWITCH",
     "GAMES",
     "GameSpec",
     "extended",
@@ -272,8 +274,25 @@ def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     return spec.game_class()(num_players=num_players, **options)
 
 
+#: Environment variable that turns the fast path off: ``TABLETOP_ZOO_FAST=0``.
+FAST_SWITCH = "TABLETOP_ZOO_FAST"
+
+
 def fast_path_available() -> bool:
-    """Whether the compiled engines can be used (the ``fast`` extra, numba, is installed)."""
+    """Whether the compiled engines are used where the package chooses the engine (the
+    search agents, see :func:`fast_state`): the ``fast`` extra (numba) is installed and
+    the environment variable ``TABLETOP_ZOO_FAST`` is not ``0``.
+
+    The switch changes speed only: both paths give the same games for a seed.
+    ``TABLETOP_ZOO_FAST`` other than ``0``, ``1`` or empty is an
+    :class:`InvalidOptionError`. Asking for a compiled engine by name
+    (:func:`fast_engine`, the vector env) is not affected by the switch.
+    """
+    switch = os.environ.get(FAST_SWITCH, "").strip()
+    if switch not in ("", "0", "1"):
+        raise InvalidOptionError(f"{FAST_SWITCH} must be 0 (off) or 1 (on), got {switch!r}")
+    if switch == "0":
+        return False
     if "numba" in sys.modules:  # imported, or blocked with None (as ``import`` treats it)
         return sys.modules["numba"] is not None
     try:
@@ -300,8 +319,9 @@ _FAST_ENGINES: dict[int, tuple[Any, Any]] = {}  # id(Game object) -> (Game, comp
 
 def fast_state(state: Any) -> Any | None:
     """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
-    ``rollout`` and ``greedy_action``), or ``None`` when the fast path is unavailable
-    (numba missing, or the game has no compiled engine). Search agents use this."""
+    ``rollout`` and ``greedy_best``), or ``None`` when the fast path is unavailable
+    (numba missing, ``TABLETOP_ZOO_FAST=0``, or the game has no compiled engine). Search
+    agents use this."""
     if not fast_path_available():
         return None
     game = getattr(state, "game", None)

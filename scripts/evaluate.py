@@ -21,6 +21,7 @@ import time
 
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -83,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
         require_extra("train", "scripts/evaluate.py", ("matplotlib",))
         if not args.no_progress:

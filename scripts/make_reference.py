@@ -39,6 +39,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
@@ -260,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # every flag, spec and model file before anything is played or written
         (check_add if args.command_name == "add" else check_ladder)(args)
     except ValueError as exc:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
 from tabletop_zoo.baselines.evaluation.matches import MatchRecord
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:
         require_extra("train", "scripts/rate.py", ("openskill",))
     except MissingExtraError as exc:

@@ -2,20 +2,24 @@
 written, and every observation-plane table matches the encoders' ``plane_names()``.
 
 A block whose fence says ```` ```python no-run ```` is shown, not run (training runs,
-protocol signatures). A plane table follows a marker line
-``<!-- planes: GAME players=2,3,4 -->``; its rows give a name pattern in backticks (``{l}``
-level, ``{slot}`` seat or neutral slot, ``{seat}`` seat slot, ``{kind}`` G/D/T, ``{phase}``),
-the first index per player count and the count (an expression in ``n``).
+protocol signatures). A ``print(...)  # text`` line at the top level of a block states what
+it prints, and the test holds it to that (unless the text starts with ``e.g.``), on the
+compiled engines and on the Python ones (``TABLETOP_ZOO_FAST=0``). A plane table follows
+a marker line ``<!-- planes: GAME players=2,3,4 -->``; its rows give a name pattern in
+backticks (``{l}`` level, ``{slot}`` seat or neutral slot, ``{seat}`` seat slot, ``{kind}``
+G/D/T, ``{phase}``), the first index per player count and the count (an expression in
+``n``).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from tabletop_zoo.envs.registry import GAMES, new_game
+from tabletop_zoo.envs.registry import FAST_SWITCH, GAMES, fast_path_available, new_game
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -50,10 +54,58 @@ def test_the_docs_have_examples_for_every_game() -> None:
         assert f"docs/envs/{name}.md" in files
 
 
+CLAIM = re.compile(r"^print\(.*\)  # (.+)$")
+
+
+def claims(code: str) -> dict[int, str]:
+    """Line number -> stated output of the block's top-level ``print(...)  # text`` lines
+    (not those whose text starts with ``e.g.``)."""
+    found = {}
+    for number, line in enumerate(code.splitlines(), start=1):
+        match = CLAIM.match(line)
+        if match and not match.group(1).startswith("e.g."):
+            found[number] = match.group(1)
+    return found
+
+
+def run_block(name: str, index: int, code: str) -> None:
+    """Run one block; every stated output must be what its line prints."""
+    printed: dict[int, list[str]] = {}
+
+    def recording_print(*values: object, sep: str = " ", **_kwargs: object) -> None:
+        line = sys._getframe(1).f_lineno
+        printed.setdefault(line, []).append(sep.join(str(v) for v in values))
+
+    scope = {"__name__": "docs_example", "print": recording_print}
+    exec(compile(code, f"{name} example {index}", "exec"), scope)
+    for line, stated in claims(code).items():
+        assert printed.get(line) == [stated], f"{name} example {index}, line {line}"
+
+
 @pytest.mark.parametrize(("name", "index", "code"), BLOCKS, ids=[f"{b[0]}#{b[1]}" for b in BLOCKS])
 def test_doc_example_runs(name: str, index: int, code: str, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
-    exec(compile(code, f"{name} example {index}", "exec"), {"__name__": "docs_example"})
+    run_block(name, index, code)
+
+
+CLAIMING = [block for block in BLOCKS if claims(block[2])]
+
+
+@pytest.mark.skipif(not fast_path_available(), reason="numba missing: the run above was Python")
+@pytest.mark.parametrize(
+    ("name", "index", "code"), CLAIMING, ids=[f"{b[0]}#{b[1]}" for b in CLAIMING]
+)
+def test_doc_example_prints_the_same_on_the_python_engines(
+    name: str, index: int, code: str, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(FAST_SWITCH, "0")
+    run_block(name, index, code)
+
+
+def test_stated_outputs_are_found() -> None:
+    assert "(6, 6, 81) (2323,)" in claims("x = 1\nprint(a, b)  # (6, 6, 81) (2323,)\n").values()
+    assert not claims("print(a)  # e.g. [14, 8]\n    print(b)  # 3\n")
 
 
 def plane_tables() -> list[tuple[str, str, list[int], list[list[str]]]]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
 from tabletop_zoo.envs.registry import GAMES, get_spec
@@ -211,6 +212,7 @@ class AlphaZeroAgent:
             terminal_value=(lambda state: game_values(state, weight, scale)) if weight else None,
         )
         self.name = name or default_name
+        limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the search's generator."""

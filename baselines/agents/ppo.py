@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
+from tabletop_zoo.baselines.agents.threads import limit_threads
 
 __all__ = ["PPOAgent"]
 
@@ -53,6 +54,7 @@ class PPOAgent:
             default_name = "ppo"
         self.deterministic = deterministic
         self.name = name or default_name
+        limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The policy's action for ``observation``, masked to the legal actions."""

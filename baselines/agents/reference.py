@@ -25,6 +25,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [
@@ -120,6 +121,7 @@ class PolicyNetAgent:
         self.name = name
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
+        limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling generator."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
 
@@ -84,6 +85,7 @@ class RLlibAgent:
         self._torch = torch
         self.module = RLModule.from_checkpoint(folder)
         self.name = name or f"rllib:{Path(path).name}"
+        limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The module's greedy action for ``observation``, restricted to the mask."""

@@ -8,15 +8,18 @@ They use only the rules-engine protocol (``legal_actions``,
 
 Fast path: when the ``fast`` extra (numba) is installed, greedy and MCTS work on the
 compiled engine's copy of the state (``registry.fast_state``): the same rules, the same
-search, with rollouts and the greedy look-ahead inside compiled code. Their random draws
-then come from the compiled generator (seeded from the agent's own), so a seed gives other
-(equally distributed) games than without the extra. ``fast=False`` keeps the Python engine.
+search, with rollouts and the greedy look-ahead inside compiled code. The compiled code
+draws from the agent's own ``random.Random`` (:mod:`tabletop_zoo.envs.fast_random`), the
+same numbers in the same order as the Python engine's search, so a seed gives the same
+moves on both paths. ``fast=False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python engine.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +28,17 @@ from tabletop_zoo.envs.registry import fast_state
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
+
+
+def _compiled(state: EngineState) -> Any | None:
+    """The compiled copy of ``state`` when the fast path is on and its kernels draw what
+    this Python's ``random`` draws (checked once per process), else ``None``."""
+    compiled = fast_state(state)
+    if compiled is None:
+        return None
+    from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
+
+    return compiled if matches_python() else None
 
 
 def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
@@ -85,10 +99,9 @@ class GreedyAgent(_SeededAgent):
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
             return legal[0]
-        compiled = fast_state(state) if self.fast else None
-        if compiled is not None:
-            compiled.seed(self._rng.getrandbits(31))
-            return compiled.greedy_action()
+        compiled = _compiled(state) if self.fast else None
+        if compiled is not None:  # the same best list, ascending, from compiled code
+            return self._rng.choice(compiled.greedy_best())
         player = state.current_player
         best_key: tuple[float, float] | None = None
         best: list[int] = []
@@ -172,15 +185,37 @@ class MCTSAgent(_SeededAgent):
     def search(self, state: EngineState, legal: list[int] | None = None) -> _Node:
         """Run ``n_simulations`` playouts from a clone of ``state``; return the root node."""
         rng = self._rng
-        c = self.exploration
-        n = state.game.num_players
         root_legal = list(state.legal_actions() if legal is None else legal)
         rng.shuffle(root_legal)
-        root = _Node(state.current_player, root_legal, n)
-        compiled = fast_state(state) if self.fast else None
-        if compiled is not None:
-            compiled.seed(rng.getrandbits(31))
-            state = compiled  # same protocol; rollouts run in compiled code
+        root = _Node(state.current_player, root_legal, state.game.num_players)
+        compiled = _compiled(state) if self.fast else None
+        if compiled is None:
+            self._simulate(root, state, rng.shuffle, self._rollout)
+            return root
+        from tabletop_zoo.envs.fast_random import PythonStream  # numba is loaded by now
+
+        # Compiled rollouts draw from the agent's generator through ``stream``; so do the
+        # shuffles meanwhile, and the generator takes the stream's state back at the end.
+        stream = PythonStream(rng)
+        depth = self.max_rollout_depth
+        try:
+            self._simulate(
+                root, compiled, stream.shuffle, lambda sim: sim.rollout(stream.words, depth)
+            )
+        finally:
+            stream.store()
+        return root
+
+    def _simulate(
+        self,
+        root: _Node,
+        state: EngineState,
+        shuffle: Callable[[list[int]], None],
+        rollout: Callable[[Any], list[float]],
+    ) -> None:
+        """``n_simulations`` playouts from ``root`` (the node of ``state``)."""
+        c = self.exploration
+        n = len(root.value)
         for _ in range(self.n_simulations):
             node = root
             sim = state.clone()
@@ -207,19 +242,18 @@ class MCTSAgent(_SeededAgent):
                     child = _Node(-1, [], n)
                 else:
                     untried = list(sim.legal_actions())  # a copy: engines may cache the list
-                    rng.shuffle(untried)
+                    shuffle(untried)
                     child = _Node(sim.current_player, untried, n)
                 node.children[action] = child
                 node = child
                 path.append(node)
             # Rollout and backup.
-            result = self._rollout(sim) if compiled is None else sim.rollout(self.max_rollout_depth)
+            result = rollout(sim)
             for visited in path:
                 visited.visits += 1
                 value = visited.value
                 for i in range(n):
                     value[i] += result[i]
-        return root
 
     def _rollout(self, sim: EngineState) -> list[float]:
         """Play uniformly random moves on ``sim``; return each seat's value."""

@@ -27,6 +27,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, make_raw_env
@@ -221,13 +222,9 @@ def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
 
 
 def one_torch_thread() -> None:
-    """Worker initialiser (process pool, Ray tasks): one torch thread per process."""
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:  # torch only matters for PPO agents
-        pass
+    """Worker initialiser (process pool, Ray tasks): one torch / BLAS thread per process
+    (:func:`~tabletop_zoo.baselines.agents.threads.limit_threads`)."""
+    limit_threads()  # the network agents limit torch's threads again when they load it
 
 
 def _pool_worker_start() -> None:

@@ -44,6 +44,7 @@ from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_value
 from tabletop_zoo.baselines.agents.checks import check_seed
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
@@ -285,7 +286,7 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     import torch
 
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(1)
+    limit_threads()  # one torch / BLAS thread (TABLETOP_ZOO_THREADS asks for more)
     rng = np.random.default_rng(cfg.seed)
     game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
     spec = get_spec(cfg.game)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
 from tabletop_zoo.baselines.training.opponents import _POOLS, shared_pool
@@ -64,9 +65,9 @@ def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
         from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
         if cfg.vec == "subproc":
-            import torch
+            import torch  # noqa: F401 - loaded first, so that its threads are limited too
 
-            torch.set_num_threads(1)
+            limit_threads()
         env = SingleAgentEnv(
             make_raw_env(cfg.game, cfg.num_players, **cfg.env_kwargs),
             opponent=shared_pool(cfg, rank),
@@ -98,7 +99,6 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     ``InvalidOptionError`` before anything is written.
     """
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.logger import configure
@@ -113,7 +113,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
 
     cfg = config.resolved()
     cfg.check_new_run_dir()
-    torch.set_num_threads(cfg.torch_threads)
+    limit_threads(cfg.torch_threads)  # torch and NumPy's BLAS
     set_random_seed(cfg.seed)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from tabletop_zoo.baselines import cli, make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.registry import GAMES
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=cli.integer(1), default=6, help="games (default 6)")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # player count, spec and model file before the first game
         players = cli.players(args.game, args.num_players)
         spec = cli.check_agent(args.agent, args.game, players, flag="--agent")

@@ -1,4 +1,5 @@
-"""Greedy and MCTS on the fast path (compiled engine through ``registry.fast_state``)."""
+"""Greedy and MCTS on the fast path (compiled engine through ``registry.fast_state``): the
+same moves as on the Python engines, drawn from the same generator."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ import random
 import numpy as np
 import pytest
 
-from tabletop_zoo.baselines.agents.search import MCTSAgent
+from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent
 from tabletop_zoo.envs import registry
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_state, new_game
 
 pytestmark = pytest.mark.skipif(
     not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"
 )
+if registry.fast_path_available():
+    from tabletop_zoo.envs.fast_random import PythonStream, matches_python, next_word
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
 
@@ -41,23 +45,83 @@ def test_no_fast_state_without_numba(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(("game", "players"), CONFIGS)
-def test_compiled_rollouts_have_the_python_distribution(game: str, players: int) -> None:
-    """Mean returns of random playouts from one position: compiled vs Python engine."""
+@pytest.mark.parametrize("depth", [None, 7])
+def test_compiled_rollouts_play_the_python_rollouts(game: str, players: int, depth) -> None:
+    """A compiled rollout drawing from a generator's state gives the value the Python
+    engine's rollout gives with that generator, and leaves the generator where it does."""
     state = _midgame(game, players, 4)
     compiled = fast_state(state)
-    compiled.seed(1)
-    rng = random.Random(1)
-    runs = 600
-    fast_mean = np.zeros(players)
-    python_mean = np.zeros(players)
-    for _ in range(runs):
-        fast_mean += compiled.clone().rollout()
-        sim = state.clone()
-        while not sim.is_terminal():
-            sim.apply_action(rng.choice(sim.legal_actions()))
-        python_mean += sim.returns()
-    # returns lie in [-1, 1]: the standard error of each mean is below 1 / sqrt(600) = 0.041
-    assert np.all(np.abs(fast_mean - python_mean) / runs < 0.15), (fast_mean, python_mean)
+    python_agent = MCTSAgent(seed=1, max_rollout_depth=depth, fast=False)
+    drawn = random.Random(1)
+    for _ in range(30):
+        stream = PythonStream(drawn)
+        fast_value = compiled.clone().rollout(stream.words, depth)
+        stream.store()
+        assert fast_value == python_agent._rollout(state.clone())
+        assert drawn.getstate() == python_agent._rng.getstate()
+
+
+def _positions(game: str, players: int, count: int) -> list:
+    """Seeded positions from the first decision to late in the game (not over)."""
+    rng = random.Random(f"{game}{players}")
+    found = []
+    while len(found) < count:
+        state = new_game(game, players).new_initial_state(len(found))
+        for _ in range(rng.randrange(0, 90)):
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        if not state.is_terminal():
+            found.append(state)
+    return found
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS)
+def test_fast_and_python_search_choose_the_same_moves(game: str, players: int) -> None:
+    """Greedy and MCTS (full rollouts and cut ones) pick the same moves with the same
+    seed on both engines, search the same trees and leave their generators alike."""
+    for i, state in enumerate(_positions(game, players, 6)):
+        mask = np.zeros(state.game.num_actions, dtype=bool)
+        mask[state.legal_actions()] = True
+        seen = {}
+        for fast in (True, False):
+            agents = [
+                GreedyAgent(seed=i, fast=fast),
+                MCTSAgent(25, seed=i, fast=fast),
+                MCTSAgent(25, seed=i, fast=fast, max_rollout_depth=4),
+            ]
+            moves = [agent.act(None, mask, state) for agent in agents for _ in range(2)]
+            root = agents[1].search(state)
+            tree = sorted((a, c.visits, tuple(c.value)) for a, c in root.children.items())
+            seen[fast] = (moves, tree, [agent._rng.getstate() for agent in agents])
+        assert seen[True] == seen[False], (game, players, i)
+
+
+def test_the_compiled_stream_is_pythons_random() -> None:
+    assert matches_python()
+    python, copied = random.Random(5), random.Random(5)
+    stream = PythonStream(copied)
+    values = list(range(40))
+    stream.shuffle(values)
+    words = [next_word(stream.words) for _ in range(700)]  # past one refill of the state
+    stream.store()
+    expected = list(range(40))
+    python.shuffle(expected)
+    assert values == expected
+    assert words == [python.getrandbits(32) for _ in range(700)]
+    assert copied.getstate() == python.getstate()
+
+
+def test_the_switch_turns_the_fast_path_off(monkeypatch) -> None:
+    state = _midgame(*CONFIGS[0], 3)
+    monkeypatch.setenv(registry.FAST_SWITCH, "0")
+    assert not registry.fast_path_available()
+    assert registry.fast_state(state) is None
+    monkeypatch.setenv(registry.FAST_SWITCH, "1")
+    assert registry.fast_state(state) is not None
+    monkeypatch.setenv(registry.FAST_SWITCH, "yes")
+    with pytest.raises(InvalidOptionError, match="TABLETOP_ZOO_FAST must be 0"):
+        registry.fast_path_available()
 
 
 @pytest.mark.parametrize(("game", "players"), CONFIGS)

@@ -1,6 +1,8 @@
 """One compiled Arktia game behind the engine protocol: :class:`FastArktiaState`
 (made by :meth:`tabletop_zoo.envs.arktia.fast.engine.FastArktia.wrap`), with compiled rollouts
-and the greedy rule for the search agents."""
+and the greedy rule for the search agents. Rollouts draw from the search agent's own
+Python generator (:mod:`tabletop_zoo.envs.fast_random`), so they play the moves the
+Python engine's rollouts play."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
+from tabletop_zoo.envs.fast_random import below
 
 __all__ = ["FastArktiaState", "score"]
 
@@ -30,19 +33,45 @@ def _apply_checked(row, action, tables):
 
 
 @jit
-def _rollout(row, max_depth, tables, out):
+def _rollout(row, max_depth, tables, words, out):
     nbr, rays, prm, shapes = tables
     steps = 0
     while row[K.CUR] >= 0 and (max_depth < 0 or steps < max_depth):
-        action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
+        action = row[K.LEGAL + below(words, row[K.LEGAL_COUNT])]  # Random.choice(legal)
         K.apply_action(row, action, nbr, rays, prm, shapes)
         steps += 1
     B.win_rewards(row, prm[K.P_PLAYERS], out)
 
 
 @jit
-def _greedy(row, tables):
-    return B.greedy_action(row, np.empty(row.shape[0], dtype=np.int64), tables)
+def _greedy_best(row, tables, out):
+    """The greedy rule's best actions (result if the game ends, then score margin, one
+    ply deep) into ``out`` in legal-list order; returns their count."""
+    nbr, rays, prm, shapes = tables
+    n = prm[K.P_PLAYERS]
+    player = row[K.CUR]
+    scratch = np.empty(row.shape[0], dtype=np.int64)
+    results = np.zeros(n, dtype=np.float32)
+    best_result, best_margin, count = -2.0, -(10**9), 0
+    for j in range(row[K.LEGAL_COUNT]):
+        action = row[K.LEGAL + j]
+        scratch[: K.LEGAL] = row[: K.LEGAL]
+        K.apply_action(scratch, action, nbr, rays, prm, shapes)
+        other = -(10**9)
+        for s in range(n):
+            if s != player:
+                other = max(other, K.score(scratch, s))
+        margin = K.score(scratch, player) - other
+        result = 0.0
+        if scratch[K.CUR] < 0:
+            B.win_rewards(scratch, n, results)
+            result = results[player]
+        if result > best_result or (result == best_result and margin > best_margin):
+            best_result, best_margin, count = result, margin, 0
+        if result == best_result and margin == best_margin:
+            out[count] = action
+            count += 1
+    return count
 
 
 class FastArktiaState(FastStateBase):
@@ -56,18 +85,21 @@ class FastArktiaState(FastStateBase):
         """Number of seats."""
         return self.engine.num_players
 
-    def rollout(self, max_depth: int | None = None) -> list[float]:
+    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
         """Uniformly random play in compiled code until the end (or ``max_depth``
-        decisions); the value per seat (R22 from the scores as they then stand). Mutates
-        the row."""
+        decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
+        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat (R22
+        from the scores as they then stand). Mutates the row."""
         out = np.zeros(self.engine.num_players, dtype=np.float32)
-        _rollout(self.row, -1 if max_depth is None else max_depth, self.engine.tables, out)
+        depth = -1 if max_depth is None else max_depth
+        _rollout(self.row, depth, self.engine.tables, words, out)
         return [float(x) for x in out]
 
-    def greedy_action(self) -> int:
-        """The greedy rule's action (best result, then score margin, one ply deep; ties at
-        random from the compiled generator, see :meth:`FastArktia.seed`)."""
-        return int(_greedy(self.row, self.engine.tables))
+    def greedy_best(self) -> list[int]:
+        """The actions the greedy rule ranks best (result if the game ends, then score
+        margin, one ply deep), ascending; the agent draws one of them."""
+        out = np.empty(max(1, int(self.row[K.LEGAL_COUNT])), dtype=np.int64)
+        return out[: _greedy_best(self.row, self.engine.tables, out)].tolist()
 
     @property
     def current_player(self) -> int:

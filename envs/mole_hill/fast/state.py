@@ -1,6 +1,8 @@
 """One compiled Mole Hill game behind the engine protocol: :class:`FastMoleHillState`
 (made by :meth:`tabletop_zoo.envs.mole_hill.fast.engine.FastMoleHill.wrap`), with compiled
-rollouts and the greedy rule for the search agents."""
+rollouts and the greedy rule for the search agents. Rollouts draw from the search agent's
+own Python generator (:mod:`tabletop_zoo.envs.fast_random`), so they play the moves the
+Python engine's rollouts play."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
+from tabletop_zoo.envs.fast_random import below
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
@@ -36,10 +39,23 @@ def _apply_checked(row, action):
 
 
 @jit
-def _rollout(row, max_depth, buffer, out):
+def _rollout(row, max_depth, buffer, words, out):
     steps = 0
     while row[K.PLAYER] >= 0 and (max_depth < 0 or steps < max_depth):
-        K.apply_action(row, K.random_action(row, buffer))
+        if row[K.MOLE] == 1:
+            count = K.destinations(row, buffer)
+            action = buffer[below(words, count)]  # Random.choice(legal)
+        else:  # the same draw over the free edges, ascending, without listing them
+            skip = below(words, K.NUM_EDGES - row[K.NUM_RODS])
+            edge = 0
+            while True:
+                if not K.rod_placed(row, edge):
+                    if skip == 0:
+                        break
+                    skip -= 1
+                edge += 1
+            action = K.NUM_SPACES + edge
+        K.apply_action(row, action)
         steps += 1
     s0, s1 = K.score_of(row, 0), K.score_of(row, 1)
     out[0] = 1.0 if s0 > s1 else -1.0 if s0 < s1 else 0.0
@@ -47,8 +63,25 @@ def _rollout(row, max_depth, buffer, out):
 
 
 @jit
-def _greedy(row, buffer, scratch):
-    return K.greedy_action(row, buffer, scratch)
+def _greedy_best(row, buffer, out):
+    """The greedy rule's best actions (result if the game ends, then score margin, one
+    ply deep) into ``out``, ascending; returns their count."""
+    player = row[K.PLAYER]
+    scratch = np.empty(K.WIDTH, dtype=np.int64)
+    best_result, best_margin, count = -2.0, -1000, 0
+    for j in range(K.legal_actions(row, buffer)):
+        scratch[:] = row
+        K.apply_action(scratch, buffer[j])
+        margin = K.score_of(scratch, player) - K.score_of(scratch, 1 - player)
+        result = 0.0
+        if scratch[K.PLAYER] < 0:
+            result = 1.0 if margin > 0 else -1.0 if margin < 0 else 0.0
+        if result > best_result or (result == best_result and margin > best_margin):
+            best_result, best_margin, count = result, margin, 0
+        if result == best_result and margin == best_margin:
+            out[count] = buffer[j]
+            count += 1
+    return count
 
 
 class FastMoleHillState(FastStateBase):
@@ -68,17 +101,21 @@ class FastMoleHillState(FastStateBase):
         """Seat to move, -1 once the game is over."""
         return int(self.row[K.PLAYER])
 
-    def rollout(self, max_depth: int | None = None) -> list[float]:
-        """Uniformly random play in compiled code until the end (or ``max_depth`` actions);
-        the value per seat (+1/-1/0 from the scores as they then stand). Mutates the row."""
+    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth`` actions),
+        each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
+        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
+        (+1/-1/0 from the scores as they then stand). Mutates the row."""
         out = np.zeros(2, dtype=np.float64)
-        _rollout(self.row, -1 if max_depth is None else max_depth, self._buffer, out)
+        depth = -1 if max_depth is None else max_depth
+        _rollout(self.row, depth, self._buffer, words, out)
         return out.tolist()
 
-    def greedy_action(self) -> int:
-        """The greedy rule's action (best result, then score margin, one ply deep; ties at
-        random from the compiled generator, see :meth:`FastMoleHill.seed`)."""
-        return int(_greedy(self.row, self._buffer, np.empty(K.WIDTH, dtype=np.int64)))
+    def greedy_best(self) -> list[int]:
+        """The actions the greedy rule ranks best (result if the game ends, then score
+        margin, one ply deep), ascending; the agent draws one of them."""
+        out = np.empty(len(self._buffer), dtype=np.int64)
+        return out[: _greedy_best(self.row, self._buffer, out)].tolist()
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
