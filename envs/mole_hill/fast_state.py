@@ -57,8 +57,8 @@ class FastMoleHillState(FastStateBase):
 
     __slots__ = ("_buffer",)
 
-    def __init__(self, engine: Any, row: np.ndarray) -> None:
-        super().__init__(engine, row)
+    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
+        super().__init__(engine, row, trusted)
         self._buffer = engine._scratch  # scratch for action lists (never kept)
 
     num_players = 2
