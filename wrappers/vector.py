@@ -86,9 +86,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         num_envs = positive_int_option("num_envs", num_envs)
         modes = {m.value.lower(): m for m in self.AUTORESET_MODES}  # "samestep", "disabled"
-        key = (
-            autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
-        )
+        key = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
         key = key.lower().replace("_", "") if isinstance(key, str) else None
         if key not in modes:
             raise InvalidOptionError(
