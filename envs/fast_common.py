@@ -336,6 +336,8 @@ def check_actions(actions: Any, batch_size: int) -> np.ndarray:
             f"actions must be an integer array of shape ({batch_size},), "
             f"got {array.dtype} {array.shape}"
         )
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise IllegalActionError(f"action {array.max()} is out of range")
     return array.astype(np.int64, copy=False)
 
 

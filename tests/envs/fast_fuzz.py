@@ -141,6 +141,8 @@ def fuzz_view(engine: Any, row: np.ndarray, rng: np.random.Generator, tally: Tal
     tally.call("scores", view.scores)
     tally.call("returns", view.returns)
     tally.call("apply_action fuzz", lambda: view.clone().apply_action(int(rng.choice(EXTREMES))))
+    for huge in (2**70, -(2**70), 2**64 - 1, np.uint64(2**64 - 1), 1.0, True, "1"):
+        tally.call("apply_action huge", lambda a=huge: view.clone().apply_action(a))
     if not view.is_terminal():
         tally.call("greedy_action", view.greedy_action)
         legal = view.legal_actions()
@@ -170,6 +172,8 @@ def fuzz_shapes(engine: Any, states: np.ndarray, tally: Tally) -> None:
     tally.call("step read-only", lambda: engine.step(read_only, engine.random_actions(states)))
     tally.call("observe float seats", lambda: engine.observe(states, np.full(len(states), 0.5)))
     tally.call("step float actions", lambda: engine.step(states.copy(), np.zeros(len(states))))
+    huge = np.full(len(states), 2**64 - 1, dtype=np.uint64)
+    tally.call("step uint64 actions", lambda: engine.step(states.copy(), huge))
     tally.call("random_actions int mask", lambda: engine.random_actions(states, [1] * len(states)))
     tally.call("new_states", lambda: engine.new_states(-1))
     tally.call("seed", lambda: engine.seed(-5))
