@@ -20,8 +20,8 @@ greedy opponents or by a user-supplied batched policy::
   ``metadata["autoreset_mode"]``): a game that ends is restarted at once (the returned
   observation is the new game's); ``infos["final_obs"]`` holds the learner's last
   observation of the finished game (``None`` for the others), ``infos["final_info"]`` the
-  infos of that last step (``learner_seat``, ``final_scores``, ``action_mask``, each with
-  its ``_key`` mask), ``infos["_final_obs"]`` / ``infos["_final_info"]`` mark those games
+  infos of that last step (``learner_seat`` and ``final_scores``, each with its ``_key``
+  mask), ``infos["_final_obs"]`` / ``infos["_final_info"]`` mark those games
   and ``infos["final_scores"]`` holds their scores.
 * ``learner_seat`` is a seat, or ``None`` for a random seat per game and episode
   (``infos["learner_seat"]``).
@@ -322,7 +322,6 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             finals["_final_obs"] = np.zeros(b, dtype=bool)
             finals["_final_scores"] = np.zeros(b, dtype=bool)
             finals["final_info"] = {
-                "action_mask": np.zeros((b, self.engine.num_actions), dtype=bool),
                 "learner_seat": np.zeros(b, dtype=np.int64),
                 "final_scores": np.zeros((b, n), np.int64),
             }
@@ -334,10 +333,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             finals["final_obs"][row] = last[k]
         finals["final_scores"][rows] = scores
         final_info = finals["final_info"]
-        final_info["action_mask"][rows] = self.engine._legal_mask(self._states[rows])
         final_info["learner_seat"][rows] = seats
         final_info["final_scores"][rows] = scores
-        for key in ("action_mask", "learner_seat", "final_scores"):
+        for key in ("learner_seat", "final_scores"):
             final_info[f"_{key}"][rows] = True
         finals["_final_obs"][rows] = True
         finals["_final_scores"][rows] = True
