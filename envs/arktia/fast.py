@@ -49,6 +49,7 @@ from tabletop_zoo.envs.fast_common import (
     check_count,
     check_seats,
     configuration_fingerprint,
+    seat_array,
 )
 
 __all__ = ["DEFAULT_MAX_TURNS", "FastArktia", "FastArktiaState"]
@@ -138,6 +139,7 @@ class FastArktia(FastEngineBase):
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
+        seats = check_seats(seats, len(states), self.num_players)
         return self._play_opponents(self.check_states(states, True), seats, opponent, active)
 
     def _play_opponents(
@@ -146,7 +148,7 @@ class FastArktia(FastEngineBase):
         if opponent not in ("random", "greedy"):
             raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
         b, n = len(states), self.num_players
-        seats = check_seats(seats, b, n)
+        seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, n), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
         cut = np.zeros(b, dtype=bool)
@@ -203,10 +205,11 @@ class FastArktia(FastEngineBase):
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, rows, cols, planes)`` float32, game ``i`` seen by ``seats[i]`` (env planes)."""
+        seats = check_seats(seats, len(states), self.num_players)
         return self._observe(self.check_states(states), seats)
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
-        seats = check_seats(seats, len(states), self.num_players)
+        seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
         O.encode_batch(states, seats, self._cells, self._sizes, obs)
         return obs

@@ -36,6 +36,7 @@ from tabletop_zoo.envs.fast_common import (
     check_count,
     check_seats,
     configuration_fingerprint,
+    seat_array,
 )
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill import fast_batch as B
@@ -111,6 +112,7 @@ class FastMoleHill(FastEngineBase):
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
+        seats = check_seats(seats, len(states), 2)
         return self._play_opponents(self.check_states(states, True), seats, opponent, active)
 
     def _play_opponents(
@@ -119,7 +121,7 @@ class FastMoleHill(FastEngineBase):
         if opponent not in ("random", "greedy"):
             raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
         b = len(states)
-        seats = check_seats(seats, b, 2)
+        seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, 2), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
         scores = np.zeros((b, 2), dtype=np.int64)
@@ -171,10 +173,11 @@ class FastMoleHill(FastEngineBase):
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""
+        seats = check_seats(seats, len(states), 2)
         return self._observe(self.check_states(states), seats)
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
-        seats = check_seats(seats, len(states), 2)
+        seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
         B.observe(states, seats, obs)
         return obs.reshape(len(states), *self.observation_shape)
