@@ -139,8 +139,9 @@ class FastArktia(FastEngineBase):
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
+        states = self.check_states(states, True)
         seats = check_seats(seats, len(states), self.num_players)
-        return self._play_opponents(self.check_states(states, True), seats, opponent, active)
+        return self._play_opponents(states, seats, opponent, active)
 
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
@@ -205,8 +206,8 @@ class FastArktia(FastEngineBase):
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, rows, cols, planes)`` float32, game ``i`` seen by ``seats[i]`` (env planes)."""
-        seats = check_seats(seats, len(states), self.num_players)
-        return self._observe(self.check_states(states), seats)
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), self.num_players))
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin

@@ -112,8 +112,9 @@ class FastMoleHill(FastEngineBase):
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
+        states = self.check_states(states, True)
         seats = check_seats(seats, len(states), 2)
-        return self._play_opponents(self.check_states(states, True), seats, opponent, active)
+        return self._play_opponents(states, seats, opponent, active)
 
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
@@ -173,8 +174,8 @@ class FastMoleHill(FastEngineBase):
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""
-        seats = check_seats(seats, len(states), 2)
-        return self._observe(self.check_states(states), seats)
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), 2))
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
