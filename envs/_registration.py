@@ -12,6 +12,9 @@ from tabletop_zoo.envs.registry import GAMES
 
 #: One Gymnasium entry point for every game; the game is bound per id through ``kwargs``.
 GYMNASIUM_ENTRY_POINT = "tabletop_zoo.wrappers.single_agent:make_env"
+#: The vector entry point of every game with a compiled engine (``gymnasium.make_vec(id,
+#: num_envs, vectorization_mode="vector_entry_point", **options)``, the ``fast`` extra).
+VECTOR_ENTRY_POINT = "tabletop_zoo.wrappers.vector:make_vector_env"
 
 
 def register_all() -> None:
@@ -28,6 +31,7 @@ def register_all() -> None:
                 gymnasium.register(
                     id=spec.gymnasium_id,
                     entry_point=GYMNASIUM_ENTRY_POINT,
+                    vector_entry_point=VECTOR_ENTRY_POINT if spec.fast_engine else None,
                     kwargs={"game": spec.name},
                     disable_env_checker=True,
                 )

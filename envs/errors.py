@@ -22,6 +22,11 @@ class InvalidStateError(TabletopZooError):
     """A saved state (JSON) that is malformed or violates the rules."""
 
 
+class WrongConfigurationError(InvalidStateError):
+    """A compiled engine's row (or array of rows) made by an engine of another
+    configuration (player count, layout, options); the message names both."""
+
+
 class InvalidLayoutError(TabletopZooError):
     """A board layout that cannot be played (custom layouts)."""
 

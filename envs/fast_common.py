@@ -13,6 +13,7 @@ first start and loaded from there on later starts.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import time
@@ -20,7 +21,13 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    WrongConfigurationError,
+    as_integer,
+)
 from tabletop_zoo.envs.results import win_returns
 
 try:
@@ -45,6 +52,10 @@ __all__ = [
     "active_rows",
     "bit_list",
     "check_actions",
+    "check_count",
+    "check_seats",
+    "configuration_fingerprint",
+    "seat_array",
     "jit",
     "lowest_bit",
     "numba",
@@ -80,40 +91,180 @@ def bit_list(mask: Any) -> list[int]:
     return [i for i in range(64) if mask >> i & 1]
 
 
+#: Engines made in this process by fingerprint (``configuration_fingerprint``), so that a
+#: row of another configuration is refused naming the engine that made it.
+CONFIGURATIONS: dict[int, str] = {}
+
+
+def configuration_fingerprint(description: str, num_players: int, name: str) -> np.int64:
+    """The ``CONFIG`` column value of the rows of an engine: a hash of ``description``
+    (the game and every option that shapes a row) with the player count in the low 8
+    bits; ``name`` (how messages name the engine) is remembered in :data:`CONFIGURATIONS`."""
+    digest = int.from_bytes(hashlib.blake2b(description.encode(), digest_size=8).digest(), "big")
+    value = (digest & ((1 << 62) - 1) & ~0xFF) | num_players
+    CONFIGURATIONS[value] = name
+    return np.int64(value)
+
+
+def check_count(name: str, value: Any, low: int = 0, high: int = 2**31 - 1) -> int:
+    """``value`` as an int in ``low..high`` (InvalidOptionError naming ``name``)."""
+    count = as_integer(value)
+    if count is None or not low <= count <= high:
+        raise InvalidOptionError(f"{name} must be an int {low}..{high}, got {value!r}")
+    return count
+
+
+def check_seats(seats: Any, batch_size: int, num_players: int) -> np.ndarray:
+    """``seats`` (an integer or integer array, broadcast to the batch) as a contiguous
+    ``int64`` array of seats ``0..num_players - 1`` (InvalidOptionError)."""
+    array = np.asarray(seats)
+    if array.dtype.kind not in "iu" or array.ndim > 1 or array.size not in (1, batch_size):
+        raise InvalidOptionError(
+            f"seats must be an integer or an integer array of shape ({batch_size},), "
+            f"got {array.dtype} {array.shape}"
+        )
+    if np.any((array < 0) | (array >= num_players)):
+        raise InvalidOptionError(f"seats must be in 0..{num_players - 1}")
+    return np.ascontiguousarray(np.broadcast_to(array.astype(np.int64), (batch_size,)))
+
+
+def seat_array(seats: Any, batch_size: int) -> np.ndarray:
+    """``seats`` broadcast to a contiguous ``int64`` array without range checks (for seats
+    :func:`check_seats` or the engine itself produced)."""
+    if isinstance(seats, np.ndarray) and seats.dtype == np.int64 and seats.shape == (batch_size,):
+        return np.ascontiguousarray(seats)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (batch_size,)))
+
+
 class FastEngineBase:
     """What the batched compiled engines of both games share (``FastArktia``,
     ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets ``batch`` (its
     game's ``fast.batch`` module), ``player_column`` (the row's column holding the seat to
-    act, -1 once the game is over) and ``num_actions``."""
+    act, -1 once the game is over), ``config_column`` (the column holding
+    :func:`configuration_fingerprint`), ``num_actions``, ``state_width`` and ``config``, and
+    gives ``_check_rows``.
+
+    Every public method that takes rows checks them first (:meth:`check_states`): a row
+    that is not a position of this configuration gets an ``InvalidStateError`` (a
+    ``WrongConfigurationError`` if another configuration made it), never a crash. The
+    ``_``-prefixed twins (``_step``, ``_legal_mask``, ...) skip the check, for rows the
+    engine produced itself (the vector env's).
+    """
 
     batch: Any
     player_column: int
+    config_column: int
     num_actions: int
+    num_players: int
+    state_width: int
+    config: np.int64
+    row_problems: tuple[str, ...]
+
+    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+        """(index, code) of the first bad row of ``states``, (-1, 0) if none."""
+        raise NotImplementedError
+
+    def check_states(self, states: Any, writeable: bool = False) -> np.ndarray:
+        """``states`` if it is a C-contiguous ``(B, state_width)`` ``int64`` array of rows
+        this engine can play (positions of its configuration); else InvalidStateError
+        (WrongConfigurationError naming the configuration that made the rows).
+        ``writeable``: the call will change the rows in place."""
+        if not isinstance(states, np.ndarray):
+            raise InvalidStateError(
+                f"states must be a NumPy int64 array of shape (B, {self.state_width}), "
+                f"got {type(states).__name__}"
+            )
+        if states.ndim != 2 or states.dtype != np.int64:
+            raise InvalidStateError(
+                f"states must be an int64 array of shape (B, {self.state_width}), "
+                f"got {states.dtype} {states.shape}"
+            )
+        if states.shape[1] != self.state_width:
+            if states.shape[1] > self.config_column and len(states):
+                self._refuse_configuration(states, 0)
+            raise WrongConfigurationError(
+                f"states have {states.shape[1]} columns, but rows of {self!r} have "
+                f"{self.state_width}: rows of another configuration?"
+            )
+        if not states.flags.c_contiguous:
+            raise InvalidStateError("states must be C-contiguous (np.ascontiguousarray)")
+        if writeable and not states.flags.writeable:
+            raise InvalidStateError("states must be writeable: this call changes the rows")
+        bad, code = self._check_rows(states)
+        if bad >= 0:
+            if code == 1:
+                self._refuse_configuration(states, bad)
+            raise InvalidStateError(
+                f"game row {bad} is not a position of {self!r}: {self.row_problems[code]}"
+            )
+        return states
+
+    def _refuse_configuration(self, states: np.ndarray, index: int) -> None:
+        """WrongConfigurationError naming who made row ``index`` (if it is not ours)."""
+        found = int(states[index, self.config_column])
+        if found == int(self.config):
+            return
+        maker = CONFIGURATIONS.get(found)
+        if maker is None:
+            players = found & 0xFF
+            maker = (
+                f"an engine for {players} players (another configuration)"
+                if 1 <= players <= 8 and found > 0xFF
+                else f"no compiled engine (configuration column {found})"
+            )
+        raise WrongConfigurationError(
+            f"game row {index} was made by {maker}; this engine is {self!r}"
+            f" ({self.num_players} players)"
+        )
+
+    def check_row(self, row: Any) -> np.ndarray:
+        """:meth:`check_states` for one ``(state_width,)`` row; returns it."""
+        if not isinstance(row, np.ndarray) or row.ndim != 1:
+            raise InvalidStateError(
+                f"row must be a 1-d NumPy int64 array of {self.state_width} columns, "
+                f"got {type(row).__name__} {getattr(row, 'shape', '')}"
+            )
+        self.check_states(row.reshape(1, -1))
+        return row
 
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
-        random flowers)."""
-        self.batch.seed(seed)
+        random flowers); ``seed`` an int 0..2**32 - 1."""
+        self.batch.seed(check_count("seed", seed, 0, 2**32 - 1))
 
     def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 where inactive or over)."""
+        return self._random_actions(self.check_states(states), active)
+
+    def _random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         out = np.full(len(states), -1, dtype=np.int64)
         self.batch.random_actions(states, active_rows(active, len(states)), out)
         return out
 
     def current_players(self, states: np.ndarray) -> np.ndarray:
         """Seat to act per game (-1 where the game is over)."""
-        return states[:, self.player_column].copy()
+        return self.check_states(states)[:, self.player_column].copy()
 
     def is_terminal(self, states: np.ndarray) -> np.ndarray:
         """``(B,)`` bool: the game is over (only without autoreset)."""
-        return states[:, self.player_column] < 0
+        return self.check_states(states)[:, self.player_column] < 0
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """``(B, num_actions)`` bool: the legal actions of the seat to act."""
+        return self._legal_mask(self.check_states(states))
+
+    def _legal_mask(self, states: np.ndarray) -> np.ndarray:
         mask = np.zeros((len(states), self.num_actions), dtype=bool)
         self.batch.legal_mask(states, mask)
         return mask
+
+    def check_new_batch(self, batch_size: Any) -> int:
+        """``batch_size`` as an int 0..2**24 (InvalidOptionError)."""
+        return check_count("batch_size", batch_size, 0, 2**24)
+
+    def check_which(self, which: Any, batch_size: int) -> np.ndarray:
+        """A ``(batch_size,)`` bool row selection (InvalidOptionError)."""
+        return active_rows(which, batch_size, "which")
 
 
 class FastStateBase:
@@ -124,9 +275,11 @@ class FastStateBase:
 
     __slots__ = ("engine", "row")
 
-    def __init__(self, engine: Any, row: np.ndarray) -> None:
+    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
+        """``row``: a ``(state_width,)`` int64 row of ``engine``, checked
+        (``engine.check_row``) unless ``trusted`` (rows the engine produced itself)."""
         self.engine = engine
-        self.row = row
+        self.row = row if trusted else engine.check_row(row)
 
     @property
     def game(self) -> Any:
@@ -135,7 +288,7 @@ class FastStateBase:
 
     def clone(self) -> Any:
         """An independent copy."""
-        return type(self)(self.engine, self.row.copy())
+        return type(self)(self.engine, self.row.copy(), trusted=True)
 
     def is_terminal(self) -> bool:  # pragma: no cover - every subclass overrides it
         """True once the game is over."""
@@ -288,17 +441,22 @@ def check_actions(actions: Any, batch_size: int) -> np.ndarray:
             f"actions must be an integer array of shape ({batch_size},), "
             f"got {array.dtype} {array.shape}"
         )
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise IllegalActionError(f"action {array.max()} is out of range")
     return array.astype(np.int64, copy=False)
 
 
-def active_rows(active: Any, batch_size: int) -> np.ndarray:
-    """The ``active`` mask of a batched call (all rows when ``None``)."""
+def active_rows(active: Any, batch_size: int, name: str = "active") -> np.ndarray:
+    """The ``active`` mask of a batched call (all rows when ``None``); a bool array of
+    shape ``(batch_size,)`` (InvalidOptionError otherwise: no coercion of other types)."""
     if active is None:
         return np.ones(batch_size, dtype=np.bool_)
-    mask = np.asarray(active, dtype=np.bool_)
-    if mask.shape != (batch_size,):
-        raise InvalidOptionError(f"active must be a bool array of shape ({batch_size},)")
-    return mask
+    mask = np.asarray(active)
+    if mask.shape != (batch_size,) or mask.dtype != np.bool_:
+        raise InvalidOptionError(
+            f"{name} must be a bool array of shape ({batch_size},), got {mask.dtype} {mask.shape}"
+        )
+    return np.ascontiguousarray(mask)
 
 
 def warm_up() -> float:

@@ -16,14 +16,21 @@ greedy opponents or by a user-supplied batched policy::
 * A reward reaches the learner when its game ends: +1 / 0 / -1 (``reward_mode="win"``)
   or its score minus the best other score (``"score"``); the opponents' replies happen
   inside the same ``step``.
-* Autoreset is Gymnasium's ``SAME_STEP`` mode: a game that ends is restarted at once (the
-  returned observation is the new game's); ``infos["final_obs"]`` holds the learner's
-  last observation of the finished game (``None`` for the others), ``infos["_final_obs"]``
-  marks those games and ``infos["final_scores"]`` holds their scores.
+* Autoreset is Gymnasium's ``SAME_STEP`` mode (``autoreset_mode`` and
+  ``metadata["autoreset_mode"]``): a game that ends is restarted at once (the returned
+  observation is the new game's); ``infos["final_obs"]`` holds the learner's last
+  observation of the finished game (``None`` for the others), ``infos["final_info"]`` the
+  infos of that last step (``learner_seat`` and ``final_scores``, each with its ``_key``
+  mask), ``infos["_final_obs"]`` / ``infos["_final_info"]`` mark those games
+  and ``infos["final_scores"]`` holds their scores.
 * ``learner_seat`` is a seat, or ``None`` for a random seat per game and episode
   (``infos["learner_seat"]``).
 * An illegal learner action raises :class:`~tabletop_zoo.envs.errors.IllegalActionError`
-  and changes nothing.
+  and changes nothing. So does a batched opponent policy's output that is not one legal
+  integer action per game it was asked about (the message names the game row): a step is
+  a transaction, undone on any error (the policy's own exceptions included).
+* ``states`` is a read-only view of the rows; the env owns them and steps them without
+  re-checking (:meth:`FastEngineBase.check_states` is for rows from outside).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
-from tabletop_zoo.envs.errors import InvalidOptionError, UsageError
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.envs.registry import fast_engine, get_spec
 
 if TYPE_CHECKING:  # the protocol module loads numba; the env itself does not need it
@@ -62,9 +69,14 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat: the learner's seat, or ``None`` for a random seat per episode.
         reward_mode: ``"win"`` or ``"score"``.
         seed: default seed of the first ``reset()``.
+        autoreset_mode: ``AutoresetMode.SAME_STEP`` (default: finished games restart inside
+            ``step``) or ``AutoresetMode.DISABLED`` (they wait, masked out, until
+            ``reset(options={"reset_mask": ...})`` restarts them; TorchRL's choice).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    autoreset_mode = AutoresetMode.SAME_STEP
+    AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
     def __init__(
         self,
@@ -74,8 +86,17 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat: int | None = 0,
         reward_mode: str = "win",
         seed: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     ) -> None:
         num_envs = positive_int_option("num_envs", num_envs)
+        modes = {m.value.lower(): m for m in self.AUTORESET_MODES}  # "samestep", "disabled"
+        key = autoreset_mode.value if isinstance(autoreset_mode, AutoresetMode) else autoreset_mode
+        key = key.lower().replace("_", "") if isinstance(key, str) else None
+        if key not in modes:
+            raise InvalidOptionError(
+                f"autoreset_mode must be one of {[m.value for m in self.AUTORESET_MODES]}, "
+                f"got {autoreset_mode!r}"
+            )
         if not (opponent in OPPONENTS or callable(opponent)):
             raise InvalidOptionError(
                 f"opponent must be one of {OPPONENTS} or a batched policy "
@@ -85,6 +106,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             "learner_seat", learner_seat, engine.num_players, "a random seat per episode"
         )
         reward_mode = reward_mode_option(reward_mode)
+        self.autoreset_mode = modes[key]
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.engine = engine
         self.num_envs = num_envs
         self.opponent = opponent
@@ -97,26 +120,64 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = gymnasium.spaces.Discrete(engine.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self.states = engine.new_states(num_envs)
+        self._states = engine.new_states(num_envs)
         self.learner_seat = np.zeros(num_envs, dtype=np.int64)
+        self._ended = np.zeros(num_envs, dtype=bool)  # finished, waiting (DISABLED mode)
         self._rng = np.random.default_rng(seed)
         self._ready = False
+
+    @property
+    def states(self) -> np.ndarray:
+        """The rows of the ``num_envs`` games (a read-only view: the env owns them)."""
+        view = self._states.view()
+        view.flags.writeable = False
+        return view
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start ``num_envs`` new games and play the opponents up to the learner's turn."""
-        del options
+        """Start ``num_envs`` new games (only those of ``options["reset_mask"]``, a bool
+        array, when given) and play the opponents up to the learner's turn (all or
+        nothing, like :meth:`step`)."""
+        mask = (options or {}).get("reset_mask")
+        if mask is not None:
+            if not self._ready:
+                raise UsageError("reset(options={'reset_mask': ...}) before a full reset()")
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise InvalidOptionError(
+                    f"reset_mask must be a bool array of shape ({self.num_envs},), "
+                    f"got {mask.dtype} {mask.shape}"
+                )
+        snapshot = (self._snapshot(), self._ready) if callable(self.opponent) else None
+        try:
+            return self._reset(seed, mask)
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot[0])
+                self._ready = snapshot[1]
+            raise
+
+    def _reset(
+        self, seed: int | list[int] | None, mask: np.ndarray | None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         if isinstance(seed, list):
             seed = seed[0] if seed else None
         if seed is None and not self._ready:
             seed = self._default_seed
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.engine.seed(int(self._rng.integers(2**31)))
-        self.states = self.engine.new_states(self.num_envs, int(self._rng.integers(2**31)))
-        self._draw_seats(np.ones(self.num_envs, dtype=bool))
+        if mask is None:
+            self.engine.seed(int(self._rng.integers(2**31)))
+            self._states = self.engine.new_states(self.num_envs, int(self._rng.integers(2**31)))
+            mask = np.ones(self.num_envs, dtype=bool)
+        else:
+            if seed is not None:
+                self.engine.seed(int(self._rng.integers(2**31)))
+            self.engine._reset_games(self._states, mask)
+        self._ended[mask] = False
+        self._draw_seats(mask)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
         self._play_opponents(rewards, done, done.copy(), {})
@@ -126,11 +187,30 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """The learner's action in every game, then the opponents' replies; autoreset."""
+        """The learner's action in every game, then the opponents' replies; autoreset.
+
+        All or nothing: on any error (an illegal learner action, a bad opponent output)
+        the games, seats and random generators are as before the call."""
         if not self._ready:
             raise UsageError("step() before reset(): call reset() first to start the games")
-        actions = np.asarray(actions)
-        result = self.engine.step(self.states, actions, autoreset=False)
+        if self._ended.any():
+            raise UsageError(
+                f"game rows {np.flatnonzero(self._ended).tolist()[:8]} have ended "
+                "(autoreset_mode DISABLED): call reset(options={'reset_mask': ...}) first"
+            )
+        snapshot = self._snapshot() if callable(self.opponent) else None
+        try:
+            return self._step(actions)
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
+
+    def _step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        # the engine checks every learner action before it changes a row
+        result = self.engine._step(self._states, actions, autoreset=False)
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -141,14 +221,58 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         return self._observe(), rewards, terminated, truncated, self._infos(finals)
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, num_actions)`` bool: the learner's legal actions (sb3-contrib name)."""
-        return self.engine.legal_mask(self.states)
+        """``(num_envs, num_actions)`` bool: the learner's legal actions (sb3-contrib name;
+        none in the games that have ended and wait for a reset)."""
+        mask = self.engine._legal_mask(self._states)
+        mask[self._ended] = False
+        return mask
 
     def sample_legal_actions(self) -> np.ndarray:
         """A uniformly random legal action per game for the learner (compiled)."""
-        return self.engine.random_actions(self.states)
+        return self.engine._random_actions(self._states)
 
     # ------------------------------------------------------------------ internals
+    def _snapshot(self) -> tuple[Any, ...]:
+        """What a step may change: rows, seats, the seat generator, numba's generator."""
+        return (self._states.copy(), self.learner_seat.copy(), self._ended.copy(),
+                self._rng.bit_generator.state, _compiled_random_state())  # fmt: skip
+
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        states, seats, ended, rng_state, compiled_state = snapshot
+        self._states, self.learner_seat, self._ended = states, seats, ended
+        self._rng.bit_generator.state = rng_state
+        _set_compiled_random_state(compiled_state)
+
+    def _opponent_actions(self, chosen: Any, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The batched policy's output checked before anything is played: one integer
+        action per game asked about (no float truncation, no broadcasting), each legal
+        (IllegalActionError naming the game row)."""
+        try:
+            array = np.asarray(chosen)
+        except (TypeError, ValueError) as exc:
+            raise IllegalActionError(f"opponent policy returned no action array: {exc}") from None
+        if array.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"opponent policy must return integer actions, got {array.dtype} "
+                f"(game rows {rows.tolist()[:8]})"
+            )
+        if array.shape != (len(rows),):
+            raise IllegalActionError(
+                f"opponent policy must return shape ({len(rows)},) for the games asked "
+                f"about (game rows {rows.tolist()[:8]}), got {array.shape}"
+            )
+        inside = (array >= 0) & (array < self.engine.num_actions)
+        legal = inside.copy()
+        legal[inside] = masks[np.flatnonzero(inside), array[inside].astype(np.int64)]
+        if not legal.all():
+            k = int(np.flatnonzero(~legal)[0])
+            allowed = np.flatnonzero(masks[k]).tolist()
+            raise IllegalActionError(
+                f"opponent policy: game row {rows[k]}: action {array[k]} is not legal; "
+                f"legal: {allowed[:20]}"
+            )
+        return array.astype(np.int64)
+
     def _draw_seats(self, which: np.ndarray) -> None:
         if self.learner_seat_option is None:
             seats = self._rng.integers(self.engine.num_players, size=self.num_envs)
@@ -157,7 +281,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             self.learner_seat[which] = self.learner_seat_option
 
     def _observe(self) -> np.ndarray:
-        return self.engine.observe(self.states, self.learner_seat)
+        return self.engine._observe(self._states, self.learner_seat)
 
     def _infos(self, finals: dict[str, Any] | None = None) -> dict[str, Any]:
         infos: dict[str, Any] = {
@@ -192,16 +316,35 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             rewards[rows] = scores[np.arange(len(rows)), seats] - others.max(axis=1)
         terminated[rows] = result.terminated[rows]
         truncated[rows] = result.truncated[rows]
+        if self.autoreset_mode == AutoresetMode.DISABLED:  # the game waits for a reset
+            self._ended[rows] = True
+            return
         if not finals:
-            finals["final_obs"] = np.full(self.num_envs, None, dtype=object)
-            finals["final_scores"] = np.zeros((self.num_envs, self.engine.num_players), np.int64)
-            finals["_final_obs"] = np.zeros(self.num_envs, dtype=bool)
-        last = self.engine.observe(self.states[rows], seats)
+            b, n = self.num_envs, self.engine.num_players
+            finals["final_obs"] = np.full(b, None, dtype=object)
+            finals["final_scores"] = np.zeros((b, n), np.int64)
+            finals["_final_obs"] = np.zeros(b, dtype=bool)
+            finals["_final_scores"] = np.zeros(b, dtype=bool)
+            finals["final_info"] = {
+                "learner_seat": np.zeros(b, dtype=np.int64),
+                "final_scores": np.zeros((b, n), np.int64),
+            }
+            for key in list(finals["final_info"]):
+                finals["final_info"][f"_{key}"] = np.zeros(b, dtype=bool)
+            finals["_final_info"] = np.zeros(b, dtype=bool)
+        last = self.engine._observe(self._states[rows], seats)
         for k, row in enumerate(rows):
             finals["final_obs"][row] = last[k]
         finals["final_scores"][rows] = scores
+        final_info = finals["final_info"]
+        final_info["learner_seat"][rows] = seats
+        final_info["final_scores"][rows] = scores
+        for key in ("learner_seat", "final_scores"):
+            final_info[f"_{key}"][rows] = True
         finals["_final_obs"][rows] = True
-        self.engine.reset_games(self.states, ended)
+        finals["_final_scores"][rows] = True
+        finals["_final_info"][rows] = True
+        self.engine._reset_games(self._states, ended)
         self._draw_seats(ended)
 
     def _play_opponents(
@@ -213,24 +356,39 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         """Let the opponents decide, in batch, until the learner is to act in every game."""
         while True:
-            mover = self.engine.current_players(self.states)
-            active = (mover >= 0) & (mover != self.learner_seat)
+            mover = self._states[:, self.engine.player_column]
+            active = (mover >= 0) & (mover != self.learner_seat) & ~self._ended
             if not active.any():
                 return
             if self.opponent in OPPONENTS:  # compiled: up to the learner's turn at once
-                result = self.engine.play_opponents(
-                    self.states, self.learner_seat, self.opponent, active
+                result = self.engine._play_opponents(
+                    self._states, self.learner_seat, self.opponent, active
                 )
             else:
                 rows = np.flatnonzero(active)
-                chosen = self.opponent(
-                    self.engine.observe(self.states[rows], mover[rows]),
-                    self.engine.legal_mask(self.states[rows]),
-                )
+                masks = self.engine._legal_mask(self._states[rows])
+                chosen = self.opponent(self.engine._observe(self._states[rows], mover[rows]), masks)
                 actions = np.zeros(self.num_envs, dtype=np.int64)
-                actions[rows] = np.asarray(chosen, dtype=np.int64)
-                result = self.engine.step(self.states, actions, autoreset=False, active=active)
+                actions[rows] = self._opponent_actions(chosen, rows, masks)
+                result = self.engine._step(self._states, actions, autoreset=False, active=active)
             self._finish(result, active, rewards, terminated, truncated, finals)
+
+
+def _compiled_random_state() -> Any:
+    """The state of numba's random generator of this thread (``None`` if unreachable)."""
+    try:
+        from numba import _helperlib
+
+        return _helperlib.rnd_get_state(_helperlib.rnd_get_np_state_ptr())
+    except (ImportError, AttributeError):  # pragma: no cover - another numba layout
+        return None
+
+
+def _set_compiled_random_state(state: Any) -> None:
+    if state is not None:
+        from numba import _helperlib
+
+        _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), state)
 
 
 def make_vector_env(
@@ -242,6 +400,7 @@ def make_vector_env(
     reward_mode: str = "win",
     max_turns: int | None = None,
     seed: int | None = None,
+    autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
     **options: Any,
 ) -> BatchedVectorEnv:
     """A :class:`BatchedVectorEnv` of ``game`` (registry name) with the game's options.
@@ -250,4 +409,6 @@ def make_vector_env(
     """
     spec = get_spec(game)
     engine = fast_engine(spec.name, num_players, max_turns=max_turns, **options)
-    return BatchedVectorEnv(engine, num_envs, opponent, learner_seat, reward_mode, seed)
+    return BatchedVectorEnv(
+        engine, num_envs, opponent, learner_seat, reward_mode, seed, autoreset_mode
+    )

@@ -7,7 +7,10 @@ Each (game, player count) plays seeded random games through the wrapped ``env()`
 ``--steps`` AEC steps are done. At every step it checks: the acting agent's mask equals
 ``legal_actions()`` and every other mask is empty; the observation lies in its space; the
 JSON round trip gives back an equal state with the same legal actions; a clone equals
-the original and stays independent of it; rewards stay 0 until the end, all agents end
+the original and stays independent of it; with the ``fast`` extra, the compiled engine's
+copy of the position (``registry.fast_state``, what the search agents play on) is accepted
+by its row check and has the same seat to act, legal actions and scores, also after the
+clone's random action; rewards stay 0 until the end, all agents end
 together, and the final rewards are the engine's ``returns()`` (or the truncation
 rewards); ``info["scores"]`` are the engine's scores. Resident memory is sampled after
 the first tenth of the budget and at the end ("memory flat": growth under
@@ -26,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.envs.registry import GAMES, make_env
+from tabletop_zoo.envs.registry import GAMES, fast_state, make_env
 
 
 @dataclass
@@ -40,6 +43,7 @@ class SoakCounts:
     truncated: int = 0
     json_round_trips: int = 0
     clones: int = 0
+    compiled_checks: int = 0
     memory_growth_mb: float = 0.0
     seconds: float = 0.0
     violations: list[str] = field(default_factory=list)
@@ -86,9 +90,21 @@ def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -
         bad(f"step {counts.steps}: JSON round trip changed the state")
     clone = state.clone()
     counts.clones += 1
-    clone.apply_action(rng.choice(legal))
+    action = rng.choice(legal)
+    clone.apply_action(action)
     if state.to_json() != text or state.legal_actions() != legal:
         bad(f"step {counts.steps}: playing on a clone changed the original")
+    compiled = fast_state(state)  # None without numba; InvalidStateError here is a bug
+    if compiled is not None:
+        counts.compiled_checks += 1
+        same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == (
+            legal,
+            state.current_player,
+            list(state.scores()),
+        )
+        compiled.apply_action(action)
+        if not same or compiled.legal_actions() != clone.legal_actions():
+            bad(f"step {counts.steps}: the compiled copy disagrees with the Python state")
 
 
 def _check_after_step(env, counts: SoakCounts, total: dict[str, float]) -> bool:

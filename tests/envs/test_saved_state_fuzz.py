@@ -1,6 +1,8 @@
-"""Fuzzing saved states (hypothesis, sized for CI): mutated saved states of every game are
-either refused with InvalidStateError or accepted as a position from which every legal
-continuation is again accepted by ``from_json``.
+"""Fuzzing saved states (hypothesis, sized for CI): mutated saved states of every game (and
+option variant) are either refused with InvalidStateError or accepted as a position from
+which every legal continuation is again accepted by ``from_json``; with the ``fast`` extra,
+the compiled engine's copy of every accepted position (``registry.fast_state``, which the
+search agents use) is accepted by its row check and plays the same legal actions.
 
 The mutations change types, ranges and nesting, drop and add keys, and, most often,
 change one game value to another plausible one (an impossible position).
@@ -16,9 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabletop_zoo.envs.errors import InvalidStateError
-from tabletop_zoo.envs.registry import GAMES, new_game
+from tabletop_zoo.envs.registry import GAMES, fast_state, new_game
 
 CASES = [(spec.name, n) for spec in GAMES.values() for n in spec.players]
+#: Option variants of the games (game, players, options) for the mutation test.
+VARIANTS = [
+    ("mole_hill", 2, {"random_flowers": True}),
+    ("arktia", 2, {"neutral_pieces": False}),
+    ("arktia", 3, {"neutral_pieces": True}),
+]
 ODD_VALUES = st.one_of(
     st.none(),
     st.booleans(),
@@ -30,10 +38,10 @@ ODD_VALUES = st.one_of(
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _reachable(game: str, n: int, seed: int, plies: int):
+def _reachable(game: str, n: int, seed: int, plies: int, options: dict | None = None):
     """The state after ``plies`` random legal moves from the start."""
     rng = random.Random(seed)
-    state = new_game(game, n).new_initial_state(seed)
+    state = new_game(game, n, **(options or {})).new_initial_state(seed)
     for _ in range(plies):
         if state.is_terminal():
             break
@@ -95,15 +103,29 @@ def _nudge_numbers(data: dict, choices: list[int], deltas: list[int]) -> dict:
 def _check_accepted_state_stays_accepted(cls, state, rng: random.Random) -> None:
     again = cls.from_json(state.to_json())
     assert again == state
+    compiled = fast_state(state)  # None without numba; a refused row here is a bug
     for _ in range(25):
+        if compiled is not None:
+            assert compiled.legal_actions() == state.legal_actions()
+            assert compiled.current_player == state.current_player
         if state.is_terminal():
             return
-        state.apply_action(rng.choice(state.legal_actions()))
+        action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+        if compiled is not None:
+            compiled.apply_action(action)
         text = state.to_json()
         assert cls.from_json(text).to_json() == text  # InvalidStateError here is a bug
 
 
-@pytest.mark.parametrize(("game", "n"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+MUTATION_CASES = [(g, n, {}) for g, n in CASES] + VARIANTS
+
+
+@pytest.mark.parametrize(
+    ("game", "n", "options"),
+    MUTATION_CASES,
+    ids=[f"{g}-{n}p" + "".join(f"-{k}={v}" for k, v in o.items()) for g, n, o in MUTATION_CASES],
+)
 @SETTINGS
 @given(
     seed=st.integers(0, 10**6),
@@ -114,9 +136,17 @@ def _check_accepted_state_stays_accepted(cls, state, rng: random.Random) -> None
     extra_key=st.booleans(),
 )
 def test_mutated_saved_states_are_refused_or_playable(
-    game: str, n: int, seed: int, plies: int, choice: int, value, drop: bool, extra_key: bool
+    game: str,
+    n: int,
+    options: dict,
+    seed: int,
+    plies: int,
+    choice: int,
+    value,
+    drop: bool,
+    extra_key: bool,
 ) -> None:
-    state = _reachable(game, n, seed, plies)
+    state = _reachable(game, n, seed, plies, options)
     cls = type(state)
     data = _mutate(json.loads(state.to_json()), choice, value, drop)
     if extra_key:

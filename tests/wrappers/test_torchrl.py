@@ -27,3 +27,33 @@ def test_random_rollout_to_the_end_of_a_game(game, num_players):
     assert final == [float(r) for r in state.returns()]
     masks = rollout["player_0", "action_mask"]
     assert masks.dtype == torch.bool and masks.shape[-1] == env._env.unwrapped.num_actions
+
+
+def test_gym_wrapper_rolls_out_the_vector_env_with_masked_actions() -> None:
+    """The recipe of docs/fast.md: DISABLED autoreset (TorchRL's preferred mode, so
+    GymWrapper builds its specs without probing the env with unmasked random actions),
+    the mask read from the infos with a given spec, TorchRL's ActionMask transform."""
+    pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
+    from torchrl.data import Binary
+    from torchrl.envs import ActionMask, GymWrapper, TransformedEnv
+    from torchrl.envs.libs.gym import default_info_dict_reader
+
+    from tabletop_zoo.wrappers.vector import make_vector_env
+
+    envs = make_vector_env("arktia", 4, 3, autoreset_mode="Disabled", max_turns=40, seed=0)
+    n = envs.single_action_space.n
+    env = GymWrapper(envs, categorical_action_encoding=True)
+    env.set_info_dict_reader(
+        default_info_dict_reader(
+            ["action_mask"], spec=[Binary(n=n, shape=(4, n), dtype=torch.bool)]
+        )
+    )
+    env = TransformedEnv(env, ActionMask())
+    rollout = env.rollout(300, break_when_any_done=False)  # ended games reset by TorchRL
+    actions, masks = rollout["action"], rollout["action_mask"]
+    assert masks.gather(-1, actions.unsqueeze(-1)).all()  # every action was legal
+    done = rollout["next", "done"].squeeze(-1)
+    assert done.sum() >= 4  # games ended (or were truncated) and restarted
+    rewards = rollout["next", "reward"].squeeze(-1)
+    assert set(rewards[done].unique().tolist()) <= {-1.0, 0.0, 1.0}
+    assert not rewards[~done].any()

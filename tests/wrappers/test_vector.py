@@ -129,3 +129,108 @@ def test_compiled_greedy_picks_a_best_action_of_the_greedy_rule(game: str, playe
             checked += 1
         engine.step(states, engine.random_actions(states))
     assert checked == 480
+
+
+def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """A deterministic batched opponent: the lowest legal action."""
+    del observations
+    return masks.argmax(axis=1)
+
+
+def broken(output) -> object:  # noqa: ANN001
+    """An opponent policy returning ``output(masks)`` once, the lowest legal action after."""
+    calls = {"n": 0}
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> object:
+        calls["n"] += 1
+        return output(masks) if calls["n"] == 1 else first_legal(observations, masks)
+
+    return policy
+
+
+BAD_OPPONENT_OUTPUTS = {
+    "float actions": (lambda m: m.argmax(axis=1).astype(np.float64) + 0.4, "integer"),
+    "bool actions": (lambda m: np.ones(len(m), dtype=bool), "integer"),
+    "one action too few": (lambda m: m.argmax(axis=1)[:-1], "shape"),
+    "one action too many": (lambda m: np.append(m.argmax(axis=1), 0), "shape"),
+    "a scalar": (lambda m: np.int64(0), "shape"),
+    "ragged list": (lambda m: [[1], [1, 2]], "opponent policy"),
+    "illegal action": (lambda m: np.where(m, -1, np.arange(m.shape[1])).max(axis=1), "row"),
+    "out of range": (lambda m: np.full(len(m), 10_000), "row"),
+    "negative": (lambda m: np.full(len(m), -1), "row"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_OPPONENT_OUTPUTS))
+def test_a_bad_opponent_output_changes_nothing(case: str) -> None:
+    output, message = BAD_OPPONENT_OUTPUTS[case]
+    envs = BatchedVectorEnv(fast_engine("mole_hill"), 6, broken(output), learner_seat=0, seed=4)
+    twin = BatchedVectorEnv(fast_engine("mole_hill"), 6, first_legal, learner_seat=0, seed=4)
+    envs.reset()
+    twin.reset()
+    actions = envs.sample_legal_actions()  # the learner's move is legal
+    before = envs.states.copy(), envs.learner_seat.copy()
+    with pytest.raises(IllegalActionError, match=message):
+        envs.step(actions)
+    assert np.array_equal(envs.states, before[0]) and np.array_equal(envs.learner_seat, before[1])
+    # the next step plays the same seats as an env that never met the bad output
+    for _ in range(40):
+        mine, theirs = envs.step(actions), twin.step(actions)
+        for a, b in zip(mine[:4], theirs[:4], strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(envs.states, twin.states)
+        actions = mine[4]["action_mask"].argmax(axis=1)
+
+
+def test_an_illegal_opponent_action_names_the_game_row() -> None:
+    def second_game_wrong(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        chosen = masks.argmax(axis=1)
+        if len(chosen) > 1:
+            chosen[1] = np.flatnonzero(~masks[1])[0]
+        return chosen
+
+    envs = BatchedVectorEnv(fast_engine("mole_hill"), 4, second_game_wrong, seed=0)
+    envs.reset()
+    with pytest.raises(IllegalActionError, match="game row 1: action"):
+        envs.step(envs.sample_legal_actions())
+
+
+def test_an_opponent_policy_that_raises_leaves_the_env_as_it_was() -> None:
+    calls = {"n": 0}
+
+    def failing_on_the_second_call(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("policy crashed")
+        return masks.argmax(axis=1)
+
+    policy = failing_on_the_second_call
+    envs = BatchedVectorEnv(fast_engine("arktia", 3), 4, policy, learner_seat=2, seed=0)
+    with pytest.raises(RuntimeError):  # seat 2 learns: reset plays seats 0 and 1
+        envs.reset()
+    with pytest.raises(UsageError, match="before reset"):  # the failed reset left it unready
+        envs.step(np.zeros(4, dtype=np.int64))
+    envs.reset()
+    before = envs.states.copy(), envs.learner_seat.copy(), envs._rng.bit_generator.state
+    calls["n"] = 1
+    with pytest.raises(RuntimeError):
+        envs.step(envs.sample_legal_actions())
+    assert np.array_equal(envs.states, before[0]) and np.array_equal(envs.learner_seat, before[1])
+    assert envs._rng.bit_generator.state == before[2]
+
+
+def test_learner_actions_are_not_truncated_or_broadcast() -> None:
+    envs = make_vector_env("mole_hill", 4, seed=0)
+    envs.reset()
+    before = envs.states.copy()
+    for bad in (np.zeros(4) + 0.5, np.zeros(3, dtype=np.int64), np.int64(0), [True] * 4):
+        with pytest.raises(IllegalActionError, match="integer array of shape"):
+            envs.step(bad)
+    assert np.array_equal(envs.states, before)
+
+
+def test_the_rows_are_read_only_from_outside() -> None:
+    envs = make_vector_env("mole_hill", 2, seed=0)
+    envs.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        envs.states[0, 8] = -(2**63)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_common import jit, numba
+from tabletop_zoo.envs.fast_common import jit, lowest_bit, numba, popcount
 
 
 @jit
@@ -189,3 +189,181 @@ def play_opponents(states, seats, active, greedy, max_turns, tables, rewards, do
             K.apply_action(row, action, nbr, rays, prm, shapes)
             if record_end(row, i, n, max_turns, rewards, done, cut, scores):
                 break
+
+
+#: What :func:`check_row` found wrong, by the code it returns (0: nothing).
+ROW_PROBLEMS = (
+    "",
+    "was made by another engine configuration (CONFIG column)",
+    "ROUND, SUB, MUST_MELT, CUR or TURN out of range",
+    "tile sets must be tiles of the layout (ALIVE connected, OCC alive, CMASK occupied)",
+    "stacks must be 0..3 pieces of this game's colours in a legal shape on alive tiles, "
+    "-1 above, matching OCC and CMASK",
+    "reserves, pieces on the board and lost pieces must add up to each colour's material",
+    "REMOVED, MELTED and ENDED must be in range and add up (removed = lost, melted = holes)",
+    "each colour's tiles must be connected (except the tied groups of a pending choice)",
+    "the pending group choices must be tied groups of other colours than the mover's",
+    "the legal list must hold the legal actions of the position (LEGAL_COUNT, LEGAL)",
+)
+
+
+@jit
+def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
+    """0 if every kernel can use ``row`` (a position of this configuration), else the
+    code of the first problem (:data:`ROW_PROBLEMS`). ``scratch``: a row-wide buffer
+    (the legal list is recomputed there); ``counts``: 5 int64. Every index taken from the
+    row is checked before it is used."""
+    nbr, rays, prm, shapes = tables
+    n_tiles, n, every = prm[K.P_TILES], prm[K.P_PLAYERS], prm[K.P_ALL]
+    neutral_per_kind = 1 if num_neutral > 0 else 0
+    if row[K.CONFIG] != config:
+        return 1
+    rnd, sub, cur = row[K.ROUND], row[K.SUB], row[K.CUR]
+    if rnd < K.SETUP or rnd > K.NORMAL or sub < K.NO_SUB or sub > K.MELT_SUB:
+        return 2
+    if row[K.MUST_MELT] < 0 or row[K.MUST_MELT] > 1 or cur < -1 or cur >= n or row[K.TURN] < 0:
+        return 2
+    if cur == -1 and (sub != K.NO_SUB or row[K.LEGAL_COUNT] != 0):
+        return 2
+    alive, occ = row[K.ALIVE], row[K.OCC]
+    if alive == 0 or alive & ~every != 0 or occ & ~alive != 0:
+        return 3
+    if K.component_of(lowest_bit(alive), alive, nbr) != alive:
+        return 3
+    union = np.int64(0)
+    for c in range(5):
+        m = row[K.CMASK + c]
+        absent = (c < K.NEUTRAL and c >= n) or (c == K.NEUTRAL and num_neutral == 0)
+        if m & ~occ != 0 or (absent and m != 0):
+            return 3
+        union |= m
+        counts[c] = 0
+    if union != occ:
+        return 3
+    for t in range(K.MAX_TILES):
+        h = row[K.HEIGHT + t]
+        base = K.PIECES + 3 * t
+        if (occ >> t) & 1 == 0:  # CMASK is within OCC: only the empty stack to check
+            if h != 0 or row[base] != -1 or row[base + 1] != -1 or row[base + 2] != -1:
+                return 4
+            continue
+        if h < 1 or h > 3:
+            return 4
+        colours = 0
+        for level in range(3):
+            piece = row[K.PIECES + 3 * t + level]
+            if level >= h:
+                if piece != -1:
+                    return 4
+                continue
+            if piece < 0 or piece >= 15:
+                return 4
+            c = piece // 3
+            if (c < K.NEUTRAL and c >= n) or (c == K.NEUTRAL and num_neutral == 0):
+                return 4
+            colours |= 1 << c
+            counts[c] += 1
+        if h > 0 and not shapes[K.kinds_code(row, t, 0, h)]:
+            return 4
+        for c in range(5):
+            if ((row[K.CMASK + c] >> t) & 1 == 1) != ((colours >> c) & 1 == 1):
+                return 4
+    neutral_left = 0
+    lost_total = 0
+    for s in range(4):
+        reserve = 0
+        for kind in range(3):
+            own, neutral = row[K.RESERVE + 3 * s + kind], row[K.NEUTRAL_RESERVE + 3 * s + kind]
+            top_own, top_neutral = (3, neutral_per_kind) if s < n else (0, 0)
+            if own < 0 or own > top_own or neutral < 0 or neutral > top_neutral:
+                return 5
+            reserve += own
+            neutral_left += neutral
+        lost = row[K.LOST + s]
+        if lost < 0 or counts[s] + reserve + lost != (9 if s < n else 0):
+            return 5
+        lost_total += lost
+    lost = row[K.LOST + K.NEUTRAL]
+    if lost < 0 or counts[K.NEUTRAL] + neutral_left + lost != num_neutral:
+        return 5
+    lost_total += lost
+    removed_total = 0
+    melted_total = 0
+    for s in range(4):
+        removed, melted, ended = row[K.REMOVED + s], row[K.MELTED + s], row[K.ENDED + s]
+        if s >= n and (removed != 0 or melted != 0 or ended != 0):
+            return 6
+        if removed < 0 or melted < 0 or melted > n_tiles or ended < 0 or ended > 1:
+            return 6
+        removed_total += removed
+        melted_total += melted
+    if removed_total != lost_total or melted_total != n_tiles - popcount(alive):
+        return 6
+    count = row[K.PENDING_COUNT]
+    if count < 0 or count > K.MAX_PENDING or (count > 0) != (sub == K.CHOOSE):
+        return 8
+    pending = 0
+    for e in range(K.MAX_PENDING):
+        colour, size = row[K.PENDING_COLOUR + e], row[K.PENDING_SIZE + e]
+        slot = K.PENDING_GROUPS + e * K.MAX_GROUPS
+        if e >= count:
+            if colour != 0 or size != 0:
+                return 8
+            for i in range(K.MAX_GROUPS):
+                if row[slot + i] != 0:
+                    return 8
+            continue
+        if colour < 0 or colour > K.NEUTRAL or colour == cur or (pending >> colour) & 1 == 1:
+            return 8
+        if size < 2 or size > K.MAX_GROUPS:
+            return 8
+        m = row[K.CMASK + colour]
+        groups = np.int64(0)
+        for i in range(K.MAX_GROUPS):
+            group = row[slot + i]
+            if i >= size:
+                if group != 0:
+                    return 8
+                continue
+            if group == 0 or group & groups != 0 or group & ~m != 0:
+                return 8
+            if K.component_of(lowest_bit(group), m, nbr) != group:
+                return 8
+            groups |= group
+        if groups != m:
+            return 8
+        pending |= 1 << colour
+    for c in range(5):
+        m = row[K.CMASK + c]
+        if (pending >> c) & 1 == 0 and m != 0 and K.component_of(lowest_bit(m), m, nbr) != m:
+            return 7
+    k = row[K.LEGAL_COUNT]
+    if k < 0 or k > max_legal or (cur >= 0 and k == 0):
+        return 9
+    if cur < 0:
+        return 0
+    scratch[: K.LEGAL] = row[: K.LEGAL]
+    if sub == K.NO_SUB:
+        K.turn_actions(scratch, nbr, rays, prm, shapes)
+    elif sub == K.MELT_SUB:
+        K.melt_actions(scratch, nbr, prm)
+    else:
+        K.keep_actions(scratch, prm)
+    if scratch[K.LEGAL_COUNT] != k:
+        return 9
+    for j in range(k):
+        if scratch[K.LEGAL + j] != row[K.LEGAL + j]:
+            return 9
+    return 0
+
+
+@jit
+def check_rows(states, config, max_legal, num_neutral, tables):
+    """(index, code) of the first row :func:`check_row` refuses; (-1, 0) if none."""
+    scratch = np.empty(states.shape[1], dtype=np.int64)
+    counts = np.zeros(5, dtype=np.int64)
+    for i in range(states.shape[0]):
+        code = check_row(states[i], config, max_legal, num_neutral, tables, scratch, counts)
+        if code != 0:
+            return i, code
+    return -1, 0

@@ -33,13 +33,23 @@ from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    WrongConfigurationError,
+    as_integer,
+)
 from tabletop_zoo.envs.fast_common import (
     FastEngineBase,
     StepResult,
     active_rows,
     bit_list,
     check_actions,
+    check_count,
+    check_seats,
+    configuration_fingerprint,
+    seat_array,
 )
 
 __all__ = ["FastArktia", "FastArktiaState"]
@@ -57,6 +67,8 @@ class FastArktia(FastEngineBase):
 
     batch = B
     player_column = K.CUR
+    config_column = K.CONFIG
+    row_problems = B.ROW_PROBLEMS
 
     def __init__(self, game: ArktiaGame | None = None, max_turns: int = DEFAULT_MAX_TURNS) -> None:
         self.game = game if game is not None else ArktiaGame()
@@ -82,6 +94,12 @@ class FastArktia(FastEngineBase):
             dtype=np.int64,
         )  # fmt: skip
         self.tables = (self.neighbours, self.rays, self.params, _SHAPES)
+        self.config = configuration_fingerprint(
+            f"FastArktia({self.game!r}, layout {layout.names!r} "
+            f"{[int(m) for m in self.neighbours]!r})",
+            self.num_players,
+            f"FastArktia({self.game!r})",
+        )
         initial = self.game.new_initial_state()
         total = sum(sum(initial.reserve(s)) + sum(initial.neutral_reserve(s))
                     for s in range(self.num_players))  # fmt: skip
@@ -95,25 +113,41 @@ class FastArktia(FastEngineBase):
     def __repr__(self) -> str:
         return f"FastArktia({self.game!r}, max_turns={self.max_turns})"
 
+    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:
+        return B.check_rows(states, self.config, self.max_legal, self.game.num_neutral,
+                            self.tables)  # fmt: skip
+
     # ---------------------------------------------------------------- batches
     def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:
         """``batch_size`` games at the start (Arktia has no chance: ``seed`` is ignored)."""
         del seed
+        batch_size = self.check_new_batch(batch_size)
         return np.repeat(self.initial_row[None], batch_size, axis=0)
 
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
-        states[np.asarray(which, dtype=bool)] = self.initial_row
+        self.check_states(states, writeable=True)
+        self._reset_games(states, self.check_which(which, len(states)))
+
+    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        states[which] = self.initial_row
 
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
+        states = self.check_states(states, True)
+        seats = check_seats(seats, len(states), self.num_players)
+        return self._play_opponents(states, seats, opponent, active)
+
+    def _play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
         if opponent not in ("random", "greedy"):
             raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
         b, n = len(states), self.num_players
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, n), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
         cut = np.zeros(b, dtype=bool)
@@ -125,12 +159,14 @@ class FastArktia(FastEngineBase):
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""
+        self.check_states(states)
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
         return out
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, n)`` scores (R21) as the positions stand."""
+        self.check_states(states)
         return np.array(
             [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
         )
@@ -144,6 +180,11 @@ class FastArktia(FastEngineBase):
         Games that end (R20) or reach ``max_turns`` (R23) are scored and, with
         ``autoreset``, restart from the initial position.
         """
+        return self._step(self.check_states(states, True), actions, autoreset, active)
+
+    def _step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
         actions = check_actions(actions, len(states))
         active = active_rows(active, len(states))
         bad = B.first_illegal(states, actions, active)
@@ -157,17 +198,19 @@ class FastArktia(FastEngineBase):
         done = np.zeros(b, dtype=bool)
         cut = np.zeros(b, dtype=bool)
         scores = np.zeros((b, n), dtype=np.int64)
-        B.step_batch(states, actions, active, autoreset, self.max_turns, self.initial_row,
+        B.step_batch(states, actions, active, bool(autoreset), self.max_turns, self.initial_row,
                      self.tables, rewards, done, cut, scores)  # fmt: skip
         return StepResult(rewards, done, cut, scores)
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, rows, cols, planes)`` float32, game ``i`` seen by ``seats[i]`` (env planes)."""
-        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
-        if np.any((seats < 0) | (seats >= self.num_players)):
-            raise InvalidOptionError(f"seats must be in 0..{self.num_players - 1}")
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), self.num_players))
+
+    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
-        O.encode_batch(states, np.ascontiguousarray(seats), self._cells, self._sizes, obs)
+        O.encode_batch(states, seats, self._cells, self._sizes, obs)
         return obs
 
     def random_play(
@@ -177,6 +220,8 @@ class FastArktia(FastEngineBase):
 
         Games that reach ``max_turns`` restart and count as finished.
         """
+        seed = check_count("seed", seed, 0, 2**32 - 1)
+        steps_per_game = check_count("steps_per_game", steps_per_game)
         states = self.new_states(batch_size)
         play = B.random_play_parallel if parallel else B.random_play
         games = play(states, steps_per_game, seed, self.max_turns, self.initial_row, self.tables)
@@ -185,6 +230,18 @@ class FastArktia(FastEngineBase):
     # ---------------------------------------------------------------- conversion
     def from_state(self, state: ArktiaState) -> np.ndarray:
         """The compiled row of a Python state (of this engine's configuration)."""
+        if not isinstance(state, ArktiaState):
+            raise InvalidStateError(f"expected an ArktiaState, got {type(state).__name__}")
+        other = state.game
+        if other is not self.game and (
+            other.num_players != self.game.num_players
+            or other.neutral_pieces != self.game.neutral_pieces
+            or other.layout.names != self.game.layout.names
+            or other.layout.neighbour_masks != self.game.layout.neighbour_masks
+        ):
+            raise WrongConfigurationError(
+                f"the state is a position of {other!r}; this engine is {self!r}"
+            )
         n, n_tiles = self.num_players, self.game.layout.num_tiles
         row = np.zeros(self.state_width, dtype=np.int64)
         row[K.PIECES : K.PIECES + 3 * K.MAX_TILES] = -1
@@ -229,6 +286,7 @@ class FastArktia(FastEngineBase):
             for i, group in enumerate(groups):
                 row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i] = _int64(group)
         legal = state.legal_actions()
+        row[K.CONFIG] = self.config
         row[K.LEGAL_COUNT] = len(legal)
         row[K.LEGAL : K.LEGAL + len(legal)] = legal
         return row
@@ -236,6 +294,7 @@ class FastArktia(FastEngineBase):
     def to_state(self, row: np.ndarray) -> ArktiaState:
         """The Python state of a compiled row, rebuilt through ``from_json`` (which checks
         material, connectivity and the legal actions with the reference rules)."""
+        self.check_row(row)
         data = json.loads(self.game.new_initial_state().to_json())
         names = self.game.layout.names
         n = self.num_players
@@ -288,10 +347,11 @@ class FastArktia(FastEngineBase):
         return row[: K.LEGAL + row[K.LEGAL_COUNT]]
 
     def wrap(self, row: np.ndarray) -> FastArktiaState:
-        """The engine-protocol view of a copy of one compiled row."""
-        return FastArktiaState(self, row.copy())
+        """The engine-protocol view of a copy of one compiled row (checked like
+        :meth:`check_row`)."""
+        return FastArktiaState(self, np.array(self.check_row(row)))
 
     def new_initial_state(self, seed: int | None = None) -> FastArktiaState:
         """Engine protocol: a new game as a :class:`FastArktiaState`."""
         del seed
-        return self.wrap(self.initial_row)
+        return FastArktiaState(self, self.initial_row.copy(), trusted=True)

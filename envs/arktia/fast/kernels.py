@@ -12,8 +12,9 @@ walking from ``t`` in direction ``d`` (``-1`` padded) and ``params`` the integer
 
 Row layout: the scalar columns below, then per colour / seat blocks, the pending group
 choices (at most 3 colours with at most 8 tied groups each), the stacks (``HEIGHT``: 64
-columns, ``PIECES``: 3 per tile, bottom first, ``-1`` where empty) and the legal actions
-of the decision at hand (``LEGAL_COUNT``, then the list, ascending), as the Python
+columns, ``PIECES``: 3 per tile, bottom first, ``-1`` where empty), the fingerprint of
+the engine configuration that made the row (``CONFIG``) and the legal actions of the
+decision at hand (``LEGAL_COUNT``, then the list, ascending), as the Python
 engine caches them.
 """
 
@@ -43,7 +44,8 @@ REMOVED, MELTED, LOST, ENDED = 36, 40, 44, 49  # LOST has 5 colours
 PENDING_COUNT, PENDING_COLOUR, PENDING_SIZE, PENDING_GROUPS = 53, 54, 57, 60
 HEIGHT = PENDING_GROUPS + MAX_PENDING * MAX_GROUPS
 PIECES = HEIGHT + MAX_TILES
-LEGAL_COUNT = PIECES + 3 * MAX_TILES
+CONFIG = PIECES + 3 * MAX_TILES  # the engine configuration's fingerprint
+LEGAL_COUNT = CONFIG + 1
 LEGAL = LEGAL_COUNT + 1
 
 # params

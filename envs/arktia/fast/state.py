@@ -118,7 +118,12 @@ class FastArktiaState(FastStateBase):
     def apply_action(self, action: int) -> None:
         """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
         a = as_integer(action)
-        if a is None or not _apply_checked(self.row, a, self.engine.tables):
+        tables = self.engine.tables
+        if (
+            a is None
+            or not 0 <= a < self.engine.num_actions
+            or not _apply_checked(self.row, a, tables)
+        ):
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import jit, numba
+from tabletop_zoo.envs.fast_common import jit, numba, popcount
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
 
@@ -161,3 +161,100 @@ def random_play_parallel(states, num_steps, seed, random_flowers, red, white):
         buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
         games[i] = play_row(states[i], num_steps, random_flowers, red, white, buffer)
     return games.sum()
+
+
+#: What :func:`check_rows` found wrong, by the code it returns (0: nothing).
+ROW_PROBLEMS = (
+    "",
+    "was made by another engine configuration (CONFIG column)",
+    "round (column ROUND) must be 0 or 1",
+    "MOLE must be 0 or 1 and PLAYER -1, 0 or 1, the seat the round and the mover give",
+    "flowers must be 4 red and 4 white spaces of the board, not the centre, not shared",
+    "flowers differ from this engine's printed ones (random_flowers=False)",
+    "LENGTH must be 0..21 (0..22 once the game is over)",
+    "NUM_RODS must be 0..21 (0..22 once the game is over)",
+    "the trail must list LENGTH distinct spaces 0..62 matching VISITED, zeros after",
+    "the rods must list NUM_RODS distinct edges 0..109 matching RODS, zeros after",
+    "round scores must be 0..24 for the finished rounds and 0 for the others",
+    "the mole is to move but has no move (the round should have ended)",
+)
+
+
+@jit
+def check_row(row, config, random_flowers, red, white):
+    """0 if every kernel can use ``row`` (a ``(WIDTH,)`` int64 row), else the code of the
+    first problem (:data:`ROW_PROBLEMS`). Reads only; every index it uses is checked
+    before it is used."""
+    if row[K.CONFIG] != config:
+        return 1
+    rnd, mole, player = row[K.ROUND], row[K.MOLE], row[K.PLAYER]
+    if rnd != 0 and rnd != 1:
+        return 2
+    if mole != 0 and mole != 1:
+        return 3
+    if player >= 0 and player != (rnd if mole == 1 else 1 - rnd):
+        return 3
+    if player < -1 or (player == -1 and rnd != 1):
+        return 3
+    r, w = row[K.RED], row[K.WHITE]
+    outside = ~K.ALL_SPACES | (np.int64(1) << K.CENTRE)
+    if (r | w) & outside != 0 or r & w != 0 or popcount(r) != 4 or popcount(w) != 4:
+        return 4
+    if not random_flowers and (r != red or w != white):
+        return 5
+    n = row[K.LENGTH]
+    if n < 0 or n > K.MOLE_PIECES or (n == K.MOLE_PIECES and player >= 0):
+        return 6
+    rods = row[K.NUM_RODS]
+    if rods < 0 or rods > K.MOLE_PIECES or (rods == K.MOLE_PIECES and player >= 0):
+        return 7
+    visited = np.int64(0)
+    for k in range(K.MOLE_PIECES):
+        space = row[K.TRAIL + k]
+        if k >= n:
+            if space != 0:
+                return 8
+            continue
+        if space < 0 or space >= K.NUM_SPACES or (visited >> space) & 1 == 1:
+            return 8
+        visited |= np.int64(1) << space
+    if visited != row[K.VISITED]:
+        return 8
+    word0 = np.int64(0)
+    word1 = np.int64(0)
+    for k in range(K.MOLE_PIECES):
+        edge = row[K.ROD_ORDER + k]
+        if k >= rods:
+            if edge != 0:
+                return 9
+            continue
+        if edge < 0 or edge >= K.NUM_EDGES:
+            return 9
+        if edge < 64:
+            if (word0 >> edge) & 1 == 1:
+                return 9
+            word0 |= np.int64(1) << edge
+        else:
+            if (word1 >> (edge - 64)) & 1 == 1:
+                return 9
+            word1 |= np.int64(1) << (edge - 64)
+    if word0 != row[K.RODS] or word1 != row[K.RODS + 1]:
+        return 9
+    for seat in range(2):
+        finished = seat < rnd or player < 0
+        value = row[K.SCORES + seat]
+        if (finished and (value < 0 or value > K.MAX_ROUND_SCORE)) or (not finished and value):
+            return 10
+    if player >= 0 and mole == 1 and not K.mole_can_move(row):
+        return 11
+    return 0
+
+
+@jit
+def check_rows(states, config, random_flowers, red, white):
+    """(index, code) of the first row :func:`check_row` refuses; (-1, 0) if none."""
+    for i in range(states.shape[0]):
+        code = check_row(states[i], config, random_flowers, red, white)
+        if code != 0:
+            return i, code
+    return -1, 0

@@ -33,6 +33,10 @@ from tabletop_zoo.envs.fast_common import (
     active_rows,
     bit_list,
     check_actions,
+    check_count,
+    check_seats,
+    configuration_fingerprint,
+    seat_array,
 )
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill.fast import batch as B
@@ -54,6 +58,8 @@ class FastMoleHill(FastEngineBase):
 
     batch = B
     player_column = K.PLAYER
+    config_column = K.CONFIG
+    row_problems = B.ROW_PROBLEMS
     num_players = 2
     num_actions = K.NUM_ACTIONS
     state_width = K.WIDTH
@@ -69,6 +75,7 @@ class FastMoleHill(FastEngineBase):
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
         self._red, self._white = np.int64(_space_mask(red)), np.int64(_space_mask(white))
         self._scratch = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+        self.config = configuration_fingerprint(repr(self), 2, repr(self))
 
     def __repr__(self) -> str:
         return f"FastMoleHill({self.game!r})"
@@ -76,9 +83,15 @@ class FastMoleHill(FastEngineBase):
     # ---------------------------------------------------------------- batches
     def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:
         """``batch_size`` games at the start (random flowers drawn from ``seed``)."""
+        batch_size = self.check_new_batch(batch_size)
+        seed = -1 if seed is None else check_count("seed", seed, 0, 2**32 - 1)
         states = np.zeros((batch_size, K.WIDTH), dtype=np.int64)
-        B.new_states(states, -1 if seed is None else seed, self.random_flowers, *self._flowers)
+        states[:, K.CONFIG] = self.config
+        B.new_states(states, seed, self.random_flowers, *self._flowers)
         return states
+
+    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:
+        return B.check_rows(states, self.config, self.random_flowers, *self._flowers)
 
     @property
     def _flowers(self) -> tuple[np.int64, np.int64]:
@@ -86,6 +99,10 @@ class FastMoleHill(FastEngineBase):
 
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
+        self.check_states(states, writeable=True)
+        self._reset_games(states, self.check_which(which, len(states)))
+
+    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         rows = np.flatnonzero(which)
         if len(rows):
             states[rows] = self.new_states(len(rows))
@@ -95,10 +112,17 @@ class FastMoleHill(FastEngineBase):
     ) -> StepResult:
         """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
         until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
+        states = self.check_states(states, True)
+        seats = check_seats(seats, len(states), 2)
+        return self._play_opponents(states, seats, opponent, active)
+
+    def _play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
         if opponent not in ("random", "greedy"):
             raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
         b = len(states)
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (b,)))
+        seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, 2), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
         scores = np.zeros((b, 2), dtype=np.int64)
@@ -109,12 +133,14 @@ class FastMoleHill(FastEngineBase):
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""
+        self.check_states(states)
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), out)
         return out
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
+        self.check_states(states)
         return np.array([[score(row, 0), score(row, 1)] for row in states], dtype=np.int64)
 
     def step(
@@ -126,34 +152,43 @@ class FastMoleHill(FastEngineBase):
         A game that ends is scored (``final_scores``, ``rewards``) and, with
         ``autoreset``, its row is a new game when this returns.
         """
+        return self._step(self.check_states(states, True), actions, autoreset, active)
+
+    def _step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
         actions = check_actions(actions, len(states))
         active = active_rows(active, len(states))
         bad = B.first_illegal(states, actions, active)
         if bad >= 0:
-            legal = np.flatnonzero(self.legal_mask(states[bad : bad + 1])[0])
+            legal = np.flatnonzero(self._legal_mask(states[bad : bad + 1])[0])
             raise IllegalActionError(
                 f"game {bad}: action {actions[bad]} is not legal; legal: {legal.tolist()[:20]}"
             )
         rewards = np.zeros((len(states), 2), dtype=np.float32)
         done = np.zeros(len(states), dtype=bool)
         scores = np.zeros((len(states), 2), dtype=np.int64)
-        B.step(states, actions, active, autoreset, self.random_flowers, *self._flowers,
+        B.step(states, actions, active, bool(autoreset), self.random_flowers, *self._flowers,
               rewards, done, scores)  # fmt: skip
         return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""
-        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(states),))
-        if np.any((seats < 0) | (seats > 1)):
-            raise InvalidStateError(f"seats must be 0 or 1, got {np.unique(seats).tolist()}")
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), 2))
+
+    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
-        B.observe(states, np.ascontiguousarray(seats), obs)
+        B.observe(states, seats, obs)
         return obs.reshape(len(states), *self.observation_shape)
 
     def random_play(
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
     ) -> tuple[int, int]:
         """Uniform random play entirely in compiled code; returns (steps, finished games)."""
+        seed = check_count("seed", seed, 0, 2**32 - 1)
+        steps_per_game = check_count("steps_per_game", steps_per_game)
         states = self.new_states(batch_size, seed)
         play = B.random_play_parallel if parallel else B.random_play
         games = play(states, steps_per_game, seed, self.random_flowers, *self._flowers)
@@ -162,6 +197,8 @@ class FastMoleHill(FastEngineBase):
     # ---------------------------------------------------------------- conversion
     def from_state(self, state: MoleHillState) -> np.ndarray:
         """The compiled row (``(WIDTH,)`` int64) of a Python state."""
+        if not isinstance(state, MoleHillState):
+            raise InvalidStateError(f"expected a MoleHillState, got {type(state).__name__}")
         row = np.zeros(K.WIDTH, dtype=np.int64)
         row[K.RED] = _space_mask(state.red_flowers)
         row[K.WHITE] = _space_mask(state.white_flowers)
@@ -177,11 +214,13 @@ class FastMoleHill(FastEngineBase):
             row[K.RODS + e // 64] |= np.int64(1) << np.int64(e % 64)
         row[K.MOLE] = int(state.mole_to_move)
         row[K.PLAYER] = state.current_player
+        row[K.CONFIG] = self.config
         return row
 
     def to_state(self, row: np.ndarray) -> MoleHillState:
         """The Python state of a compiled row (rebuilt through ``from_json``, which replays
         the round's moves with the reference rules)."""
+        self.check_row(row)
         data = json.loads(self.game.new_initial_state().to_json())
         data["red_flowers"] = [action_to_string(s) for s in bit_list(row[K.RED])]
         data["white_flowers"] = [action_to_string(s) for s in bit_list(row[K.WHITE])]
@@ -199,8 +238,9 @@ class FastMoleHill(FastEngineBase):
         return MoleHillState.from_json(json.dumps(data))
 
     def wrap(self, row: np.ndarray) -> FastMoleHillState:
-        """The engine-protocol view of one compiled row (shares no memory with ``row``)."""
-        return FastMoleHillState(self, row.copy())
+        """The engine-protocol view of one compiled row (shares no memory with ``row``;
+        checked like :meth:`check_row`)."""
+        return FastMoleHillState(self, np.array(self.check_row(row)))
 
     def new_initial_state(self, seed: int | None = None) -> FastMoleHillState:
         """Engine protocol: a new game as a :class:`FastMoleHillState`."""

@@ -20,6 +20,8 @@ Row layout (column: meaning):
              ``e % 64`` of word ``e // 64``)
 ``TRAIL``    22 columns: the trail in order (the last one is the mole)
 ``ROD_ORDER`` 22 columns: the rods in the order placed
+``CONFIG``   the fingerprint of the engine configuration that made the row
+             (:meth:`FastMoleHill.check_states` refuses rows of another one)
 ===========  ==================================================================
 """
 
@@ -42,7 +44,8 @@ VISITED, RED, WHITE, ROUND, SCORES, MOLE, PLAYER, LENGTH, NUM_RODS, RODS = (
 )  # fmt: skip
 TRAIL = 12
 ROD_ORDER = TRAIL + MOLE_PIECES
-WIDTH = ROD_ORDER + MOLE_PIECES
+CONFIG = ROD_ORDER + MOLE_PIECES
+WIDTH = CONFIG + 1
 
 # observation planes (the env's order)
 NUM_PLANES = 16
@@ -106,15 +109,15 @@ def start_round(row):
     row[NUM_RODS] = 0
     row[RODS] = 0
     row[RODS + 1] = 0
-    row[TRAIL:WIDTH] = 0  # rows of equal positions are equal arrays
+    row[TRAIL:CONFIG] = 0  # rows of equal positions are equal arrays
     row[MOLE] = 1
     row[PLAYER] = row[ROUND]
 
 
 @jit
 def new_game(row, red, white):
-    """Round 1 with the given flower bit sets."""
-    row[:] = 0
+    """Round 1 with the given flower bit sets (the ``CONFIG`` column is kept)."""
+    row[:CONFIG] = 0
     row[RED] = red
     row[WHITE] = white
     start_round(row)

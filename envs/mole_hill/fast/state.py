@@ -90,8 +90,8 @@ class FastMoleHillState(FastStateBase):
 
     __slots__ = ("_buffer",)
 
-    def __init__(self, engine: Any, row: np.ndarray) -> None:
-        super().__init__(engine, row)
+    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
+        super().__init__(engine, row, trusted)
         self._buffer = engine._scratch  # scratch for action lists (never kept)
 
     num_players = 2
@@ -124,7 +124,7 @@ class FastMoleHillState(FastStateBase):
     def apply_action(self, action: int) -> None:
         """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
         a = as_integer(action)
-        if a is None or not _apply_checked(self.row, a):
+        if a is None or not 0 <= a < self.engine.num_actions or not _apply_checked(self.row, a):
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
