@@ -132,6 +132,7 @@ class CompiledVecEnv(VecEnv):
     def __init__(self, env: BatchedVectorEnv) -> None:
         self.env = env
         self._actions: np.ndarray | None = None
+        self._masks: np.ndarray | None = None
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
     def reset(self) -> np.ndarray:
@@ -139,6 +140,7 @@ class CompiledVecEnv(VecEnv):
         seed = self._seeds[0]
         self._refresh_pool()
         obs, infos = self.env.reset(seed=seed)
+        self._masks = infos["action_mask"]
         self.reset_infos = [{"learner_seat": int(s)} for s in infos["learner_seat"]]
         self._reset_seeds()
         self._reset_options()
@@ -154,6 +156,7 @@ class CompiledVecEnv(VecEnv):
         self._refresh_pool()
         obs, rewards, terminated, truncated, infos = self.env.step(self._actions)
         self._actions = None
+        self._masks = infos["action_mask"]
         dones = terminated | truncated
         seats = infos["learner_seat"]
         out: list[dict[str, Any]] = [{"learner_seat": int(s)} for s in seats]
@@ -164,8 +167,11 @@ class CompiledVecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, num_actions)`` bool: the learner's legal actions per game."""
-        return self.env.action_masks()
+        """``(num_envs, num_actions)`` bool: the learner's legal actions per game (those
+        the last ``reset``/``step`` returned with, computed once)."""
+        if self._masks is None:
+            self._masks = self.env.action_masks()
+        return self._masks
 
     def _refresh_pool(self) -> None:
         pool = getattr(self.env, "pool", None)
