@@ -21,13 +21,26 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-from torch import nn
-from torch.distributions import Categorical
 
-from tabletop_zoo.baselines.evaluation import evaluate_agent
-from tabletop_zoo.envs.registry import GAMES
-from tabletop_zoo.wrappers.vector import make_vector_env
+from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
+from tabletop_zoo.envs.registry import GAMES, fast_path_available
+
+try:  # a missing extra is one line, not a traceback
+    require_extra("train", "scripts/ppo_vector.py", ("torch",))
+    if not fast_path_available():
+        raise MissingExtraError(
+            "scripts/ppo_vector.py needs the 'fast' extra (missing: numba); install it with: "
+            + install_command("fast")
+        )
+except MissingExtraError as exc:
+    sys.exit(f"ppo_vector.py: error: {exc}")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.distributions import Categorical  # noqa: E402
+
+from tabletop_zoo.baselines.evaluation import evaluate_agent  # noqa: E402
+from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
 
 GAMES_WITH_ENGINES = [name for name, spec in GAMES.items() if spec.fast_engine is not None]
 

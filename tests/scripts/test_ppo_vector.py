@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
@@ -66,3 +68,13 @@ def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
         ppo.main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("blocked", "extra"), [("torch", "train"), ("numba", "fast")])
+def test_a_missing_extra_is_one_line(script, monkeypatch, blocked, extra) -> None:
+    monkeypatch.setitem(sys.modules, blocked, None)
+    with pytest.raises(SystemExit) as exc:
+        script("ppo_vector")
+    message = str(exc.value.code)
+    assert message.startswith("ppo_vector.py: error: scripts/ppo_vector.py needs the")
+    assert f"'{extra}' extra (missing: {blocked})" in message and "\n" not in message
