@@ -3,6 +3,7 @@
     python scripts/train.py                          # quick demo (the first game of the registry)
     python scripts/train.py --game GAME --timesteps 300000 --name long_run
     python scripts/train.py --game GAME --num-players 3 --timesteps 200000
+    python scripts/train.py --engine python          # the Python env instead of the compiled one
 
 Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
 ``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
@@ -20,6 +21,7 @@ import sys
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.training import (
+    ENGINES,
     GENERIC_DEFAULTS,
     TrainConfig,
     defaults_for,
@@ -72,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["dummy", "subproc"],
         default=d.vec,
         help="vector env: dummy (one process, shared pool) or subproc (one process per env)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=list(ENGINES),
+        default=None,
+        help="where the games run: fast (compiled, batched; the default when numba is "
+        "installed) or python (the Python env, one game at a time)",
     )
     p.add_argument("--n-steps", type=int, default=None, help="rollout steps per env (per game)")
     p.add_argument("--batch-size", type=int, default=None, help="minibatch size (per game)")
@@ -148,6 +157,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         timesteps=args.timesteps,
         n_envs=args.n_envs,
         vec=args.vec,
+        engine=args.engine,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,
@@ -198,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"learning curve: {result.run_dir / 'learning_curve.png'}")
     print(f"logs:           {result.run_dir / 'progress.csv'}, {result.run_dir / 'eval.csv'}")
     print(f"wall time:      {result.seconds:.0f} s")
+    steps = result.final_eval[0].timesteps
+    rate = steps / max(result.learn_cpu_seconds, 1e-9)
+    print(
+        f"learning:       {steps} steps in {result.learn_cpu_seconds:.1f} CPU-s "
+        f"({rate:.0f} learner steps per CPU-second, {config.engine} engine)"
+    )
     return 0
 
 

@@ -6,7 +6,12 @@ import torch; :func:`train` does (``train`` extra).
 
 from __future__ import annotations
 
-from tabletop_zoo.baselines.training.config import GENERIC_DEFAULTS, TrainConfig, defaults_for
+from tabletop_zoo.baselines.training.config import (
+    ENGINES,
+    GENERIC_DEFAULTS,
+    TrainConfig,
+    defaults_for,
+)
 from tabletop_zoo.baselines.training.eval_log import (
     EvalRow,
     append_eval_csv,
@@ -17,6 +22,7 @@ from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.baselines.training.train import TrainResult, silent_logger, train
 
 __all__ = [
+    "ENGINES",
     "GENERIC_DEFAULTS",
     "EvalRow",
     "OpponentPool",

@@ -19,9 +19,10 @@ __all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback"]
 class SnapshotCallback(BaseCallback):
     """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically:
     :func:`~tabletop_zoo.envs._files.atomic_path`, a hidden temporary file renamed over
-    the target, deleted if the save fails) and log how often each opponent played."""
+    the target, deleted if the save fails) and log how often each opponent played
+    (``pool.counts`` of an :class:`OpponentPool` or of the compiled engine's pool)."""
 
-    def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | None = None) -> None:
+    def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | Any = None) -> None:
         super().__init__()
         self.snapshot_dir = snapshot_dir
         self.every = every

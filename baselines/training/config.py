@@ -15,10 +15,14 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import GAMES, get_spec, make_raw_env
+from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
 
-__all__ = ["GENERIC_DEFAULTS", "RESERVED_ENV_OPTIONS", "TrainConfig", "defaults_for"]
+__all__ = ["ENGINES", "GENERIC_DEFAULTS", "RESERVED_ENV_OPTIONS", "TrainConfig", "defaults_for"]
+
+ENGINES = ("fast", "python")
+"""Where the training games run: the compiled batched engine or the Python env."""
 
 GENERIC_DEFAULTS: dict[str, int] = {
     "timesteps": 30_000,
@@ -61,6 +65,7 @@ class TrainConfig:
     timesteps: int | None = None
     n_envs: int | None = None  # envs stepped in turn by DummyVecEnv (or processes)
     vec: str = "dummy"  # "dummy" | "subproc"
+    engine: str | None = None  # "fast" | "python"; default fast when numba is installed
     n_steps: int | None = None  # per env per rollout
     batch_size: int | None = None
     n_epochs: int = 4
@@ -123,9 +128,42 @@ class TrainConfig:
         for key in ("snapshot_every", "eval_every"):
             if getattr(cfg, key) < 0:
                 raise InvalidOptionError(f"{key} must be >= 0 (0 = never), got {getattr(cfg, key)}")
+        cfg.engine = cfg._resolved_engine()
         if cfg.name is None:
             cfg.name = cfg._fresh_name(f"{cfg.game}_{cfg.num_players}p_seed{cfg.seed}")
         return cfg
+
+    def _resolved_engine(self) -> str:
+        """``engine`` checked, or its default: ``fast`` when numba is installed, the game
+        has a compiled engine and the settings suit it (the pool's baselines compiled
+        players, ``vec`` dummy), else ``python``."""
+        spec = get_spec(self.game)
+        compiled = spec.fast_engine is not None and fast_path_available()
+        if self.engine is None:
+            suits = self.vec == "dummy" and all(b in COMPILED_BASELINES for b in self.baselines)
+            return "fast" if compiled and suits else "python"
+        if self.engine not in ENGINES:
+            raise InvalidOptionError(f"engine must be one of {ENGINES}, got {self.engine!r}")
+        if self.engine == "python":
+            return "python"
+        if not compiled:
+            why = "has no compiled engine" if spec.fast_engine is None else "needs numba"
+            raise InvalidOptionError(
+                f"engine 'fast': {self.game} {why} (pip install 'tabletop-zoo[fast]'); "
+                "use engine 'python'"
+            )
+        slow = [b for b in self.baselines if b not in COMPILED_BASELINES]
+        if slow:
+            raise InvalidOptionError(
+                f"engine 'fast' plays the pool opponents {list(COMPILED_BASELINES)} (and "
+                f"snapshots) in the batch, not {slow}; use engine 'python' for them"
+            )
+        if self.vec != "dummy":
+            raise InvalidOptionError(
+                "vec 'subproc' runs the Python engine; engine 'fast' steps every env in one "
+                "process (use engine 'python' with it)"
+            )
+        return "fast"
 
     def _check_values(self) -> None:
         """Check the fields that need no game defaults."""

@@ -3,6 +3,10 @@
 The learner plays one seat of a :class:`~tabletop_zoo.wrappers.single_agent.SingleAgentEnv`
 (a random seat each episode); at every reset the env calls the shared
 :class:`~.opponents.OpponentPool` for the other seats (baselines and frozen snapshots).
+With ``engine="fast"`` (the default when numba is installed) the games run instead on the
+compiled batched engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`), with the same
+opponents (compiled random/greedy players, snapshots as batched NumPy actors) inside the
+batch; the run folder, snapshots and evaluations are the same.
 
 Everything goes to ``runs_dir/name/``: ``config.json``; ``progress.csv`` (SB3's logger,
 a logger of ours, so SB3 writes nothing anywhere else; tensorboard too if installed);
@@ -45,6 +49,8 @@ class TrainResult:
     model_path: Path
     final_eval: list[EvalRow]
     seconds: float
+    learn_cpu_seconds: float = 0.0
+    """CPU-seconds of this process in ``learn()`` (rollouts, updates, callbacks)."""
 
 
 def silent_logger() -> Any:
@@ -77,6 +83,37 @@ def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
         return Monitor(env)
 
     return thunk
+
+
+def _compiled_vec_env(cfg: TrainConfig) -> tuple[Any, Any]:
+    """``(VecMonitor(CompiledVecEnv), its BatchedOpponentPool)``: ``n_envs`` games on the
+    compiled engine, the pool's opponents playing inside the batch."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from tabletop_zoo.baselines.training.opponents import BatchedOpponentPool
+    from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env
+
+    options = dict(cfg.env_kwargs)
+    reward_mode = options.pop("reward_mode", "win")
+    max_turns = options.pop("max_turns", None)
+    pool = BatchedOpponentPool(
+        cfg.baselines,
+        cfg.run_dir / "snapshots",
+        cfg.self_play_prob,
+        cfg.max_snapshots,
+        seed=cfg.seed + 7919,
+    )
+    envs = make_sb3_vec_env(
+        cfg.game,
+        cfg.n_envs,
+        cfg.num_players,
+        pool,
+        reward_mode,
+        max_turns,
+        seed=cfg.seed * 1000,
+        **options,
+    )
+    return VecMonitor(envs), pool
 
 
 def _logger_formats(verbose: int) -> list[str]:
@@ -121,8 +158,12 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
     _POOLS.pop(cfg.name, None)
 
-    thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
-    vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
+    if cfg.engine == "fast":
+        vec_env, pool = _compiled_vec_env(cfg)
+    else:
+        thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
+        vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
+        pool = _POOLS.get(cfg.name)
     model = MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -140,14 +181,19 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     )
     model.set_logger(configure(str(run_dir), _logger_formats(cfg.verbose)))
     callbacks = [
-        SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, _POOLS.get(cfg.name)),
+        SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
         EvalCallback(cfg, cfg.eval_every),
     ]
     if cfg.progress_bar:
         callbacks.append(ProgressCallback(cfg.timesteps))
-    log(f"training {cfg.game} ({cfg.num_players} players) for {cfg.timesteps} steps -> {run_dir}")
+    log(
+        f"training {cfg.game} ({cfg.num_players} players) for {cfg.timesteps} steps on the "
+        f"{cfg.engine} engine -> {run_dir}"
+    )
     start = time.perf_counter()
+    cpu_start = time.process_time()
     model.learn(total_timesteps=cfg.timesteps, callback=CallbackList(callbacks))
+    learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
     model_path = run_dir / "final_model.zip"
     with atomic_path(model_path) as temporary:  # a killed save leaves no torn model
@@ -156,4 +202,4 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv
     seconds = time.perf_counter() - start
-    return TrainResult(cfg, run_dir, model_path, rows, seconds)
+    return TrainResult(cfg, run_dir, model_path, rows, seconds, learn_cpu_seconds)

@@ -19,7 +19,7 @@ from tabletop_zoo.baselines.training import (
     format_eval_table,
     plot_learning_curve,
 )
-from tabletop_zoo.envs.registry import GAMES
+from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
 
 def test_config_defaults_per_game_and_bad_values(tmp_path) -> None:
@@ -88,6 +88,7 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     cfg = TrainConfig(
         game="mole_hill",
         name="tiny",
+        engine="python",
         runs_dir=str(tmp_path),
         timesteps=256,
         n_envs=2,
@@ -154,6 +155,45 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     picked = {pool(np.random.default_rng(i))[0].name for i in range(10)}
     assert sorted(pool.snapshots) == [20, 30]
     assert picked <= {"snapshot_20", "snapshot_30"}
+
+
+@pytest.mark.skipif(not fast_path_available(), reason="the compiled engines need numba")
+def test_tiny_self_play_run_on_the_compiled_engine(tmp_path) -> None:
+    from tabletop_zoo.baselines.training import train
+
+    cfg = TrainConfig(
+        game="mole_hill", name="tiny", runs_dir=str(tmp_path), timesteps=256, n_envs=2,
+        n_steps=64, batch_size=64, n_epochs=1, net_arch=(16,), self_play_prob=1.0,
+        snapshot_every=64, eval_every=128, eval_games=1, final_eval_games=1,
+        progress_bar=False,
+    )  # fmt: skip
+    result = train(cfg, log=lambda *_: None)
+    assert result.config.engine == "fast" and result.learn_cpu_seconds > 0
+    run = tmp_path / "tiny"
+    for name in ("config.json", "progress.csv", "eval.csv", "learning_curve.png"):
+        assert (run / name).stat().st_size > 0, name
+    assert len(list(run.glob("snapshots/step_*.zip"))) >= 2
+    # the pool's counts reach the log: snapshots played inside the batch
+    logged = next(csv.DictReader((run / "progress.csv").open())).keys()
+    assert any(key.startswith("pool/snapshot_") for key in logged)
+    assert [r.opponent for r in result.final_eval] == ["random", "greedy"]
+
+
+def test_the_engine_defaults_to_fast_when_it_can(tmp_path) -> None:
+    def engine(**settings) -> str:
+        return TrainConfig(game="mole_hill", runs_dir=str(tmp_path), **settings).resolved().engine
+
+    assert engine() == ("fast" if fast_path_available() else "python")
+    assert engine(engine="python") == "python"
+    assert engine(baselines=("random", "mcts:5")) == "python"  # not a compiled player
+    assert engine(vec="subproc") == "python"
+    with pytest.raises(ValueError, match="engine must be one of"):
+        engine(engine="turbo")
+    if fast_path_available():
+        with pytest.raises(ValueError, match="use engine 'python' for them"):
+            engine(engine="fast", baselines=("random", "mcts:5"))
+        with pytest.raises(ValueError, match="vec 'subproc' runs the Python engine"):
+            engine(engine="fast", vec="subproc")
 
 
 def test_default_run_folder_is_fresh_so_a_rerun_never_collides(tmp_path) -> None:

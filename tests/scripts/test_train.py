@@ -6,21 +6,31 @@ import json
 
 import pytest
 
+from tabletop_zoo.envs.registry import fast_path_available
 
-def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
+ENGINES = [
+    "python",
+    pytest.param("fast", marks=pytest.mark.skipif(not fast_path_available(), reason="no numba")),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tiny_training_run_prints_table(script, tmp_path, capsys, engine) -> None:
     train = script("train")
     argv = [
         "--runs-dir", str(tmp_path), "--name", "smoke", "--timesteps", "256", "--n-envs", "2",
         "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16",
         "--snapshot-every", "128", "--eval-every", "128", "--eval-games", "1",
-        "--final-eval-games", "1", "--no-progress", "--seed", "5",
+        "--final-eval-games", "1", "--no-progress", "--seed", "5", "--engine", engine,
     ]  # fmt: skip
     assert train.main(argv) == 0
     printed = capsys.readouterr().out
     assert "final evaluation" in printed and "random" in printed and "greedy" in printed
+    assert f"learner steps per CPU-second, {engine} engine" in printed
     run = tmp_path / "smoke"
     config = json.loads((run / "config.json").read_text())
     assert config["seed"] == 5 and config["timesteps"] == 256 and config["net_arch"] == [16]
+    assert config["engine"] == engine
     for name in ("final_model.zip", "progress.csv", "eval.csv", "learning_curve.png"):
         assert (run / name).exists(), name
     assert list(run.glob("snapshots/step_*.zip"))
@@ -47,6 +57,7 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys) -> None:
         (["--verbose", "7"], "verbose must be 0, 1 or 2"),
         (["--pool", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
         (["--env-option", "num_players=3"], "use --num-players 3"),
+        (["--engine", "turbo"], "invalid choice"),
     ],
 )
 def test_bad_flags_are_usage_errors(script, tmp_path, capsys, argv, message) -> None:

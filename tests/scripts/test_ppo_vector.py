@@ -1,0 +1,80 @@
+"""scripts/ppo_vector.py: a few hundred steps on every game, each opponent kind, bad flags."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
+pytest.importorskip("torch", reason="the script needs the 'train' extra")
+
+from tabletop_zoo.envs.registry import GAMES  # noqa: E402
+
+OPPONENTS = ("snapshot", "greedy", "random")
+CONFIGS = [
+    (spec.name, n, OPPONENTS[k % len(OPPONENTS)])
+    for spec in GAMES.values()
+    if spec.fast_engine
+    for k, n in enumerate(spec.players)
+]
+
+
+@pytest.mark.parametrize(("game", "players", "opponent"), CONFIGS)
+def test_a_few_hundred_steps_then_the_arena(script, tmp_path, capsys, game, players, opponent):
+    ppo = script("ppo_vector")
+    saved = tmp_path / "policy.pt"
+    argv = [
+        "--game", game, "--num-players", str(players), "--opponent", opponent,
+        "--total-timesteps", "256", "--num-envs", "8", "--num-steps", "16",
+        "--num-minibatches", "2", "--update-epochs", "1", "--hidden", "16",
+        "--snapshot-every", "1", "--log-every", "1", "--eval-games", "1",
+        "--eval-opponents", "random", "--save", str(saved),
+    ]  # fmt: skip
+    assert ppo.main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"{game} ({players} players) vs {opponent}: 2 updates of 128 steps" in out
+    assert "update     2  steps       256" in out and "steps/CPU-s" in out
+    assert f"vs random     games {players:4d}" in out  # one game per seat
+    assert saved.is_file() and not list(tmp_path.glob("*.tmp"))
+
+
+def test_the_cpu_budget_stops_training(script, capsys) -> None:
+    ppo = script("ppo_vector")
+    argv = ["--total-timesteps", "100000", "--num-envs", "8", "--num-steps", "8",
+            "--hidden", "8", "--cpu-budget", "0.001", "--eval-games", "0"]  # fmt: skip
+    assert ppo.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "CPU budget of 0.001 s reached after 64 steps" in out
+    assert "vs random     games" not in out  # no evaluation
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "chess"], "invalid choice"),
+        (["--num-players", "7"], "--num-players must be one of"),
+        (["--num-envs", "0"], "must be > 0"),
+        (["--learning-rate", "-1"], "must be > 0"),
+        (["--opponent", "mcts"], "invalid choice"),
+        (["--eval-games", "-1"], "--eval-games must be >= 0"),
+        (["--seed", "-1"], "--seed must be >= 0"),
+        (["--num-envs", "3", "--num-steps", "3", "--num-minibatches", "2"], "divisible"),
+    ],
+)
+def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
+    ppo = script("ppo_vector")
+    with pytest.raises(SystemExit) as exc:
+        ppo.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("blocked", "extra"), [("torch", "train"), ("numba", "fast")])
+def test_a_missing_extra_is_one_line(script, monkeypatch, blocked, extra) -> None:
+    monkeypatch.setitem(sys.modules, blocked, None)
+    with pytest.raises(SystemExit) as exc:
+        script("ppo_vector")
+    message = str(exc.value.code)
+    assert message.startswith("ppo_vector.py: error: scripts/ppo_vector.py needs the")
+    assert f"'{extra}' extra (missing: {blocked})" in message and "\n" not in message
