@@ -45,6 +45,7 @@ __all__ = [
     "check_agents",
     "check_output_file",
     "check_output_folder",
+    "folder_problem",
     "integer",
     "number",
     "one_line",
@@ -172,7 +173,7 @@ def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> 
         raise InvalidOptionError(f"{str(text)!r} is a folder, not a file")
     if target.exists() and not os.access(target, os.W_OK):
         raise InvalidOptionError(f"{str(text)!r}: no permission to write it")
-    problem = _folder_problem(target.absolute().parent)
+    problem = folder_problem(target.absolute().parent)
     if problem:
         raise InvalidOptionError(f"{str(text)!r}: {problem}")
     return target
@@ -184,14 +185,15 @@ def check_output_folder(path: str | os.PathLike) -> Path:
     text = os.fspath(path)
     if not str(text).strip():
         raise InvalidOptionError("the output folder name is empty")
-    problem = _folder_problem(Path(text).absolute())
+    problem = folder_problem(Path(text).absolute())
     if problem:
         raise InvalidOptionError(f"{str(text)!r}: {problem}")
     return Path(text)
 
 
-def _folder_problem(folder: Path) -> str | None:
-    """Why ``folder`` cannot be created or written in (``None`` if it can)."""
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created or written in (``None`` if it can): the one check of
+    a writable folder (scripts' outputs, training run folders)."""
     try:
         existing = next(p for p in (folder, *folder.parents) if p.exists())  # "/" exists
     except (OSError, ValueError) as exc:  # e.g. a name too long or with a NUL byte

@@ -8,13 +8,13 @@ caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every 
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.cli import folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
@@ -206,12 +206,9 @@ class TrainConfig:
                 f"run folder {run_dir} already has a run in it; pick another --name "
                 "(or leave --name out: a fresh folder name is chosen)"
             )
-        path = run_dir.absolute()
-        existing = next(p for p in (path, *path.parents) if p.exists())  # "/" always exists
-        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-            raise InvalidOptionError(
-                f"cannot create run folder {run_dir}: {existing} is not writable"
-            )
+        problem = folder_problem(run_dir.absolute())
+        if problem:
+            raise InvalidOptionError(f"cannot create run folder {run_dir}: {problem}")
 
     @property
     def run_dir(self) -> Path:
