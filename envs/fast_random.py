@@ -21,9 +21,10 @@ from collections.abc import MutableSequence
 
 import numpy as np
 
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.fast_common import jit
 
-__all__ = ["PythonStream", "below", "matches_python", "next_word", "shuffle"]
+__all__ = ["PythonStream", "below", "check_words", "matches_python", "next_word", "shuffle"]
 
 _N = 624  # MT19937 state words
 _M = 397
@@ -31,6 +32,26 @@ _MATRIX_A = 0x9908B0DF
 _UPPER = 0x80000000
 _LOWER = 0x7FFFFFFF
 _WORD = 0xFFFFFFFF
+
+
+def check_words(words: object) -> np.ndarray:
+    """``words`` if it is a generator state the kernels can advance (a C-contiguous,
+    writeable ``int64`` array of 625 entries whose last, the position, is in ``0..624``, as
+    :class:`PythonStream` makes); ``InvalidOptionError`` otherwise, before compiled code
+    could index outside it."""
+    if (
+        not isinstance(words, np.ndarray)
+        or words.dtype != np.int64
+        or words.shape != (_N + 1,)
+        or not words.flags.c_contiguous
+        or not words.flags.writeable
+    ):
+        raise InvalidOptionError(
+            "words must be a writeable int64 array of 625 entries (PythonStream(rng).words)"
+        )
+    if not 0 <= int(words[_N]) <= _N:
+        raise InvalidOptionError(f"the position words[{_N}] must be in 0..{_N}, got {words[_N]}")
+    return words
 
 
 @jit

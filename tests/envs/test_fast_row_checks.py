@@ -165,6 +165,26 @@ def test_actions_beyond_int64_are_refused(game: str) -> None:
     assert view.legal_actions() == engine.new_initial_state().legal_actions()
 
 
+@pytest.mark.parametrize("game", ["mole_hill", "arktia"])
+def test_rollout_refuses_a_generator_state_it_would_index_outside(game: str) -> None:
+    import random
+
+    from tabletop_zoo.envs.fast_random import PythonStream
+
+    view = fast_engine(game).new_initial_state()
+    good = PythonStream(random.Random(0)).words
+    for position in (-1, -(2**40), 625, 2**62):
+        words = good.copy()
+        words[-1] = position
+        with pytest.raises(InvalidOptionError, match="position"):
+            view.clone().rollout(words)
+    for bad in (good[:-1], good.astype(np.int32), good.astype(float), list(good), good[::2]):
+        with pytest.raises(InvalidOptionError, match="625 entries"):
+            view.clone().rollout(bad)
+    before = good.copy()
+    assert len(view.clone().rollout(good)) == view.num_players and not np.array_equal(good, before)
+
+
 def run_fuzz(rounds: int, seed: int) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(FUZZ), "--rounds", str(rounds), "--seed", str(seed)],

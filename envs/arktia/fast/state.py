@@ -12,7 +12,7 @@ from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
-from tabletop_zoo.envs.fast_random import below
+from tabletop_zoo.envs.fast_random import below, check_words
 
 __all__ = ["FastArktiaState", "score"]
 
@@ -90,6 +90,7 @@ class FastArktiaState(FastStateBase):
         decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
         :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat (R22
         from the scores as they then stand). Mutates the row."""
+        words = check_words(words)
         out = np.zeros(self.engine.num_players, dtype=np.float32)
         depth = -1 if max_depth is None else max_depth
         _rollout(self.row, depth, self.engine.tables, words, out)

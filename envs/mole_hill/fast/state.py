@@ -12,7 +12,7 @@ import numpy as np
 
 from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
-from tabletop_zoo.envs.fast_random import below
+from tabletop_zoo.envs.fast_random import below, check_words
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
@@ -106,6 +106,7 @@ class FastMoleHillState(FastStateBase):
         each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
         :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
         (+1/-1/0 from the scores as they then stand). Mutates the row."""
+        words = check_words(words)
         out = np.zeros(2, dtype=np.float64)
         depth = -1 if max_depth is None else max_depth
         _rollout(self.row, depth, self._buffer, words, out)
