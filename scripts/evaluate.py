@@ -8,7 +8,8 @@ Agents are specs of ``make_agent`` (``--help`` lists every form: ``random``, ``m
 Every pair plays ``--games`` games with seats rotated; in 3-4 player games the other seats
 are taken by ``--filler`` (default random). ``--backend ray`` plays every game as a Ray task
 (locally, or on a cluster with ``--ray-address auto``) with the same results as serial play.
-Writes ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out``.
+Writes ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out``;
+Ctrl-C writes the games finished so far as ``*.incomplete.csv`` and stops.
 Needs the ``train`` extra (tqdm, matplotlib; torch for ``ppo:`` agents), ``rllib`` for Ray.
 Library code: :mod:`tabletop_zoo.baselines.evaluation`.
 """
@@ -24,6 +25,9 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -101,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         cli.fail(parser, exc)
     start = time.perf_counter()
+    played: list[MatchRecord] = []  # kept for Ctrl-C: the games finished so far
     try:
         result = round_robin(
             args.game,
@@ -115,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             ray_address=args.ray_address,
             random_opening=args.random_opening,
             trust=args.trust_model,
+            on_game=played.append,
         )
     except IncompleteRunError as exc:  # a worker died: keep the games played, marked
         result = exc.result
@@ -134,7 +140,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evaluate.py: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        raise cli.Interrupted(f"no results written to {args.out}") from None
+        if not played:
+            raise cli.Interrupted(f"no results written to {args.out}") from None
+        names = display_names(specs)
+        result = TournamentResult(
+            args.game, players, names, games=played, filler=args.filler, specs=specs,
+            random_opening=args.random_opening, incomplete="interrupted",
+        )  # fmt: skip
+        paths = ", ".join(map(str, result.write_csv(args.out)))
+        raise cli.Interrupted(
+            f"wrote the {len(played)} games finished so far to {paths} (incomplete)"
+        ) from None
     seconds = time.perf_counter() - start
     print(result.table())
     paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main

@@ -1,0 +1,54 @@
+"""Ctrl-C during ``scripts/evaluate.py`` keeps the games finished so far, marked incomplete."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tabletop_zoo.envs.registry import GAMES
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "evaluate.py"
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path) -> None:
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--game",
+            next(iter(GAMES)),
+            "--agents",
+            "random,random",
+            "--games",
+            "1000000",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],  # fmt: skip
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    try:
+        time.sleep(15)  # start-up, then some games finish (how many depends on the load)
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    (line,) = err.splitlines()
+    assert line.startswith("evaluate.py: interrupted: wrote the ") and "(incomplete)" in line
+    games = int(line.split("wrote the ")[1].split()[0])
+    assert not (out / "games.csv").exists()  # only complete results get the plain names
+    rows = (out / "games.incomplete.csv").read_text().splitlines()
+    assert len(rows) == games + 1 and games >= 1  # a header and one row per game
