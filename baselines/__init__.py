@@ -26,6 +26,7 @@ from tabletop_zoo.baselines.agents import (
     make_agent,
     returns_from_scores,
 )
+from tabletop_zoo.envs._lazy import import_submodule
 
 __all__ = [
     "AGENT_SPECS",
@@ -46,4 +47,4 @@ def __getattr__(name: str) -> Any:
         from tabletop_zoo.baselines import agents
 
         return getattr(agents, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return import_submodule(__name__, name)  # sub-modules on first use (``.tournament``)
