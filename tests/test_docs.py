@@ -20,6 +20,7 @@ from tabletop_zoo.envs.registry import GAMES, new_game
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```", re.S | re.M)
+PRINTS = re.compile(r"#\s*prints:\s*(.*?)\s*$", re.M)
 MARKER = re.compile(r"<!-- planes: (\w+) players=([\d,]+) -->\n(\|.*?)\n\n", re.S)
 PLACEHOLDERS = {
     "{l}": r"[0-2]",
@@ -51,9 +52,14 @@ def test_the_docs_have_examples_for_every_game() -> None:
 
 
 @pytest.mark.parametrize(("name", "index", "code"), BLOCKS, ids=[f"{b[0]}#{b[1]}" for b in BLOCKS])
-def test_doc_example_runs(name: str, index: int, code: str, tmp_path, monkeypatch) -> None:
+def test_doc_example_runs(name: str, index: int, code: str, tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     exec(compile(code, f"{name} example {index}", "exec"), {"__name__": "docs_example"})
+    # a comment ``# prints: TEXT`` promises the line printed there: the lines printed must be
+    # those texts, in order (``# e.g.`` marks output that may differ between runs)
+    promised = PRINTS.findall(code)
+    if promised:
+        assert capsys.readouterr().out.splitlines() == promised
 
 
 def plane_tables() -> list[tuple[str, str, list[int], list[list[str]]]]:
