@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.results import win_returns
 
 try:
@@ -27,7 +28,7 @@ try:
     from numba.cpython.unsafe.numbers import trailing_zeros
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f"the compiled engines need numba: pip install 'tabletop-zoo[fast]' (import failed: {exc})"
+        f"the compiled engines need numba: {install_command('fast')} (import failed: {exc})"
     ) from exc
 
 # The two-thread random-play drivers use numba's own thread pool ("workqueue") unless the
