@@ -41,7 +41,7 @@ def anchors(text: str) -> set[str]:
 def test_the_link_checker_sees_the_pages_and_their_links() -> None:
     names = {str(path.relative_to(ROOT)) for path in PAGES}
     assert {"README.md", "docs/baselines.md"} <= names
-    assert links("[a](b.md) `[c](d.md)` ![e](f.png) <img src=\"g.gif\">") == [
+    assert links('[a](b.md) `[c](d.md)` ![e](f.png) <img src="g.gif">') == [
         "b.md",
         "f.png",
         "g.gif",
