@@ -64,13 +64,14 @@ class RLlibAgent:
     def __init__(
         self, path: str | Path, module_id: str = DEFAULT_MODULE, name: str | None = None
     ) -> None:
-        folder = module_path(path, module_id)
+        # absolute: RLModule.from_checkpoint reads a URI ("runs/x" has no scheme)
+        folder = module_path(Path(path).expanduser().resolve(), module_id)
         require_extra("rllib", "an RLlib agent (rllib:PATH)", ("ray", "torch"))
         import torch
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         self._torch = torch
-        self.module = RLModule.from_checkpoint(folder)
+        self.module = RLModule.from_checkpoint(str(folder))
         self.name = name or f"rllib:{Path(path).name}"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:

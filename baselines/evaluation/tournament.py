@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation import report
 from tabletop_zoo.baselines.evaluation.arena import (
@@ -251,6 +252,9 @@ def round_robin(
         random_opening=random_opening,
     )
 
+    # the games get absolute model paths: a Ray worker or RLlib reads them from elsewhere
+    task_specs = [absolute_spec(spec) for spec in agent_specs]
+    task_filler = absolute_spec(filler)
     pairs = list(itertools.combinations(range(len(agent_specs)), 2))
     seeds = np.random.SeedSequence(seed).generate_state(len(pairs) * games)
     meta, tasks = [], []
@@ -258,7 +262,7 @@ def round_robin(
         for g in range(games):
             seats = seating(num_players, g)
             chosen = [a if s == 0 else b if s == 1 else -1 for s in seats]
-            seat_specs = [agent_specs[i] if i >= 0 else filler for i in chosen]
+            seat_specs = [task_specs[i] if i >= 0 else task_filler for i in chosen]
             seat_names = [names[i] if i >= 0 else filler for i in chosen]
             meta.append((a, b, seat_names, seats.index(0), seats.index(1)))
             game_seed = int(seeds[p * games + g])
