@@ -74,7 +74,7 @@ def test_cluster_recipe_runs_on_one_machine(tmp_path, tmp_path_factory) -> None:
             f"{block.script()}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n"
             f"{done.stderr[-3000:]}"
         )
-        assert "rllib:" in done.stdout  # the tournament played the trained module
+        assert done.stdout.count("module_main") >= 2  # both tournaments played the module
     finally:
         node.terminate()
         try:
