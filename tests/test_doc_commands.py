@@ -44,6 +44,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,7 +200,9 @@ def run_environment() -> dict[str, str]:
     return {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "VENV": sys.prefix,
+        # the venv the installed packages are in (a venv layered on another one has them
+        # in the lower one): where numpy is, lib/pythonX.Y/site-packages/numpy
+        "VENV": str(Path(np.__file__).resolve().parents[4]),
         "SDL_VIDEODRIVER": "dummy",
         "SDL_AUDIODRIVER": "dummy",
         "MPLBACKEND": "Agg",
