@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +32,7 @@ def _doc_commands():
 
 DOC = _doc_commands()
 THIS = "tests/rllib/test_cluster.py"
+BOOTSTRAP = Path(tempfile.gettempdir(), "ray", "ray_current_cluster")
 PROBE = "import ray; ray.init(address='auto', log_to_driver=False); ray.shutdown()"
 (RECIPE,) = [b for b in DOC.BLOCKS if b.run_by == THIS]
 
@@ -41,6 +43,7 @@ def test_cluster_recipe_runs_on_one_machine(tmp_path, tmp_path_factory) -> None:
     workers = [c for c in RECIPE.commands if "HEAD_IP" in c]
     rest = [c for c in RECIPE.commands if c not in head and c not in workers]
     assert len(head) == 1 and len(workers) == 1 and rest
+    assert not BOOTSTRAP.exists(), f"a Ray head is already running here ({BOOTSTRAP})"
     started_in = tmp_path / "head"  # the workers' working folder: not the commands' one
     started_in.mkdir()
     env = DOC.run_environment()
@@ -82,3 +85,6 @@ def test_cluster_recipe_runs_on_one_machine(tmp_path, tmp_path_factory) -> None:
         except subprocess.TimeoutExpired:
             node.kill()
             node.wait()
+        # the pointer `ray start` left to its (stopped) head, as `ray stop` removes it: else
+        # a later ray.init() on this machine tries to join the dead head
+        BOOTSTRAP.unlink(missing_ok=True)
