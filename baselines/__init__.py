@@ -25,6 +25,7 @@ from tabletop_zoo.baselines.agents import (
     RandomAgent,
     make_agent,
 )
+from tabletop_zoo.envs._lazy import import_submodule
 
 __all__ = [
     "AGENT_SPECS",
@@ -44,4 +45,4 @@ def __getattr__(name: str) -> Any:
         from tabletop_zoo.baselines import agents
 
         return getattr(agents, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return import_submodule(__name__, name)  # sub-modules on first use (``.tournament``)

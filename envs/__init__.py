@@ -6,6 +6,9 @@ id (``GameSpec.pettingzoo_id``, ``GameSpec.gymnasium_id``). It imports neither t
 pygame.
 """
 
+from types import ModuleType
+
+from tabletop_zoo.envs._lazy import import_submodule
 from tabletop_zoo.envs._registration import register_all
 from tabletop_zoo.envs.registry import GAMES
 
@@ -13,3 +16,8 @@ register_all()
 
 #: The versioned env modules (``<game>_v0``), importable as attributes of this package.
 __all__ = [spec.env_module.rsplit(".", 1)[1] for spec in GAMES.values()]
+
+
+def __getattr__(name: str) -> ModuleType:
+    """Sub-modules on first use: ``tabletop_zoo.envs.<game>_v0`` with no import of its own."""
+    return import_submodule(__name__, name)

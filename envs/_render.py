@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.extras import install_command
+
 Color = tuple[int, int, int]
 
 
@@ -136,7 +138,7 @@ class HumanWindow:
             import pygame  # lazy: only human rendering needs pygame
         except ImportError:
             raise ImportError(
-                'render_mode="human" needs pygame: pip install "tabletop-zoo[render]" '
+                f'render_mode="human" needs pygame: {install_command("render")} '
                 '(or use render_mode="rgb_array", which needs no pygame)'
             ) from None
 

@@ -66,10 +66,14 @@ def _installed_from_a_clone() -> bool:
 
 
 def install_command(extra: str) -> str:
-    """The pip command that installs ``extra`` the way this package was installed."""
+    """The pip command that installs ``extra`` the way this package was installed.
+
+    tabletop-zoo is not published on a package index, so a non-editable install (a wheel,
+    ``pip install .``) is told to install from a clone as well.
+    """
     if _installed_from_a_clone():
         return f'pip install -e ".[{extra}]"'
-    return f'pip install "tabletop-zoo[{extra}]"'
+    return f'pip install ".[{extra}]" in a clone of the tabletop-zoo repository'
 
 
 def require_extra(extra: str, needed_by: str, modules: tuple[str, ...] | None = None) -> None:

@@ -28,6 +28,7 @@ from tabletop_zoo.envs.errors import (
     WrongConfigurationError,
     as_integer,
 )
+from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.results import win_returns
 
 try:
@@ -35,7 +36,7 @@ try:
     from numba.cpython.unsafe.numbers import trailing_zeros
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f"the compiled engines need numba: pip install 'tabletop-zoo[fast]' (import failed: {exc})"
+        f"the compiled engines need numba: {install_command('fast')} (import failed: {exc})"
     ) from exc
 
 # The two-thread random-play drivers use numba's own thread pool ("workqueue") unless the

@@ -245,6 +245,8 @@ def play_gui(
         window.close()
         return False
     _announce_result(env, names)
+    if linger:
+        print("the window shows the final position: close it or press Escape to leave", flush=True)
     window.finish(env, linger=linger)
     return True
 

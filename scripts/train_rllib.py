@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec
 
@@ -78,8 +79,8 @@ def build_config(args: argparse.Namespace, num_players: int):  # -> PPOConfig
     from tabletop_zoo.wrappers import rllib as adapter
 
     env_config = {"game": args.game, "num_players": num_players, "seed": args.seed}
-    if args.opponent:
-        env_config["opponent"] = args.opponent
+    if args.opponent:  # absolute: env runners on other nodes have another working folder
+        env_config["opponent"] = absolute_spec(args.opponent)
     ids = adapter.module_ids(args.policies, num_players)
     hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
     config = (
@@ -132,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_zoo.baselines.evaluation import round_robin
     from tabletop_zoo.wrappers import rllib as adapter
 
+    # every path absolute before anything reads it or Ray sends it to a worker: RLlib reads
+    # checkpoints as URIs, and a worker's working folder is wherever `ray start` ran
+    out = Path(args.out).expanduser().resolve()
     start = time.perf_counter()
     ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
     try:
@@ -148,11 +152,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"mean episode length {runners.get('episode_len_mean', float('nan')):.1f} "
                 f"({time.perf_counter() - tick:.1f} s)"
             )
-        out = Path(args.out)
-        checkpoint = algo.save_to_path(str((out / "checkpoint").absolute()))
+        checkpoint = algo.save_to_path(str(out / "checkpoint"))
         modules = adapter.trained_module_ids(args.policies, num_players)
         for module_id in modules:
-            algo.get_module(module_id).save_to_path(str((out / f"module_{module_id}").absolute()))
+            algo.get_module(module_id).save_to_path(str(out / f"module_{module_id}"))
         algo.stop()
         print(f"saved {checkpoint} and {', '.join(f'{out}/module_{m}' for m in modules)}")
     finally:

@@ -90,6 +90,46 @@ def test_make_works_after_import_tabletop_zoo_only(name: str, tmp_path: Path) ->
     assert out.split()[-2:] == ["player_0", str(spec.default_players)]
 
 
+def test_sub_packages_and_env_modules_are_attributes_imported_on_first_use(
+    tmp_path: Path,
+) -> None:
+    modules = [spec.env_module for spec in GAMES.values()]
+    out = run_python(
+        f"""
+        import json, sys
+        import tabletop_zoo
+        light = sorted(m for m in ("torch", "numba", "matplotlib") if m in sys.modules)
+        found = []
+        for name in {modules!r}:
+            module = tabletop_zoo
+            for part in name.split(".")[1:]:
+                module = getattr(module, part)  # tabletop_zoo.envs.<game>_v0
+            found.append(module.__name__)
+        found.append(tabletop_zoo.wrappers.single_agent.__name__)
+        found.append(tabletop_zoo.baselines.evaluation.__name__)
+        missing = []
+        for package in (tabletop_zoo, tabletop_zoo.envs, tabletop_zoo.wrappers):
+            try:
+                package.no_such_module
+            except AttributeError as exc:
+                missing.append(str(exc))
+        print(json.dumps({{"light": light, "found": found, "missing": missing}}))
+        """,
+        cwd=tmp_path,
+    )
+    result = json.loads(out)
+    assert result["light"] == []
+    assert result["found"] == [
+        *modules,
+        "tabletop_zoo.wrappers.single_agent",
+        "tabletop_zoo.baselines.evaluation",
+    ]
+    assert result["missing"] == [
+        f"module {name!r} has no attribute 'no_such_module'"
+        for name in ("tabletop_zoo", "tabletop_zoo.envs", "tabletop_zoo.wrappers")
+    ]
+
+
 def test_gymnasium_module_colon_id_form_imports_the_package(tmp_path: Path) -> None:
     spec = next(iter(GAMES.values()))
     out = run_python(

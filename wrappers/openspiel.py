@@ -19,8 +19,10 @@ general-sum for more). Parameters:
   ``None`` is an OpenSpiel string: ``""`` keeps the engine default, ``"yes"``/``"no"``
   give a bool (if the option takes one), other text is passed on (a layout, say);
 * ``max_moves`` (default :data:`DEFAULT_MAX_MOVES`): the most player decisions a game
-  may take (OpenSpiel's ``max_game_length``). A game cut there is terminal and scored
-  from the engine's ``scores()`` as the position stands, like the envs' truncation.
+  may take. A game cut there is terminal and scored from the engine's ``scores()`` as the
+  position stands, like the envs' truncation. OpenSpiel's ``max_game_length`` is the true
+  bound: the engine's own (its Game's ``max_game_length``, the most actions the rules
+  allow) when that is smaller, else ``max_moves``.
 
 A game variant whose start position depends on the seed of ``new_initial_state(seed)``
 (detected by comparing the start positions of a few seeds) becomes explicitly
@@ -137,6 +139,10 @@ class TabletopGame(pyspiel.Game):
                 value = option_from_text(spec, name, value)
             options[name] = value
         engine = spec.game_class()(num_players=num_players, **options)
+        # the longest game: the engine's bound by the rules (None: none, e.g. a game that
+        # could go on for ever) or the max_moves cut, whichever comes first
+        bound = getattr(engine, "max_game_length", None)
+        longest = max_moves if bound is None else min(int(bound), max_moves)
         starts = [engine.new_initial_state(seed=s) for s in range(_SEEDS_PROBED)]
         stochastic = len({start.to_json() for start in starts}) > 1
         info = pyspiel.GameInfo(
@@ -146,7 +152,7 @@ class TabletopGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0 if num_players == 2 else None,
-            max_game_length=max_moves,
+            max_game_length=longest,
         )
         super().__init__(_game_type(spec, num_players, stochastic), info, given)
         self.spec = spec
@@ -155,6 +161,7 @@ class TabletopGame(pyspiel.Game):
         self.stochastic = stochastic
         self.options = options
         self.encoder = spec.make_observation_encoder(engine, None)
+        self.observation_size = int(np.prod(self.encoder.shape))
         self._parameters = given
         self._start = starts[0]  # cloned by new_initial_state (also inside every clone())
 
@@ -246,6 +253,26 @@ class TabletopState(pyspiel.State):
         if state.is_terminal():
             return [float(r) for r in state.returns()]
         return [float(r) for r in win_returns(state.scores())]
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The observation planes of ``player`` (default: the seat to move), flat and
+        channel-first, as OpenSpiel's own ``observation_tensor`` gives them.
+
+        OpenSpiel's generic version builds a new observer object on every call; this one
+        writes the encoder's planes straight into the list (rl_environment calls it for every
+        seat on every step).
+        """
+        if player is None:
+            player = self.current_player()
+        game = self.tabletop_game
+        if not 0 <= player < game.num_players():
+            raise InvalidOptionError(
+                f"player must be a seat 0..{game.num_players() - 1}, got {player!r}"
+            )
+        if self.engine_state is None:
+            return [0.0] * game.observation_size
+        planes = game.encoder.encode(self.engine_state, player)
+        return planes.transpose(2, 0, 1).reshape(-1).tolist()  # channel-first, flat
 
     def __str__(self) -> str:
         if self.engine_state is None:

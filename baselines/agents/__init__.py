@@ -17,6 +17,7 @@ package does not import torch; only creating a :class:`~.ppo.PPOAgent` does.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "MCTSAgent",
     "PPOAgent",
     "RandomAgent",
+    "absolute_spec",
     "agent_spec_forms",
     "make_agent",
     "parse_agent_spec",
@@ -69,6 +71,34 @@ class Agent(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Return a legal action (``action_mask[action]`` is true) for the acting seat."""
         ...
+
+
+#: Spec kinds whose argument starts with a file path (``kind:PATH``, ``az:PATH:N``,
+#: ``rllib:PATH#MODULE``).
+PATH_KINDS = ("ppo", "az", "rllib")
+
+
+def absolute_spec(spec: str) -> str:
+    """``spec`` with its file path made absolute (from the current folder); others unchanged.
+
+    Work sent elsewhere (Ray workers and env runners, whose working folder is wherever
+    ``ray start`` ran; process pools) and RLlib's checkpoint reader need absolute paths:
+    ``absolute_spec("rllib:runs/rllib/module_main")`` is ``"rllib:/.../runs/rllib/module_main"``.
+    """
+    if not isinstance(spec, str):
+        return spec
+    kind, sep, arg = spec.strip().partition(":")
+    if kind.lower() not in PATH_KINDS or not sep or not arg:
+        return spec
+    suffix = ""
+    if kind.lower() == "rllib":
+        arg, hash_sign, module_id = arg.partition("#")
+        suffix = hash_sign + module_id
+    elif kind.lower() == "az":
+        path, colon, sims = arg.rpartition(":")
+        if colon and path and sims.isascii() and sims.isdigit():
+            arg, suffix = path, colon + sims
+    return f"{kind}:{os.path.abspath(os.path.expanduser(arg))}{suffix}"
 
 
 def agent_spec_forms(human: bool = False) -> str:

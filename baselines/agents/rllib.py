@@ -71,7 +71,8 @@ class RLlibAgent:
         name: str | None = None,
         trust: bool = False,
     ) -> None:
-        folder = module_path(path, module_id)
+        # absolute: RLModule.from_checkpoint reads a URI ("runs/x" has no scheme)
+        folder = module_path(Path(path).expanduser().resolve(), module_id)
         if not trust:
             raise UntrustedModelError(
                 f"{str(path)!r} is an RLlib checkpoint, which loads by unpickling (it can run "
@@ -83,7 +84,7 @@ class RLlibAgent:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
         self._torch = torch
-        self.module = RLModule.from_checkpoint(folder)
+        self.module = RLModule.from_checkpoint(str(folder))
         self.name = name or f"rllib:{Path(path).name}"
         limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
 

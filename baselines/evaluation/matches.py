@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.evaluation.arena import (
     IncompleteRunError,
@@ -176,8 +177,10 @@ def iter_seatings(
             "workers > 1 or on Ray"
         )
     options = dict(env_options or {})
+    # absolute model paths: a worker process, a Ray worker or RLlib reads them from elsewhere
+    paths = [absolute_spec(agent) for agent in agents]
     tasks = [
-        (game, num_players, options, [agents[a] for a in s.agents], s.seed, s.random_opening, trust)
+        (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
         for s in seatings
     ]
     if backend == "ray":

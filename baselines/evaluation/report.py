@@ -193,7 +193,7 @@ def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple
 def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tuple[float, float]:
     """x-range of the Elo panel: the baseline and every rating, with room for the labels."""
     low, high = min(*elos, baseline), max(*elos, baseline)
-    margin = max(25.0, 0.25 * (high - low))
+    margin = max(40.0, 0.3 * (high - low))  # room for the value labels beyond the bars
     return low - margin, high + margin
 
 
@@ -305,14 +305,27 @@ def tournament_figure(result: TournamentResult) -> Any:
     elos = [s.elo for s in standings]
     ys = np.arange(len(standings))
     colours = ["tab:blue" if e >= ELO_INITIAL else "tab:orange" for e in elos]
-    bars = ax2.barh(ys, [e - ELO_INITIAL for e in elos], left=ELO_INITIAL, color=colours)
-    ax2.bar_label(bars, labels=[f"{e:.0f}" for e in elos], padding=3, fontsize="small")
+    ax2.barh(ys, [e - ELO_INITIAL for e in elos], left=ELO_INITIAL, color=colours)
     lows = np.array([s.elo_low for s in standings])
     highs = np.array([s.elo_high for s in standings])
+    ends_low, ends_high = np.array(elos), np.array(elos)
     if np.isfinite(lows).all() and np.isfinite(highs).all():
         below, above = np.maximum(np.array(elos) - lows, 0), np.maximum(highs - np.array(elos), 0)
         ax2.errorbar(elos, ys, xerr=[below, above], fmt="none", ecolor="black", capsize=3)
-        elos = [*elos, *lows, *highs]  # the axis shows the whole intervals
+        ends_low, ends_high = np.minimum(lows, elos), np.maximum(highs, elos)
+    # each value beyond the outer end of its bar and error bar, so no line crosses it
+    for y, elo, low, high in zip(ys, elos, ends_low, ends_high, strict=True):
+        up = elo >= ELO_INITIAL
+        ax2.annotate(
+            f"{elo:.0f}",
+            (high if up else low, y),
+            xytext=(4 if up else -4, 0),
+            textcoords="offset points",
+            ha="left" if up else "right",
+            va="center",
+            fontsize="small",
+        )
+    elos = [*elos, *ends_low, *ends_high]  # the axis shows the whole intervals
     ax2.axvline(ELO_INITIAL, color="black", linewidth=0.8)
     ax2.set_yticks(ys, [short_label(s.agent) for s in standings])
     ax2.invert_yaxis()

@@ -16,7 +16,9 @@ package ``tabletop_zoo`` (``package-dir`` in ``pyproject.toml``); the sub-packag
 from __future__ import annotations
 
 from importlib import metadata
+from types import ModuleType
 
+from tabletop_zoo.envs._lazy import import_submodule
 from tabletop_zoo.envs._registration import register_all
 
 __all__ = ["__version__", "register_all"]
@@ -28,3 +30,9 @@ except metadata.PackageNotFoundError:  # imported from a tree that was never ins
     __version__ = "0+unknown"
 
 register_all()
+
+
+def __getattr__(name: str) -> ModuleType:
+    """``tabletop_zoo.envs``, ``.wrappers``, ``.baselines`` on first use, with no import of
+    their own (``tabletop_zoo.envs.<game>_v0`` as well: see ``tabletop_zoo.envs``)."""
+    return import_submodule(__name__, name)

@@ -67,8 +67,13 @@ class Picker:
         return self.renderer.draw(state)
 
     def _spot(self, tile: int) -> tuple[float, float, float]:
+        """``(y, x, radius)`` of a tile's clickable disc: as high as before, its bottom
+        ending above the tile's name, so the target ring never runs over the label."""
         y, x = self.renderer.centres[tile]
-        return y, x, SPOT_RADIUS * self.renderer.s
+        radius = SPOT_RADIUS * self.renderer.s
+        _name, label_top, _dx = self.renderer.labels[tile]  # offsets from the hex centre
+        bottom = min(radius, label_top - 2.0)
+        return y + (bottom - radius) / 2.0, x, (bottom + radius) / 2.0
 
     def choices(self, state: ArktiaState, selection: tuple = ()) -> tuple[str, list[Choice]]:
         """The prompt and the clickable choices for the player to act (none when over)."""

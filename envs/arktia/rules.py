@@ -72,6 +72,10 @@ class ArktiaGame:
             allows True for 3 players; not allowed for 4).
     """
 
+    #: No bound on the actions of a game: the rules let pieces move back and forth for ever
+    #: (R23); the env truncates after ``max_turns``, the OpenSpiel bridge after ``max_moves``.
+    max_game_length: int | None = None
+
     def __init__(
         self,
         num_players: int = 2,

@@ -108,6 +108,10 @@ class MoleHillGame:
 
     num_players = NUM_PLAYERS
     num_actions = board.NUM_ACTIONS
+    #: The most actions a game can take: per round (M10: two) the mole places its stack and
+    #: then leaves one piece per move, so it acts at most MOLE_PIECES times (M3, M8), and
+    #: the gardener answers every mole action but the last (M4, M5): 2 * (22 + 21) = 86.
+    max_game_length = NUM_ROUNDS * (2 * MOLE_PIECES - 1)
 
     def __init__(self, num_players: int = NUM_PLAYERS, random_flowers: bool = False) -> None:
         if as_integer(num_players) != NUM_PLAYERS:

@@ -203,3 +203,21 @@ def test_ppo_agent_is_exported_lazily() -> None:
     assert baselines.PPOAgent is PPOAgent
     with pytest.raises(AttributeError):
         _ = baselines.NoSuchAgent
+
+
+def test_absolute_spec_makes_model_paths_absolute_and_leaves_the_rest(
+    tmp_path, monkeypatch
+) -> None:
+    from tabletop_zoo.baselines.agents import absolute_spec
+
+    monkeypatch.chdir(tmp_path)
+    here = str(tmp_path)
+    assert absolute_spec("ppo:runs/x/final_model.zip") == f"ppo:{here}/runs/x/final_model.zip"
+    assert absolute_spec("az:net.npz:400") == f"az:{here}/net.npz:400"
+    assert absolute_spec("az:net.npz") == f"az:{here}/net.npz"
+    assert absolute_spec("rllib:runs/rllib/checkpoint#seat_1") == (
+        f"rllib:{here}/runs/rllib/checkpoint#seat_1"
+    )
+    assert absolute_spec("rllib:/already/absolute") == "rllib:/already/absolute"
+    for unchanged in ("random", "greedy", "mcts:50", "ref:some-model", "human", "ppo:"):
+        assert absolute_spec(unchanged) == unchanged

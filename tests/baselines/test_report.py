@@ -108,6 +108,14 @@ def test_elo_panel_starts_at_the_average_and_labels_its_bars() -> None:
             assert bar.get_x() + bar.get_width() == pytest.approx(standing.elo)
         labels = [t.get_text() for t in elo_axis.texts]
         assert labels == [f"{s.elo:.0f}" for s in standings]
+        for text, standing in zip(elo_axis.texts, standings, strict=True):
+            # beyond the outer end of the error bar, on the bar's side: no line crosses it
+            if standing.elo >= ELO_INITIAL:
+                assert text.xy[0] >= max(standing.elo, standing.elo_high)
+                assert text.get_ha() == "left"
+            else:
+                assert text.xy[0] <= min(standing.elo, standing.elo_low)
+                assert text.get_ha() == "right"
         low, high = elo_axis.get_xlim()
         assert low < min(s.elo for s in standings) and high > max(s.elo for s in standings)
         assert low < ELO_INITIAL < high
@@ -120,4 +128,4 @@ def test_elo_panel_starts_at_the_average_and_labels_its_bars() -> None:
 def test_elo_axis_limits_include_the_baseline_with_room() -> None:
     low, high = elo_axis_limits([1510.0, 1560.0])
     assert low < ELO_INITIAL and high > 1560.0
-    assert elo_axis_limits([1500.0, 1500.0]) == (1475.0, 1525.0)
+    assert elo_axis_limits([1500.0, 1500.0]) == (1460.0, 1540.0)

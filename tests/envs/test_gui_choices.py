@@ -171,3 +171,17 @@ def test_arktia_tile_spots_sit_on_the_hex_centres() -> None:
     # halfway between two neighbouring hexes (a1 and a2) is on their shared edge: no spot
     (y0, x0), (y1, x1) = centres[0], centres[1]
     assert _hits(tiles, (y0 + y1) / 2, (x0 + x1) / 2) == []
+
+
+@pytest.mark.parametrize("players", GAMES["arktia"].players)
+def test_arktia_target_rings_end_above_the_tile_names(players: int) -> None:
+    """A tile's ring (its clickable disc) stays inside the tile and above its name."""
+    picker, game = picker_and_game("arktia", players)
+    renderer = picker.renderer
+    for tile in range(game.num_tiles):
+        y, x, radius = picker._spot(tile)
+        centre_y, centre_x = renderer.centres[tile]
+        _name, label_top, _dx = renderer.labels[tile]
+        assert y + radius <= centre_y + label_top - 1  # the ring's bottom above the name
+        assert y - radius >= centre_y - renderer.s  # and inside the hex at the top
+        assert x == centre_x and radius >= 0.5 * renderer.s  # still easy to click

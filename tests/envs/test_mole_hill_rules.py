@@ -8,6 +8,7 @@ Space index = row * 9 + col (a1 = 0, i1 = 8, a2 = 9, ...).
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -415,3 +416,27 @@ def test_ruling_M9_the_best_round_scores_24() -> None:
 
     # 12 dark pieces past the 10 light ones, every red flower (2 each) and white (1 each)
     assert MAX_ROUND_SCORE == (MOLE_PIECES - LIGHT_PIECES) + 4 * 2 + 4 * 1 == 24
+
+
+def test_max_game_length_is_reached_by_the_longest_game_and_never_passed() -> None:
+    """86 = 2 rounds x (22 mole actions + 21 rods): the mole snakes through the low spaces
+    and the gardener puts every rod far away, so both rounds use all 22 pieces."""
+    for random_flowers in (False, True):
+        game = MoleHillGame(random_flowers=random_flowers)
+        assert game.max_game_length == 86
+        state = game.new_initial_state(seed=3)
+        length = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(min(legal) if state.mole_to_move else max(legal))
+            length += 1
+        assert length == game.max_game_length
+        assert len(state.trail) == 22  # the second round too used every piece
+    rng = random.Random(0)
+    for seed in range(30):
+        state = MoleHillGame().new_initial_state(seed=seed)
+        length = 0
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            length += 1
+        assert length <= 86

@@ -143,6 +143,26 @@ def test_train_script_trains_saves_and_evaluates(tmp_path, capsys):
         env.step(action)
 
 
+def test_train_script_with_a_relative_out_folder_evaluates_its_module(
+    tmp_path, monkeypatch, capsys
+):
+    """The default --out (runs/rllib) is relative: RLlib reads checkpoints only from
+    absolute paths, so the script and the agent make it absolute first."""
+    monkeypatch.chdir(tmp_path)
+    code = _train_script().main(
+        ["--game", FIRST, "--iterations", "1", "--batch", "200", "--minibatch", "100"]
+        + ["--epochs", "1", "--hidden", "32", "--eval-games", "1"]
+    )
+    assert code == 0
+    assert (tmp_path / "runs" / "rllib" / "module_main").is_dir()
+    assert "module_main" in capsys.readouterr().out.split("training took")[1]  # the table
+    agent = make_agent("rllib:runs/rllib/module_main")  # relative, as the README writes it
+    env = make_env(FIRST)
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"], None)] == 1
+
+
 def test_rllib_agent_refuses_a_folder_without_a_module(tmp_path):
     with pytest.raises(InvalidOptionError, match="no RLlib module"):
         RLlibAgent(tmp_path)

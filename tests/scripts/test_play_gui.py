@@ -36,3 +36,14 @@ def test_gui_flag_without_pygame_prints_one_line(script, monkeypatch, capsys) ->
     assert play.main(["--gui", "--seed", "1"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--gui needs the 'render' extra" in err
+
+
+def test_a_lingering_window_says_in_the_terminal_how_to_leave(script, monkeypatch, capsys) -> None:
+    play = script("play")
+    waits = []
+    # the person closes the window at the first wait after the game (delay 0: no other wait)
+    monkeypatch.setattr(play.PlayWindow, "pause", lambda self, seconds: waits.append(1) and False)
+    assert play.play_gui(sorted(GAMES)[0], ["greedy", "random"], seed=1, delay=0, linger=True)
+    out = capsys.readouterr().out
+    assert out.index("game over; scores:") < out.index("close it or press Escape to leave")
+    assert waits == [1]

@@ -93,7 +93,15 @@ def test_game_type_and_information(variant):
     assert kind.utility.name == expected_utility
     assert game.num_players() == players == engine.num_players
     assert game.num_distinct_actions() == engine.num_actions
-    assert game.max_game_length() == bridge.DEFAULT_MAX_MOVES
+    # the true bound: the rules' own (a Game's max_game_length) or else the max_moves cut
+    bound = engine.max_game_length
+    assert game.max_game_length() == (
+        bridge.DEFAULT_MAX_MOVES if bound is None else min(bound, bridge.DEFAULT_MAX_MOVES)
+    )
+    if bound is not None:
+        assert bridge.load_game(name, {**params, "max_moves": bound + 5}).max_game_length() == (
+            bound
+        )
     assert (game.min_utility(), game.max_utility()) == (-1.0, 1.0)
     starts = {engine.new_initial_state(seed=s).to_json() for s in range(4)}
     stochastic = len(starts) > 1
@@ -115,6 +123,22 @@ def test_observation_is_the_public_encoder_channel_first(variant):
         expected = encoder.encode(state.engine_state, player)
         np.testing.assert_array_equal(tensor, np.moveaxis(expected, -1, 0))
         assert state.observation_string(player) == str(state.engine_state)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
+def test_fast_observation_tensor_is_openspiels_own(variant):
+    """Our observation_tensor (no observer object per call) gives OpenSpiel's result."""
+    game = bridge.load_game(*variant)
+    generic = pyspiel.State.observation_tensor  # OpenSpiel's: a fresh observer every call
+    for moves in (0, 1, 9):
+        state = _random_state(game, moves, seed=moves)
+        for player in range(game.num_players()):
+            ours = state.observation_tensor(player)
+            assert isinstance(ours, list) and ours == generic(state, player)
+        if not state.is_terminal() and not state.is_chance_node():
+            assert state.observation_tensor() == generic(state, state.current_player())
+    with pytest.raises(InvalidOptionError, match="player must be a seat"):
+        state.observation_tensor(game.num_players())
 
 
 @pytest.mark.parametrize("variant", DEFAULT_GAMES, ids=_ids)
@@ -280,3 +304,39 @@ def test_policy_gradient_trains_through_rl_environment():
     assert np.isfinite(critic_loss.item()) and np.isfinite(pi_loss.item())
     after = list(agents[0]._policy_logits_layer.parameters())
     assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+def test_dqn_learns_through_rl_environment():
+    """OpenSpiel's PyTorch DQN (it needs dm-tree, which the openspiel extra installs)."""
+    pytest.importorskip("tree", reason="dm-tree comes with the openspiel extra")
+    from open_spiel.python.pytorch import dqn
+
+    name = next(iter(GAMES))
+    env = rl_environment.Environment(bridge.load_game(name))
+    env.seed(0)
+    size = env.observation_spec()["info_state"][0]
+    num_actions = env.action_spec()["num_actions"]
+    agents = [
+        dqn.DQN(
+            player_id=p,
+            state_representation_size=size,  # an int, despite the type hint
+            num_actions=num_actions,
+            hidden_layers_sizes=[32],
+            batch_size=16,
+            replay_buffer_capacity=500,
+            learn_every=4,
+            min_buffer_size_to_learn=32,
+            seed=p,
+        )
+        for p in range(env.num_players)
+    ]
+    for _ in range(2):
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            output = agents[player].step(time_step)
+            assert output.action in time_step.observations["legal_actions"][player]
+            time_step = env.step([output.action])
+        for agent in agents:
+            agent.step(time_step)
+    assert all(agent.loss is not None and np.isfinite(agent.loss) for agent in agents)

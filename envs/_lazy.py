@@ -1,0 +1,27 @@
+"""Sub-modules reachable as attributes, imported on first use (PEP 562).
+
+``import tabletop_zoo`` stays light, yet ``tabletop_zoo.envs.<game>_v0`` or
+``tabletop_zoo.wrappers.openspiel`` work without an ``import`` of their own: a package's
+module-level ``__getattr__`` imports the sub-module the first time it is asked for. A name
+that is no sub-module raises ``AttributeError`` as usual; a sub-module whose optional extra is
+missing raises its own one-line ``ImportError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+
+def import_submodule(package: str, name: str) -> ModuleType:
+    """``package.name`` imported, or ``AttributeError`` when it is no sub-module."""
+    if not name.startswith("__"):  # dunders (__path__, __wrapped__) are never modules
+        full = f"{package}.{name}"
+        try:
+            found = importlib.util.find_spec(full) is not None
+        except (ImportError, ValueError):
+            found = False
+        if found:
+            return importlib.import_module(full)
+    raise AttributeError(f"module {package!r} has no attribute {name!r}")
