@@ -65,7 +65,7 @@ class TrainConfig:
     timesteps: int | None = None
     n_envs: int | None = None  # envs stepped in turn by DummyVecEnv (or processes)
     vec: str = "dummy"  # "dummy" | "subproc"
-    engine: str | None = None  # "fast" | "python"; default fast when numba is installed
+    engine: str | None = None  # "python" (the default: the same on every install) | "fast"
     n_steps: int | None = None  # per env per rollout
     batch_size: int | None = None
     n_epochs: int = 4
@@ -134,14 +134,13 @@ class TrainConfig:
         return cfg
 
     def _resolved_engine(self) -> str:
-        """``engine`` checked, or its default: ``fast`` when numba is installed, the game
-        has a compiled engine and the settings suit it (the pool's baselines compiled
-        players, ``vec`` dummy), else ``python``."""
+        """``engine`` checked, or its default ``python``: a seed trains the same model on
+        every install (``fast``, the compiled engine, plays other games from the same seed,
+        so it is asked for by name)."""
         spec = get_spec(self.game)
         compiled = spec.fast_engine is not None and fast_path_available()
         if self.engine is None:
-            suits = self.vec == "dummy" and all(b in COMPILED_BASELINES for b in self.baselines)
-            return "fast" if compiled and suits else "python"
+            return "python"
         if self.engine not in ENGINES:
             raise InvalidOptionError(f"engine must be one of {ENGINES}, got {self.engine!r}")
         if self.engine == "python":
