@@ -296,3 +296,21 @@ def test_every_compiled_engine_follows_the_fast_engine_protocol(spec: GameSpec) 
     assert states.shape == (2, engine.state_width)
     assert engine.observe(states, 0).shape == (2, *engine.observation_shape)
     assert engine.legal_mask(states).shape == (2, engine.num_actions)
+
+
+def test_only_the_match_model_plays_game_tasks() -> None:
+    """One match model: every match is a schedule of seatings played by
+    ``matches.play_seatings`` into records; nothing else hands game tasks to the process
+    pool or Ray (tournaments, seated matches, the ladder and the scripts are views of
+    records)."""
+    players = {"play_task", "play_tasks"}
+    allowed = {"baselines/evaluation/matches.py", "baselines/evaluation/arena.py"}
+    allowed.add("baselines/evaluation/ray_backend.py")
+    for path in _sources("baselines", "wrappers", "scripts"):
+        where = str(path.relative_to(ROOT))
+        if where in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and "evaluation" in node.module:
+                used = players & {alias.name for alias in node.names}
+                assert not used, f"{where} imports {sorted(used)}: play matches with play_seatings"
