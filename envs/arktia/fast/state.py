@@ -47,25 +47,13 @@ def _rollout(row, max_depth, tables, words, out):
 def _greedy_best(row, tables, out):
     """The greedy rule's best actions (result if the game ends, then score margin, one
     ply deep) into ``out`` in legal-list order; returns their count."""
-    nbr, rays, prm, shapes = tables
-    n = prm[K.P_PLAYERS]
-    player = row[K.CUR]
+    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, rays, params, shapes)
     scratch = np.empty(row.shape[0], dtype=np.int64)
     results = np.zeros(n, dtype=np.float32)
     best_result, best_margin, count = -2.0, -(10**9), 0
     for j in range(row[K.LEGAL_COUNT]):
         action = row[K.LEGAL + j]
-        scratch[: K.LEGAL] = row[: K.LEGAL]
-        K.apply_action(scratch, action, nbr, rays, prm, shapes)
-        other = -(10**9)
-        for s in range(n):
-            if s != player:
-                other = max(other, K.score(scratch, s))
-        margin = K.score(scratch, player) - other
-        result = 0.0
-        if scratch[K.CUR] < 0:
-            B.win_rewards(scratch, n, results)
-            result = results[player]
+        result, margin = B.greedy_value(row, action, scratch, results, tables)
         if result > best_result or (result == best_result and margin > best_margin):
             best_result, best_margin, count = result, margin, 0
         if result == best_result and margin == best_margin:
