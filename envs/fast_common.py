@@ -322,8 +322,8 @@ class FastEngineBase:
 class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
-    go through the pure-Python state (text, notation, JSON). A subclass gives
-    ``is_terminal``, ``scores`` and the compiled ``legal_actions``/``apply_action``."""
+    go through the pure-Python state (text, notation, JSON). A subclass gives ``scores``
+    and the compiled ``legal_actions`` and ``_apply_checked``."""
 
     __slots__ = ("engine", "row")
 
@@ -342,8 +342,26 @@ class FastStateBase:
         """An independent copy."""
         return type(self)(self.engine, self.row.copy(), trusted=True)
 
-    def is_terminal(self) -> bool:  # pragma: no cover - every subclass overrides it
+    @property
+    def current_player(self) -> int:
+        """Seat that decides now; -1 once the game is over."""
+        return int(self.row[self.engine.player_column])
+
+    def is_terminal(self) -> bool:
         """True once the game is over."""
+        return self.row[self.engine.player_column] < 0
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action``; IllegalActionError (nothing changed) if it is not legal (the
+        reference engine's message)."""
+        a = as_integer(action)
+        if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
+            self.to_state().apply_action(action)  # raises the reference engine's message
+            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
+        """Play ``action`` (an int in range) in compiled code if it is legal; False (row
+        unchanged) if not."""
         raise NotImplementedError
 
     def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it

@@ -10,7 +10,6 @@ import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
 from tabletop_zoo.envs.fast_random import below, check_words
 
@@ -91,11 +90,6 @@ class FastArktiaState(FastStateBase):
         return out[: _greedy_best(self.row, self.engine.tables, out)].tolist()
 
     @property
-    def current_player(self) -> int:
-        """Seat that decides now; -1 once the game is over."""
-        return int(self.row[K.CUR])
-
-    @property
     def turn(self) -> int:
         """Completed turns (R23 counts these)."""
         return int(self.row[K.TURN])
@@ -104,21 +98,8 @@ class FastArktiaState(FastStateBase):
         """Legal actions, ascending."""
         return self.engine.legal_list(self.row)
 
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
-        a = as_integer(action)
-        tables = self.engine.tables
-        if (
-            a is None
-            or not 0 <= a < self.engine.num_actions
-            or not _apply_checked(self.row, a, tables)
-        ):
-            self.to_state().apply_action(action)  # raises the reference engine's message
-            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
-
-    def is_terminal(self) -> bool:
-        """True when every player's game has ended."""
-        return self.row[K.CUR] < 0
+    def _apply_checked(self, action: int) -> bool:
+        return _apply_checked(self.row, action, self.engine.tables)
 
     def scores(self) -> list[int]:
         """R21 as the position stands."""
