@@ -259,6 +259,58 @@ class FastEngineBase:
         self.batch.legal_mask(states, mask)
         return mask
 
+    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        """Start new games in the rows where ``which`` (bool mask) is set."""
+        self.check_states(states, writeable=True)
+        self._reset_games(states, self.check_which(which, len(states)))
+
+    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends (or is truncated, in an engine with
+        a turn limit); no autoreset."""
+        states = self.check_states(states, True)
+        seats = check_seats(seats, len(states), self.num_players)
+        return self._play_opponents(states, seats, opponent, active)
+
+    def _play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """``(B, *observation_shape)`` float32 planes, game ``i`` seen by ``seats[i]`` (the
+        env's planes)."""
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), self.num_players))
+
+    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _step_inputs(
+        self, states: np.ndarray, actions: Any, active: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The checked ``actions`` and ``active`` mask of a step on ``states``;
+        IllegalActionError (nothing changed) naming the first game whose action is not
+        legal and its legal actions (:meth:`_legal_list`, at most 20)."""
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = self.batch.first_illegal(states, actions, active)
+        if bad >= 0:
+            legal = self._legal_list(states, bad)
+            raise IllegalActionError(
+                f"game {bad}: action {actions[bad]} is not legal; legal: {legal[:20]}"
+            )
+        return actions, active
+
+    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:  # pragma: no cover
+        """The legal actions of game ``index``, as the error of a step lists them."""
+        raise NotImplementedError
+
     def check_new_batch(self, batch_size: Any) -> int:
         """``batch_size`` as an int 0..2**24 (InvalidOptionError)."""
         return check_count("batch_size", batch_size, 0, 2**24)
@@ -271,8 +323,8 @@ class FastEngineBase:
 class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
-    go through the pure-Python state (text, notation, JSON). A subclass gives
-    ``is_terminal``, ``scores`` and the compiled ``legal_actions``/``apply_action``."""
+    go through the pure-Python state (text, notation, JSON). A subclass gives ``scores``
+    and the compiled ``legal_actions`` and ``_apply_checked``."""
 
     __slots__ = ("engine", "row")
 
@@ -291,8 +343,26 @@ class FastStateBase:
         """An independent copy."""
         return type(self)(self.engine, self.row.copy(), trusted=True)
 
-    def is_terminal(self) -> bool:  # pragma: no cover - every subclass overrides it
+    @property
+    def current_player(self) -> int:
+        """Seat that decides now; -1 once the game is over."""
+        return int(self.row[self.engine.player_column])
+
+    def is_terminal(self) -> bool:
         """True once the game is over."""
+        return self.row[self.engine.player_column] < 0
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action``; IllegalActionError (nothing changed) if it is not legal (the
+        reference engine's message)."""
+        a = as_integer(action)
+        if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
+            self.to_state().apply_action(action)  # raises the reference engine's message
+            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
+        """Play ``action`` (an int in range) in compiled code if it is legal; False (row
+        unchanged) if not."""
         raise NotImplementedError
 
     def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it
@@ -432,6 +502,13 @@ class FastEngine(Protocol):
     def new_initial_state(self, seed: int | None = None) -> Any:
         """A fresh game as one wrapped row."""
         ...
+
+
+def check_opponent(opponent: Any) -> None:
+    """Refuse a compiled opponent other than ``"random"`` or ``"greedy"``
+    (InvalidOptionError)."""
+    if opponent not in ("random", "greedy"):
+        raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
 
 
 def check_actions(actions: Any, batch_size: int) -> np.ndarray:

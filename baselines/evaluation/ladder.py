@@ -197,9 +197,7 @@ def rate_newcomer(
         rounds=rounds,
         num_players=num_players,
         seed=seed,
-        random_opening=ladder.get("random_opening", 0)
-        if random_opening is None
-        else random_opening,
+        random_opening=random_opening,
         workers=workers,
         trust=trust,
         on_game=on_game,

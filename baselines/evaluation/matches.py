@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
@@ -44,7 +44,9 @@ __all__ = [
     "check_count",
     "check_match",
     "iter_seatings",
+    "play_into",
     "play_seatings",
+    "view_defaults",
 ]
 
 BACKENDS = ("local", "ray")  # where the games of a match are played
@@ -260,3 +262,34 @@ def play_seatings(
     finally:
         records.close()
     return out
+
+
+ResultT = TypeVar("ResultT")
+
+
+def play_into(result: ResultT, play: Callable[[], list[MatchRecord]]) -> ResultT:
+    """Set ``result.games`` to the records ``play()`` returns and return ``result`` (a view
+    with ``games`` and ``incomplete``). A worker process that dies: ``result`` holds the
+    games played until then, marked ``incomplete``, and the
+    :class:`~.arena.IncompleteRunError` is raised again with ``result`` as its result."""
+    try:
+        result.games = play()
+    except IncompleteRunError as exc:
+        result.games, result.incomplete = list(exc.result), str(exc)
+        raise IncompleteRunError(result.incomplete, result) from None
+    return result
+
+
+def view_defaults(
+    records: Sequence[MatchRecord], game: str | None, num_players: int | None, view: str
+) -> tuple[str, int, int]:
+    """The game, player count and random opening of the ``view`` (e.g. "seated view") of
+    ``records``: ``game`` and ``num_players`` unless None, else the first record's; the
+    random opening the first record's (0 without records). ValueError when there are no
+    records and ``game`` or ``num_players`` is None."""
+    if records:
+        game = records[0].game if game is None else game
+        num_players = records[0].num_players if num_players is None else num_players
+    if game is None or num_players is None:
+        raise ValueError(f"a {view} of no games needs the game and player count")
+    return game, num_players, records[0].random_opening if records else 0

@@ -29,12 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 from tabletop_zoo.baselines.evaluation.matches import (
     MatchRecord,
     Seating,
     check_match,
+    play_into,
     play_seatings,
+    view_defaults,
 )
 from tabletop_zoo.baselines.evaluation.ratings import (
     PlacedGame,
@@ -235,17 +236,13 @@ def seated_view(
 ) -> SeatedResult:
     """The seated tables of ``records`` (agent indices into ``agents``); ``game``,
     ``num_players`` and the random opening default to the records'."""
-    if records:
-        game = records[0].game if game is None else game
-        num_players = records[0].num_players if num_players is None else num_players
-    if game is None or num_players is None:
-        raise ValueError("a seated view of no games needs the game and player count")
+    game, num_players, random_opening = view_defaults(records, game, num_players, "seated view")
     return SeatedResult(
         game=game,
         num_players=num_players,
         agents=list(agents),
         games=list(records),
-        random_opening=records[0].random_opening if records else 0,
+        random_opening=random_opening,
     )
 
 
@@ -308,19 +305,18 @@ def play_lineups(
 
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
-    try:
-        result.games = play_seatings(
+    schedule = lineup_schedule(designs, rounds, seed, random_opening)
+    return play_into(
+        result,
+        lambda: play_seatings(
             game,
             players,
             agent_specs,
-            lineup_schedule(designs, rounds, seed, random_opening),
+            schedule,
             names=names,
             env_options=env_kwargs,
             workers=workers,
             on_game=on_game,
             trust=trust,
-        )
-    except IncompleteRunError as exc:
-        result.games, result.incomplete = list(exc.result), str(exc)
-        raise IncompleteRunError(result.incomplete, result) from None
-    return result
+        ),
+    )

@@ -39,13 +39,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tabletop_zoo.baselines.evaluation import report
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, seeded_agent
+from tabletop_zoo.baselines.evaluation.arena import seeded_agent
 from tabletop_zoo.baselines.evaluation.matches import (
     BACKENDS,
     MatchRecord,
     Seating,
     check_match,
+    play_into,
     play_seatings,
+    view_defaults,
 )
 from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
@@ -215,11 +217,7 @@ def tournament_view(
 ) -> TournamentResult:
     """The tournament tables of ``records`` (each game: two of ``agents``, fillers in the
     other seats). ``game``, ``num_players`` and the random opening default to the records'."""
-    if records:
-        game = records[0].game if game is None else game
-        num_players = records[0].num_players if num_players is None else num_players
-    if game is None or num_players is None:
-        raise ValueError("a tournament view of no games needs the game and player count")
+    game, num_players, random_opening = view_defaults(records, game, num_players, "tournament view")
     return TournamentResult(
         game=game,
         num_players=num_players,
@@ -227,7 +225,7 @@ def tournament_view(
         games=list(records),
         filler=filler,
         specs=list(specs or []),
-        random_opening=records[0].random_opening if records else 0,
+        random_opening=random_opening,
     )
 
 
@@ -307,8 +305,9 @@ def round_robin(
         specs=list(agent_specs),
         random_opening=random_opening,
     )
-    try:
-        result.games = play_seatings(
+    return play_into(
+        result,
+        lambda: play_seatings(
             game,
             num_players,
             agents,
@@ -321,11 +320,8 @@ def round_robin(
             on_game=on_game,
             progress=progress,
             trust=trust,
-        )
-    except IncompleteRunError as exc:
-        result.games, result.incomplete = list(exc.result), str(exc)
-        raise IncompleteRunError(result.incomplete, result) from None
-    return result
+        ),
+    )
 
 
 def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) -> PairingStats:

@@ -132,28 +132,38 @@ def random_actions(states, active, out):
 
 
 @jit
-def greedy_action(row, scratch, tables):
-    """The greedy agent's action: best (result if the game ends, score margin) one ply
-    deep; ties uniformly at random (reservoir sampling)."""
+def greedy_value(row, action, scratch, results, tables):
+    """How the greedy rule ranks ``action`` in ``row``: (result for the player to act if
+    the game then ends, else 0; its score margin over the best other seat), one ply deep.
+    ``scratch`` (a row) and ``results`` (one float32 per seat) are working space."""
     nbr, rays, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     player = row[K.CUR]
+    scratch[: K.LEGAL] = row[: K.LEGAL]
+    K.apply_action(scratch, action, nbr, rays, prm, shapes)
+    other = -(10**9)
+    for s in range(n):
+        if s != player:
+            other = max(other, K.score(scratch, s))
+    margin = K.score(scratch, player) - other
+    result = 0.0
+    if scratch[K.CUR] < 0:
+        win_rewards(scratch, n, results)
+        result = results[player]
+    return result, margin
+
+
+@jit
+def greedy_action(row, scratch, tables):
+    """The greedy agent's action: best (result if the game ends, score margin) one ply
+    deep; ties uniformly at random (reservoir sampling)."""
+    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, rays, params, shapes)
     count = row[K.LEGAL_COUNT]
     best_result, best_margin, ties, choice = -2.0, -(10**9), 0, row[K.LEGAL]
     results = np.zeros(n, dtype=np.float32)
     for j in range(count):
         action = row[K.LEGAL + j]
-        scratch[: K.LEGAL] = row[: K.LEGAL]
-        K.apply_action(scratch, action, nbr, rays, prm, shapes)
-        other = -(10**9)
-        for s in range(n):
-            if s != player:
-                other = max(other, K.score(scratch, s))
-        margin = K.score(scratch, player) - other
-        result = 0.0
-        if scratch[K.CUR] < 0:
-            win_rewards(scratch, n, results)
-            result = results[player]
+        result, margin = greedy_value(row, action, scratch, results, tables)
         if result > best_result or (result == best_result and margin > best_margin):
             best_result, best_margin, ties, choice = result, margin, 1, action
         elif result == best_result and margin == best_margin:

@@ -34,7 +34,6 @@ from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
 from tabletop_zoo.envs.errors import (
-    IllegalActionError,
     InvalidOptionError,
     InvalidStateError,
     WrongConfigurationError,
@@ -45,9 +44,8 @@ from tabletop_zoo.envs.fast_common import (
     StepResult,
     active_rows,
     bit_list,
-    check_actions,
     check_count,
-    check_seats,
+    check_opponent,
     configuration_fingerprint,
     seat_array,
 )
@@ -124,28 +122,13 @@ class FastArktia(FastEngineBase):
         batch_size = self.check_new_batch(batch_size)
         return np.repeat(self.initial_row[None], batch_size, axis=0)
 
-    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
-        """Start new games in the rows where ``which`` (bool mask) is set."""
-        self.check_states(states, writeable=True)
-        self._reset_games(states, self.check_which(which, len(states)))
-
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         states[which] = self.initial_row
-
-    def play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
-        until seat ``seats[i]`` is to act or the game ends or is truncated (no autoreset)."""
-        states = self.check_states(states, True)
-        seats = check_seats(seats, len(states), self.num_players)
-        return self._play_opponents(states, seats, opponent, active)
 
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
-        if opponent not in ("random", "greedy"):
-            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        check_opponent(opponent)
         b, n = len(states), self.num_players
         seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, n), dtype=np.float32)
@@ -185,14 +168,7 @@ class FastArktia(FastEngineBase):
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
-        actions = check_actions(actions, len(states))
-        active = active_rows(active, len(states))
-        bad = B.first_illegal(states, actions, active)
-        if bad >= 0:
-            legal = states[bad, K.LEGAL : K.LEGAL + states[bad, K.LEGAL_COUNT]]
-            raise IllegalActionError(
-                f"game {bad}: action {actions[bad]} is not legal; legal: {legal.tolist()[:20]}"
-            )
+        actions, active = self._step_inputs(states, actions, active)
         b, n = len(states), self.num_players
         rewards = np.zeros((b, n), dtype=np.float32)
         done = np.zeros(b, dtype=bool)
@@ -202,10 +178,8 @@ class FastArktia(FastEngineBase):
                      self.tables, rewards, done, cut, scores)  # fmt: skip
         return StepResult(rewards, done, cut, scores)
 
-    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
-        """``(B, rows, cols, planes)`` float32, game ``i`` seen by ``seats[i]`` (env planes)."""
-        states = self.check_states(states)
-        return self._observe(states, check_seats(seats, len(states), self.num_players))
+    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
+        return states[index, K.LEGAL : K.LEGAL + states[index, K.LEGAL_COUNT]].tolist()
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin

@@ -10,7 +10,6 @@ import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
 from tabletop_zoo.envs.fast_random import below, check_words
 
@@ -47,25 +46,13 @@ def _rollout(row, max_depth, tables, words, out):
 def _greedy_best(row, tables, out):
     """The greedy rule's best actions (result if the game ends, then score margin, one
     ply deep) into ``out`` in legal-list order; returns their count."""
-    nbr, rays, prm, shapes = tables
-    n = prm[K.P_PLAYERS]
-    player = row[K.CUR]
+    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, rays, params, shapes)
     scratch = np.empty(row.shape[0], dtype=np.int64)
     results = np.zeros(n, dtype=np.float32)
     best_result, best_margin, count = -2.0, -(10**9), 0
     for j in range(row[K.LEGAL_COUNT]):
         action = row[K.LEGAL + j]
-        scratch[: K.LEGAL] = row[: K.LEGAL]
-        K.apply_action(scratch, action, nbr, rays, prm, shapes)
-        other = -(10**9)
-        for s in range(n):
-            if s != player:
-                other = max(other, K.score(scratch, s))
-        margin = K.score(scratch, player) - other
-        result = 0.0
-        if scratch[K.CUR] < 0:
-            B.win_rewards(scratch, n, results)
-            result = results[player]
+        result, margin = B.greedy_value(row, action, scratch, results, tables)
         if result > best_result or (result == best_result and margin > best_margin):
             best_result, best_margin, count = result, margin, 0
         if result == best_result and margin == best_margin:
@@ -103,11 +90,6 @@ class FastArktiaState(FastStateBase):
         return out[: _greedy_best(self.row, self.engine.tables, out)].tolist()
 
     @property
-    def current_player(self) -> int:
-        """Seat that decides now; -1 once the game is over."""
-        return int(self.row[K.CUR])
-
-    @property
     def turn(self) -> int:
         """Completed turns (R23 counts these)."""
         return int(self.row[K.TURN])
@@ -116,21 +98,8 @@ class FastArktiaState(FastStateBase):
         """Legal actions, ascending."""
         return self.engine.legal_list(self.row)
 
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
-        a = as_integer(action)
-        tables = self.engine.tables
-        if (
-            a is None
-            or not 0 <= a < self.engine.num_actions
-            or not _apply_checked(self.row, a, tables)
-        ):
-            self.to_state().apply_action(action)  # raises the reference engine's message
-            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
-
-    def is_terminal(self) -> bool:
-        """True when every player's game has ended."""
-        return self.row[K.CUR] < 0
+    def _apply_checked(self, action: int) -> bool:
+        return _apply_checked(self.row, action, self.engine.tables)
 
     def scores(self) -> list[int]:
         """R21 as the position stands."""

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs.errors import (
-    IllegalActionError,
     InvalidOptionError,
     InvalidStateError,
 )
@@ -32,9 +31,8 @@ from tabletop_zoo.envs.fast_common import (
     StepResult,
     active_rows,
     bit_list,
-    check_actions,
     check_count,
-    check_seats,
+    check_opponent,
     configuration_fingerprint,
     seat_array,
 )
@@ -97,30 +95,15 @@ class FastMoleHill(FastEngineBase):
     def _flowers(self) -> tuple[np.int64, np.int64]:
         return self._red, self._white
 
-    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
-        """Start new games in the rows where ``which`` (bool mask) is set."""
-        self.check_states(states, writeable=True)
-        self._reset_games(states, self.check_which(which, len(states)))
-
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         rows = np.flatnonzero(which)
         if len(rows):
             states[rows] = self.new_states(len(rows))
 
-    def play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
-        until seat ``seats[i]`` is to act or the game ends (no autoreset)."""
-        states = self.check_states(states, True)
-        seats = check_seats(seats, len(states), 2)
-        return self._play_opponents(states, seats, opponent, active)
-
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
-        if opponent not in ("random", "greedy"):
-            raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        check_opponent(opponent)
         b = len(states)
         seats = seat_array(seats, b)  # checked by the public twin
         rewards = np.zeros((b, 2), dtype=np.float32)
@@ -157,14 +140,7 @@ class FastMoleHill(FastEngineBase):
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
-        actions = check_actions(actions, len(states))
-        active = active_rows(active, len(states))
-        bad = B.first_illegal(states, actions, active)
-        if bad >= 0:
-            legal = np.flatnonzero(self._legal_mask(states[bad : bad + 1])[0])
-            raise IllegalActionError(
-                f"game {bad}: action {actions[bad]} is not legal; legal: {legal.tolist()[:20]}"
-            )
+        actions, active = self._step_inputs(states, actions, active)
         rewards = np.zeros((len(states), 2), dtype=np.float32)
         done = np.zeros(len(states), dtype=bool)
         scores = np.zeros((len(states), 2), dtype=np.int64)
@@ -172,10 +148,8 @@ class FastMoleHill(FastEngineBase):
               rewards, done, scores)  # fmt: skip
         return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
 
-    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
-        """``(B, 7, 9, 16)`` float32 planes, game ``i`` seen by ``seats[i]`` (env planes)."""
-        states = self.check_states(states)
-        return self._observe(states, check_seats(seats, len(states), 2))
+    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
+        return np.flatnonzero(self._legal_mask(states[index : index + 1])[0]).tolist()
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
 from tabletop_zoo.envs.fast_random import below, check_words
 from tabletop_zoo.envs.mole_hill import action_to_string
@@ -96,11 +95,6 @@ class FastMoleHillState(FastStateBase):
 
     num_players = 2
 
-    @property
-    def current_player(self) -> int:
-        """Seat to move, -1 once the game is over."""
-        return int(self.row[K.PLAYER])
-
     def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
         """Uniformly random play in compiled code until the end (or ``max_depth`` actions),
         each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
@@ -122,16 +116,8 @@ class FastMoleHillState(FastStateBase):
         """Legal actions, ascending."""
         return self._buffer[: _legal_list(self.row, self._buffer)].tolist()
 
-    def apply_action(self, action: int) -> None:
-        """Play ``action``; IllegalActionError (nothing changed) if it is not legal."""
-        a = as_integer(action)
-        if a is None or not 0 <= a < self.engine.num_actions or not _apply_checked(self.row, a):
-            self.to_state().apply_action(action)  # raises the reference engine's message
-            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
-
-    def is_terminal(self) -> bool:
-        """True once both rounds are over."""
-        return self.row[K.PLAYER] < 0
+    def _apply_checked(self, action: int) -> bool:
+        return _apply_checked(self.row, action)
 
     def scores(self) -> list[int]:
         """Mole score per seat as the position stands."""
