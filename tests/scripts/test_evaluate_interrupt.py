@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,8 +29,7 @@ def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path) -> None:
             "--agents",
             "random,random",
             "--games",
-            "1000000",
-            "--no-progress",
+            "20000",
             "--out",
             str(out),
         ],  # fmt: skip
@@ -40,13 +40,16 @@ def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path) -> None:
         env={**os.environ, "OMP_NUM_THREADS": "1"},
     )
     try:
-        time.sleep(15)  # start-up, then some games finish (how many depends on the load)
+        bar = ""  # the progress bar (stderr): wait until a game has finished
+        deadline = time.monotonic() + 240
+        while not re.search(r"\| *[1-9]\d*/", bar) and time.monotonic() < deadline:
+            bar += process.stderr.read(1) or "end"  # "end": the process died
         process.send_signal(signal.SIGINT)
         _out, err = process.communicate(timeout=60)
     finally:
         process.kill()
     assert process.returncode == 130
-    (line,) = err.splitlines()
+    (line,) = [text for text in re.split(r"[\r\n]", err) if text.startswith("evaluate.py")]
     assert line.startswith("evaluate.py: interrupted: wrote the ") and "(incomplete)" in line
     games = int(line.split("wrote the ")[1].split()[0])
     assert not (out / "games.csv").exists()  # only complete results get the plain names
