@@ -58,15 +58,7 @@ TIME_LIMIT = 900
 #: expected failures (``pytest -ra`` lists them) instead of running for hours or rewriting
 #: shipped files (``make_reference.py ladder`` writes the installed manifest). Remove a page
 #: here once its blocks carry markers.
-PENDING_PAGES: dict[str, str] = {
-    f"docs/experiments/{name}.md": "an experiment note: its commands have no budget markers yet"
-    for name in (
-        "2026-11-22-ladders",
-        "2026-11-22-ppo-arktia-multi-player",
-        "2026-11-22-ppo-two-players",
-        "2026-11-25-gumbel-roots",
-    )
-}
+PENDING_PAGES: dict[str, str] = {}
 
 
 @dataclass
