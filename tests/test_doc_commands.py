@@ -58,13 +58,7 @@ TIME_LIMIT = 900
 #: expected failures (``pytest -ra`` lists them) instead of running for hours or rewriting
 #: shipped files (``make_reference.py ladder`` writes the installed manifest). Remove a page
 #: here once its blocks carry markers.
-PENDING_PAGES = {
-    "docs/results.md": "its commands have no budget markers yet",
-    **{
-        str(page.relative_to(ROOT)): "an experiment note: its commands have no budget markers yet"
-        for page in sorted((ROOT / "docs" / "experiments").glob("*.md"))
-    },
-}
+PENDING_PAGES: dict[str, str] = {}
 
 
 @dataclass
