@@ -104,7 +104,10 @@ def test_bad_options_are_rejected() -> None:
         make_vector_env("mole_hill", 4).step(np.zeros(4, dtype=np.int64))
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
 def test_compiled_greedy_picks_a_best_action_of_the_greedy_rule(game: str, players: int) -> None:
     """Best (result if the game ends, score margin) one ply deep, as GreedyAgent ranks."""
     engine = fast_engine(game, players)
