@@ -102,6 +102,7 @@ def test_a_full_game_played_with_the_mouse_against_a_random_agent(name, players)
     assert len(result.moves) > len(clicker.played)
 
 
+@pytest.mark.slow
 def test_the_window_shows_status_and_the_final_result() -> None:
     shown = []
 

@@ -14,7 +14,10 @@ from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env  # no
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [CONFIGS[0], *(pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS[1:])],
+)
 def test_learner_always_acts_and_episodes_reset_with_rewards(game: str, players: int) -> None:
     envs = make_vector_env(game, 16, players, opponent="random", learner_seat=None, seed=3)
     obs, infos = envs.reset()
