@@ -2,9 +2,11 @@
 written, and every observation-plane table matches the encoders' ``plane_names()``.
 
 A block whose fence says ```` ```python no-run ```` is shown, not run (training runs,
-protocol signatures). A ``print(...)  # text`` line at the top level of a block states what
-it prints, and the test holds it to that (unless the text starts with ``e.g.``), on the
-compiled engines and on the Python ones (``TABLETOP_ZOO_FAST=0``). A plane table follows
+protocol signatures); one whose fence says ```` ```python slow ```` runs with the long tests
+(``python -m pytest -q -m slow``), not in the default run. A ``print(...)  # text`` line
+at the top level of a block states what it prints, and the test holds it to that (unless
+the text starts with ``e.g.``), on the compiled engines and on the Python ones
+(``TABLETOP_ZOO_FAST=0``). A plane table follows
 a marker line ``<!-- planes: GAME players=2,3,4 -->``; its rows give a name pattern in
 backticks (``{l}`` level, ``{slot}`` seat or neutral slot, ``{seat}`` seat slot, ``{kind}``
 G/D/T, ``{phase}``), the first index per player count and the count (an expression in
@@ -44,7 +46,30 @@ def python_blocks() -> list[tuple[str, int, str]]:
     return found
 
 
+def slow_blocks() -> set[tuple[str, int]]:
+    """``(file, block number)`` of the blocks whose fence says ``slow``."""
+    found = set()
+    for path in DOCS:
+        for k, match in enumerate(FENCE.finditer(path.read_text())):
+            if "slow" in match.group(1).split():
+                found.add((str(path.relative_to(ROOT)), k))
+    return found
+
+
 BLOCKS = python_blocks()
+SLOW_BLOCKS = slow_blocks()
+
+
+def block_params(blocks: list[tuple[str, int, str]]) -> list:
+    """The blocks as test parameters named ``file#number``, the slow ones marked slow."""
+    return [
+        pytest.param(
+            *block,
+            id=f"{block[0]}#{block[1]}",
+            marks=[pytest.mark.slow] if block[:2] in SLOW_BLOCKS else [],
+        )
+        for block in blocks
+    ]
 
 
 def test_the_docs_have_examples_for_every_game() -> None:
@@ -82,7 +107,7 @@ def run_block(name: str, index: int, code: str) -> None:
         assert printed.get(line) == [stated], f"{name} example {index}, line {line}"
 
 
-@pytest.mark.parametrize(("name", "index", "code"), BLOCKS, ids=[f"{b[0]}#{b[1]}" for b in BLOCKS])
+@pytest.mark.parametrize(("name", "index", "code"), block_params(BLOCKS))
 def test_doc_example_runs(name: str, index: int, code: str, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     run_block(name, index, code)
@@ -92,9 +117,7 @@ CLAIMING = [block for block in BLOCKS if claims(block[2])]
 
 
 @pytest.mark.skipif(not fast_path_available(), reason="numba missing: the run above was Python")
-@pytest.mark.parametrize(
-    ("name", "index", "code"), CLAIMING, ids=[f"{b[0]}#{b[1]}" for b in CLAIMING]
-)
+@pytest.mark.parametrize(("name", "index", "code"), block_params(CLAIMING))
 def test_doc_example_prints_the_same_on_the_python_engines(
     name: str, index: int, code: str, tmp_path, monkeypatch
 ) -> None:

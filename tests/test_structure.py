@@ -314,3 +314,20 @@ def test_only_the_match_model_plays_game_tasks() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and "evaluation" in node.module:
                 used = players & {alias.name for alias in node.names}
                 assert not used, f"{where} imports {sorted(used)}: play matches with play_seatings"
+
+
+def test_test_file_names_are_unique() -> None:
+    """pytest's default import mode imports every test file by its bare name (the test
+    folders have no ``__init__.py``): two files of one name stop the whole run."""
+    names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted(names) == sorted(set(names)), "two test files share a name"
+
+
+def test_ci_runs_the_readmes_two_test_commands_and_the_default_run_leaves_out_slow() -> None:
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    for command in ("python -m pytest -q", "python -m pytest -q -m slow"):
+        assert f"`{command}`" in readme
+        assert command in ci, f"CI does not run {command!r}"
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert "-m 'not slow'" in options["ini_options"]["addopts"]

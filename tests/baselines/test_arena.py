@@ -93,7 +93,13 @@ def test_play_game_is_reproducible_by_seed() -> None:
 
 
 # ----------------------------------------------------------------------- real envs
-@pytest.mark.parametrize("game, num_players", [("mole_hill", 2), ("arktia", 2), ("arktia", 3)])
+@pytest.mark.parametrize(
+    "game, num_players",
+    [
+        *(pytest.param(*c, marks=pytest.mark.slow) for c in [("mole_hill", 2), ("arktia", 2)]),
+        ("arktia", 3),
+    ],
+)
 def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> None:
     env = make_env(game, num_players=num_players)
     agents = [make_agent("greedy", seed=1)] + [
@@ -109,6 +115,7 @@ def test_play_game_real_envs_random_and_greedy(game: str, num_players: int) -> N
     assert play_game(env, agents, seed=7) == result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_play_game_real_envs_mcts(game: str) -> None:
     env = make_env(game)
@@ -146,6 +153,7 @@ def test_play_task_is_reproducible_from_its_seed() -> None:
     assert len(returns) == len(scores) == 2 and steps > 2
 
 
+@pytest.mark.slow
 def test_cpu_seconds_counts_finished_worker_processes() -> None:
     before = arena.cpu_seconds()
     tasks = [("mole_hill", 2, {}, ["greedy", "random"], seed, 0) for seed in range(4)]

@@ -145,6 +145,7 @@ def _killing(real):
 SLOW = ["mcts:40", "greedy"]  # games slow enough that the kill comes before the end
 
 
+@pytest.mark.slow
 def test_a_killed_worker_keeps_the_games_played(monkeypatch) -> None:
     from tabletop_zoo.baselines.evaluation import matches, seating, tournament
     from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, play_tasks

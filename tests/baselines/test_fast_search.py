@@ -76,7 +76,10 @@ def _positions(game: str, players: int, count: int) -> list:
     return found
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
 def test_fast_and_python_search_choose_the_same_moves(game: str, players: int) -> None:
     """Greedy and MCTS (full rollouts and cut ones) pick the same moves with the same
     seed on both engines, search the same trees and leave their generators alike."""

@@ -83,7 +83,13 @@ class Clicker:
         self.clicks += 1
 
 
-@pytest.mark.parametrize(("name", "players"), [("mole_hill", 2), ("arktia", 2), ("arktia", 3)])
+@pytest.mark.parametrize(
+    ("name", "players"),
+    [
+        ("mole_hill", 2),
+        *(pytest.param(*c, marks=pytest.mark.slow) for c in [("arktia", 2), ("arktia", 3)]),
+    ],
+)
 def test_a_full_game_played_with_the_mouse_against_a_random_agent(name, players) -> None:
     clicker = Clicker(seed=players)
     specs = ["human"] + ["random"] * (players - 1)
@@ -96,6 +102,7 @@ def test_a_full_game_played_with_the_mouse_against_a_random_agent(name, players)
     assert len(result.moves) > len(clicker.played)
 
 
+@pytest.mark.slow
 def test_the_window_shows_status_and_the_final_result() -> None:
     shown = []
 

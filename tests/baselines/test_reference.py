@@ -45,7 +45,10 @@ def test_manifest_entry_matches_its_file(name: str) -> None:
     assert entry["rating"] is not None, "every shipped model is rated on its ladder"
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(m, marks=pytest.mark.slow) if "alphazero" in m else m for m in MODELS],
+)
 def test_reference_loads_and_plays_against_random(name: str) -> None:
     entry = MANIFEST["models"][name]
     players = entry["num_players"]

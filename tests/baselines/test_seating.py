@@ -119,6 +119,7 @@ def test_placement_score_is_wins_plus_half_the_draws_with_two_players() -> None:
     assert SeatedResult("nim", 2, ["a", "b"]).placements()[0].score_interval() == (0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_play_lineups_workers_give_the_same_games() -> None:
     specs = ["greedy", "random", "mcts:4"]
     serial = play_lineups("arktia", specs, [(0, 1, 2)], rounds=1, num_players=3, seed=4)

@@ -53,6 +53,7 @@ def test_networks_get_one_thread_by_default() -> None:
     assert after == [1] and torch_threads == 1, (before, after)
 
 
+@pytest.mark.slow
 def test_the_variable_asks_for_more_threads_or_the_defaults() -> None:
     _before, after, torch_threads = _probe("2")
     assert after == [2] and torch_threads == 2

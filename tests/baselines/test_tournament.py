@@ -223,6 +223,7 @@ def test_round_robin_bad_input() -> None:
         round_robin("chess", ["random", "greedy"], games=2)
 
 
+@pytest.mark.slow
 def test_round_robin_workers_give_the_same_games() -> None:
     serial = round_robin("mole_hill", ["random", "greedy", "random"], games=2, seed=9)
     parallel = round_robin("mole_hill", ["random", "greedy", "random"], games=2, seed=9, workers=2)
@@ -245,6 +246,7 @@ def test_round_robin_three_players_fills_the_third_seat() -> None:
     assert "other seats: random" in result.table()
 
 
+@pytest.mark.slow
 def test_round_robin_random_opening_varies_games_of_deterministic_agents(tmp_path) -> None:
     """Two copies of the shipped deterministic Mole Hill PPO: without an opening every game
     of one seating is the same game; with 2 random actions first the games differ, and

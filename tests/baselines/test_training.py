@@ -81,6 +81,7 @@ def test_evaluate_agent_plays_every_seat() -> None:
     assert row.wins + row.draws + row.losses == 4
 
 
+@pytest.mark.slow
 def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     from tabletop_zoo.baselines.training import train
     from tabletop_zoo.baselines.training.opponents import _POOLS
@@ -157,6 +158,7 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     assert picked <= {"snapshot_20", "snapshot_30"}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not fast_path_available(), reason="the compiled engines need numba")
 def test_tiny_self_play_run_on_the_compiled_engine(tmp_path) -> None:
     from tabletop_zoo.baselines.training import train

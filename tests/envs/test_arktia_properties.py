@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -142,12 +143,14 @@ def test_random_play_two_players(seed: int, max_turns: int) -> None:
     run(2, seed, None, max_turns)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), neutral=st.booleans(), max_turns=st.integers(5, 150))
 def test_random_play_three_players(seed: int, neutral: bool, max_turns: int) -> None:
     run(3, seed, neutral, max_turns)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6), max_turns=st.integers(5, 150))
 def test_random_play_four_players(seed: int, max_turns: int) -> None:

@@ -66,7 +66,9 @@ def _play_both(game: ArktiaGame, games: int, seed: int) -> Counter:
     return phases
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize(
+    "config", [c if c == "2p" else pytest.param(c, marks=pytest.mark.slow) for c in sorted(CONFIGS)]
+)
 def test_random_games_match_the_reference_both_ways(config: str) -> None:
     players, layout, neutral = CONFIGS[config]
     game = ArktiaGame(players, layout=layout, neutral_pieces=neutral)
@@ -78,6 +80,7 @@ def test_random_games_match_the_reference_both_ways(config: str) -> None:
     assert expected <= set(phases), phases
 
 
+@pytest.mark.slow
 def test_batched_step_with_truncation_and_autoreset_matches_the_reference() -> None:
     for players in (2, 4):
         game = ArktiaGame(players)
@@ -110,7 +113,13 @@ def test_batched_step_with_truncation_and_autoreset_matches_the_reference() -> N
                 assert engine.to_state(states[i]).to_json() == reference[i].to_json()
 
 
-@pytest.mark.parametrize(("players", "layout"), [(2, None), (3, None), (4, None), (2, RING)])
+@pytest.mark.parametrize(
+    ("players", "layout"),
+    [
+        (2, None),
+        *(pytest.param(*c, marks=pytest.mark.slow) for c in [(3, None), (4, None), (2, RING)]),
+    ],
+)
 def test_observation_planes_equal_the_env_planes(players: int, layout: str | None) -> None:
     env = make_raw_env("arktia", players, layout=layout, max_turns=120)
     engine = fast_engine("arktia", players, layout=layout)
@@ -154,6 +163,7 @@ def test_default_truncation_is_the_envs() -> None:
     assert DEFAULT_MAX_TURNS == arktia_v0.DEFAULT_MAX_TURNS
 
 
+@pytest.mark.slow
 def test_random_play_driver_counts_games() -> None:
     engine = FastArktia(ArktiaGame(3), max_turns=50)
     steps, games = engine.random_play(8, 500, seed=1)

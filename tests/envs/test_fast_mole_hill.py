@@ -25,7 +25,7 @@ from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
 GAMES = int(os.environ.get("FAST_TEST_GAMES", "400"))
 
 
-@pytest.mark.parametrize("random_flowers", [False, True])
+@pytest.mark.parametrize("random_flowers", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_single_games_match_the_reference_both_ways(random_flowers: bool) -> None:
     game = MoleHillGame(random_flowers=random_flowers)
     engine = FastMoleHill(game)

@@ -106,7 +106,7 @@ def test_an_unknown_configuration_column_is_named_as_such() -> None:
         engine.legal_mask(states)
 
 
-@pytest.mark.parametrize("game", ["mole_hill", "arktia"])
+@pytest.mark.parametrize("game", ["mole_hill", pytest.param("arktia", marks=pytest.mark.slow)])
 def test_arrays_that_are_not_rows_are_refused(game: str) -> None:
     engine = fast_engine(game)
     states = played(engine, 4)
@@ -194,6 +194,7 @@ def run_fuzz(rounds: int, seed: int) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_fuzzed_rows_never_kill_the_process() -> None:
     """Mutated, extreme and foreign rows through every public entry in a child process:
     no signal (a negative return code) and no error other than ours."""

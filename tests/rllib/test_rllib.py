@@ -1,13 +1,16 @@
 """RLlib adapter, scripts/train_rllib.py, rllib:PATH agents and the Ray tournament backend.
 
 These need the ``rllib`` extra, which pins its own gymnasium: ``.ci/run`` runs them in a
-second virtual environment. Without ray installed the module is skipped.
+second virtual environment. Without ray installed the module is skipped. Every test here is
+marked slow (Ray starts workers), so ``.ci/run`` runs them with ``-m slow``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytestmark = pytest.mark.slow
 
 ray = pytest.importorskip("ray")
 

@@ -11,6 +11,7 @@ from tabletop_zoo.envs.registry import GAMES
 OUR_ROWS = [spec.label(n) for spec in GAMES.values() for n in spec.benchmark_players]
 
 
+@pytest.mark.slow
 def test_quick_benchmark_writes_json(script, tmp_path, capsys) -> None:
     benchmark = script("benchmark")
     out = tmp_path / "bench.json"

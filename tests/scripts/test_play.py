@@ -36,6 +36,7 @@ def test_bad_move_help_and_quit_from_stdin() -> None:
     assert "game over" not in out
 
 
+@pytest.mark.slow
 def test_full_game_typed_move_by_move() -> None:
     """Ask '?' every turn and type the first legal move until the game ends."""
     proc = subprocess.Popen(

@@ -21,7 +21,10 @@ def first_target(window, choices) -> None:
     )
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize(
+    "name",
+    [n if n != "mole_hill" else pytest.param(n, marks=pytest.mark.slow) for n in sorted(GAMES)],
+)
 def test_play_gui_plays_a_whole_game(script, name: str, capsys) -> None:
     play = script("play")
     specs = ["random", "human"]

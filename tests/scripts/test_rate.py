@@ -11,6 +11,7 @@ from tabletop_zoo.baselines.agents import reference
 from tabletop_zoo.baselines.evaluation import ladder as ladder_module
 
 
+@pytest.mark.slow
 def test_rate_prints_a_rating_on_the_shipped_ladder(script, capsys) -> None:
     rate = script("rate")
     ladder = reference.ladder_entry("mole_hill", 2)

@@ -12,6 +12,7 @@ from tabletop_zoo.envs.registry import GAMES
 iio = pytest.importorskip("imageio.v3")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_record_writes_a_gif_of_a_whole_game(script, name: str, tmp_path: Path, capsys) -> None:
     record = script("record")

@@ -53,7 +53,10 @@ def both_ways(name: str, argv: list[str], tmp_path: Path) -> dict[str, tuple[str
 
 
 @needs_numba
-@pytest.mark.parametrize(("game", "players"), COMPILED)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [COMPILED[0], *(pytest.param(*c, marks=pytest.mark.slow) for c in COMPILED[1:])],
+)
 def test_evaluate_tables_are_the_same_on_both_engines(game, players, tmp_path) -> None:
     argv = ["--game", game, "--num-players", str(players), "--agents", "greedy,mcts:12"]
     argv += ["--games", "2", "--seed", "4", "--no-progress", "--out", "out"]
@@ -67,6 +70,7 @@ def test_evaluate_tables_are_the_same_on_both_engines(game, players, tmp_path) -
         assert fast_files[path] == python_files[path], path
 
 
+@pytest.mark.slow
 @needs_numba
 @pytest.mark.parametrize(("game", "players"), COMPILED)
 def test_recordings_are_the_same_on_both_engines(game, players, tmp_path) -> None:

@@ -116,6 +116,7 @@ def test_evaluate_writes_the_games_played_marked_incomplete(script, tmp_path, mo
     assert (out / "tournament.incomplete.png").is_file()
 
 
+@pytest.mark.slow
 def test_rate_writes_the_games_played_marked_incomplete(script, tmp_path, monkeypatch, capsys):
     from tabletop_zoo.baselines.evaluation import matches
     from tabletop_zoo.baselines.evaluation.arena import play_tasks

@@ -14,6 +14,7 @@ ENGINES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_tiny_training_run_prints_table(script, tmp_path, capsys, engine) -> None:
     train = script("train")
@@ -88,6 +89,7 @@ def test_runs_dir_under_a_file_is_a_usage_error(script, tmp_path, capsys) -> Non
     assert "--runs-dir" in (err := capsys.readouterr().err) and "is a file, not a folder" in err
 
 
+@pytest.mark.slow
 def test_rerunning_the_demo_command_picks_a_fresh_folder(script, tmp_path, capsys) -> None:
     """The README's `python scripts/train.py` works twice in a row (here with tiny settings)."""
     train = script("train")

@@ -129,6 +129,7 @@ def test_with_status_wraps_to_the_picture_width_and_keeps_the_picture() -> None:
 
 
 # ------------------------------------------------------------------ the wrapper
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_record_episode_keeps_one_frame_per_position(name: str, tmp_path: Path) -> None:
     spec = GAMES[name]

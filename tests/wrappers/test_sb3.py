@@ -158,7 +158,10 @@ def test_the_pool_plays_only_compiled_baselines() -> None:
         BatchedOpponentPool(("random",), self_play_prob=2.0)
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
 def test_maskable_ppo_trains_a_few_hundred_steps(game: str, players: int, tmp_path) -> None:
     pool = BatchedOpponentPool(("random", "greedy"), tmp_path, seed=0)
     envs = VecMonitor(make_sb3_vec_env(game, 4, players, opponent=pool, seed=0))

@@ -199,6 +199,7 @@ def test_real_games_rewards_match_engine_returns(env_id: str) -> None:
             assert total == state.returns()[env.learner_seat]
 
 
+@pytest.mark.slow
 def test_sb3_vec_envs_dummy_and_subproc() -> None:
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import SubprocVecEnv

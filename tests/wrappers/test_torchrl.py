@@ -12,7 +12,10 @@ CONFIGS = [(name, n) for name, spec in GAMES.items() for n in spec.players]
 
 
 @pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested")
-@pytest.mark.parametrize(("game", "num_players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "num_players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
 def test_random_rollout_to_the_end_of_a_game(game, num_players):
     env = PettingZooWrapper(
         make_env(game, num_players), use_mask=True, categorical_actions=True, seed=0

@@ -14,7 +14,10 @@ from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env  # no
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [CONFIGS[0], *(pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS[1:])],
+)
 def test_learner_always_acts_and_episodes_reset_with_rewards(game: str, players: int) -> None:
     envs = make_vector_env(game, 16, players, opponent="random", learner_seat=None, seed=3)
     obs, infos = envs.reset()
@@ -104,7 +107,10 @@ def test_bad_options_are_rejected() -> None:
         make_vector_env("mole_hill", 4).step(np.zeros(4, dtype=np.int64))
 
 
-@pytest.mark.parametrize(("game", "players"), CONFIGS)
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
 def test_compiled_greedy_picks_a_best_action_of_the_greedy_rule(game: str, players: int) -> None:
     """Best (result if the game ends, score margin) one ply deep, as GreedyAgent ranks."""
     engine = fast_engine(game, players)

@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tabletop_zoo.envs.registry import GAMES
 
 SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "lab" / "soak.py"
 
 
+@pytest.mark.slow
 def test_soak_runs_every_game_without_violations() -> None:
     out = subprocess.run(
         [sys.executable, str(SCRIPT), "--steps", "400", "--seed", "2"],
@@ -29,6 +32,7 @@ def test_soak_runs_every_game_without_violations() -> None:
         assert int(steps.replace(",", "")) >= 400 and int(games.replace(",", "")) >= 1
 
 
+@pytest.mark.slow
 def test_soak_reports_a_violation() -> None:
     # a broken engine (from_json forgets the position) must be caught and fail the run
     code = (

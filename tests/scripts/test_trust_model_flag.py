@@ -29,6 +29,7 @@ def run(name: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_scripts_play_the_crafted_file_without_running_it(ppo_files, tmp_path) -> None:
     spec = f"ppo:{ppo_files.crafted}"
     out = tmp_path / "out"
@@ -46,6 +47,7 @@ def test_scripts_play_the_crafted_file_without_running_it(ppo_files, tmp_path) -
     assert not ppo_files.marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, argv",
     [
