@@ -159,7 +159,7 @@ def test_train_script_with_a_relative_out_folder_evaluates_its_module(
     assert code == 0
     assert (tmp_path / "runs" / "rllib" / "module_main").is_dir()
     assert "module_main" in capsys.readouterr().out.split("training took")[1]  # the table
-    agent = make_agent("rllib:runs/rllib/module_main")  # relative, as the README writes it
+    agent = make_agent("rllib:runs/rllib/module_main", trust=True)  # relative, as in the README
     env = make_env(FIRST)
     env.reset(seed=2)
     obs = env.observe(env.agent_selection)
