@@ -52,12 +52,25 @@ __all__ = [
     "output_file",
     "output_folder",
     "players",
+    "program",
     "run_main",
 ]
 
 USAGE_ERROR = 2
 FAILURE = 1
 INTERRUPTED = 130
+
+
+_PROGRAM: str | None = None
+"""The running command's name while the ``tabletop-zoo`` console script runs one
+(``"tabletop-zoo train"``); ``None`` when a script of ``scripts/`` or a test runs it."""
+
+
+def program(script: str) -> str:
+    """How a command names itself in its messages: ``tabletop-zoo <command>`` when the
+    console script runs it, else ``script`` (its name in ``scripts/``, e.g. ``"train.py"``
+    or ``"scripts/train.py"``)."""
+    return _PROGRAM or script
 
 
 class Interrupted(Exception):

@@ -1,9 +1,9 @@
 """Speed of random legal play: our envs (every game of the registry, at each of its
 ``benchmark_players`` counts) against the PettingZoo games named as their anchors.
 
-    python scripts/benchmark.py                       # 5 s per measurement
-    python scripts/benchmark.py --seconds 10 --out benchmark.json
-    python scripts/benchmark.py --quick               # a fraction of a second each (tests)
+    tabletop-zoo benchmark                       # 5 s per measurement
+    tabletop-zoo benchmark --seconds 10 --out benchmark.json
+    tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
 
 Every env is the wrapped ``env()`` (what ``pettingzoo.make("aec", id)`` gives), driven through
 the full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:

@@ -1,7 +1,7 @@
 """Round-robin tournament between agents: rates with 95% CIs, mean scores, Elo.
 
-    python scripts/evaluate.py --agents random,greedy,mcts:100 --games 20
-    python scripts/evaluate.py --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
+    tabletop-zoo evaluate --agents random,greedy,mcts:100 --games 20
+    tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
 Agents are specs of ``make_agent`` (``--help`` lists every form: ``random``, ``mcts:N``,
 ``ppo:PATH``, ``az:PATH:N``, ``ref:NAME``, ...).
@@ -90,11 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
-        require_extra("train", "scripts/evaluate.py", ("matplotlib",))
+        require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
         if not args.no_progress:
-            require_extra("train", "the progress bar of scripts/evaluate.py", ("tqdm",))
+            require_extra(
+                "train", "the progress bar of " + cli.program("scripts/evaluate.py"), ("tqdm",)
+            )
     except MissingExtraError as exc:
-        print(f"evaluate.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:  # every spec, model file and the player count before the first game
         players = cli.players(args.game, args.num_players)
@@ -125,19 +127,22 @@ def main(argv: list[str] | None = None) -> int:
     except IncompleteRunError as exc:  # a worker died: keep the games played, marked
         result = exc.result
         if not result.games:
-            print(f"evaluate.py: error: {exc}; no results written", file=sys.stderr)
+            print(
+                f"{cli.program('evaluate.py')}: error: {exc}; no results written", file=sys.stderr
+            )
             return 1
         print(result.table())
         paths = (*result.write_csv(args.out), result.plot(f"{args.out}/tournament.png"))
         print(
-            f"evaluate.py: error: {exc}; wrote them to {', '.join(map(str, paths))}",
+            f"{cli.program('evaluate.py')}: error: {exc}; "
+            f"wrote them to {', '.join(map(str, paths))}",
             file=sys.stderr,
         )
         return 1
     except ValueError as exc:  # a model that cannot be loaded, bad backend settings
         cli.fail(parser, exc)
     except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
-        print(f"evaluate.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         if not played:

@@ -3,21 +3,21 @@
 Add a model (exported to a NumPy network; the manifest records game, players, the training
 command, the commit, SHA-256 and size)::
 
-    python scripts/make_reference.py add --name GAME-3p-ppo --game GAME --num-players 3 \
-        --ppo runs/x/final_model.zip --command "python scripts/train.py ..."
-    python scripts/make_reference.py add --name GAME-2p-alphazero --game GAME \
-        --az runs/az.npz --simulations 64 --command "python scripts/train_alphazero.py ..."
+    tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
+        --ppo runs/x/final_model.zip --command "tabletop-zoo train ..."
+    tabletop-zoo make-reference add --name GAME-2p-alphazero --game GAME \
+        --az runs/az.npz --simulations 64 --command "tabletop-zoo train-alphazero ..."
 
 Fit a ladder: its members play every table of ``--num-players`` of them in every seating,
 ``--rounds`` times; the Plackett-Luce ratings (``openskill``; 2 players: Elo too) are
 written to the manifest and into each member model's ``rating``::
 
-    python scripts/make_reference.py ladder --game GAME --num-players 3 \
+    tabletop-zoo make-reference ladder --game GAME --num-players 3 \
         --members random,greedy,mcts:50,ref:GAME-3p-ppo --rounds 4
 
 A ladder with two deterministic members (``ref:``, ``ppo:``, ``az:``) in a game without
 chance (both games start from one position) needs ``--random-opening K``, or their games
-repeat one another; the ladder records K and ``scripts/rate.py`` plays its games the same way.
+repeat one another; the ladder records K and ``tabletop-zoo rate`` plays its games the same way.
 
 Each model file must stay within 5 MB and all of them within 25 MB.
 """
@@ -208,11 +208,13 @@ def fit_ladder(args: argparse.Namespace) -> None:
             trust=args.trust_model,
         )
     except IncompleteRunError as exc:  # a ladder fit from some of its games is not written
-        raise SystemExit(f"make_reference.py: error: {exc}; the manifest is unchanged") from None
+        raise SystemExit(
+            f"{cli.program('make_reference.py')}: error: {exc}; the manifest is unchanged"
+        ) from None
     entry = ladder.fit_ladder(
         result,
         members,
-        command="python scripts/make_reference.py " + " ".join(sys.argv[1:]),
+        command=cli.program("python scripts/make_reference.py") + " " + " ".join(sys.argv[1:]),
         cpu_minutes=round((cpu_seconds() - start) / 60, 1),
     )
     manifest = read_manifest()
@@ -234,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--num-players", type=cli.integer(1), required=True)
     source = add.add_mutually_exclusive_group(required=True)
     source.add_argument("--ppo", help="MaskablePPO .zip")
-    source.add_argument("--az", help="AlphaZero network .npz (scripts/train_alphazero.py)")
+    source.add_argument("--az", help="AlphaZero network .npz (tabletop-zoo train-alphazero)")
     add.add_argument("--simulations", type=cli.integer(1), default=64, help="AlphaZero search size")
     add.add_argument("--command", required=True, help="the training command")
     add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")

@@ -1,12 +1,12 @@
 """Play against agents in the terminal, or watch agents play.
 
-    python scripts/play.py                                 # you (player_0) vs greedy
-    python scripts/play.py --opponent mcts:200 --seat 1    # you play second, vs MCTS
-    python scripts/play.py --game GAME --num-players 3 --agents random,human,greedy
-    python scripts/play.py --watch --agents greedy,random --delay 0.5
-    python scripts/play.py --quiet                         # moves only; board on your turn
-    python scripts/play.py --render human                  # also open the pygame window
-    python scripts/play.py --gui                           # play with the mouse in a window
+    tabletop-zoo play                                 # you (player_0) vs greedy
+    tabletop-zoo play --opponent mcts:200 --seat 1    # you play second, vs MCTS
+    tabletop-zoo play --game GAME --num-players 3 --agents random,human,greedy
+    tabletop-zoo play --watch --agents greedy,random --delay 0.5
+    tabletop-zoo play --quiet                         # moves only; board on your turn
+    tabletop-zoo play --render human                  # also open the pygame window
+    tabletop-zoo play --gui                           # play with the mouse in a window
 
 The game is the arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.
 HumanAgent` in your seat(s). On your turn type a move in the game's notation. Commands:
@@ -263,9 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.render == "human":
-            require_extra("render", "scripts/play.py --render human")
+            require_extra("render", cli.program("scripts/play.py") + " --render human")
         if args.gui:
-            require_extra("render", "scripts/play.py --gui")
+            require_extra("render", cli.program("scripts/play.py") + " --gui")
         if args.delay is None:
             args.delay = 0.6 if args.gui else 0.0
         if not (args.delay >= 0 and math.isfinite(args.delay)):  # also rejects nan
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                 check_agent_fits(make_agent(spec, trust=args.trust_model), env, spec)
         env.close()
     except MissingExtraError as exc:
-        print(f"play.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('play.py')}: error: {exc}", file=sys.stderr)
         return 1
     except ValueError as exc:
         cli.fail(parser, exc)

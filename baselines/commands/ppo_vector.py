@@ -1,7 +1,7 @@
 """Masked PPO in one file on the compiled vector env (CleanRL style: read top to bottom).
 
-    python scripts/ppo_vector.py --game GAME --num-players N --opponent random
-    python scripts/ppo_vector.py --opponent snapshot --snapshot-every 20 --cpu-budget 300
+    tabletop-zoo ppo-vector --game GAME --num-players N --opponent random
+    tabletop-zoo ppo-vector --opponent snapshot --snapshot-every 20 --cpu-budget 300
 
 The learner takes a random seat in each of ``--num-envs`` games stepped together by the
 compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are played inside
@@ -16,24 +16,22 @@ from __future__ import annotations
 
 import argparse
 import copy
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
-try:  # a missing extra is one line, not a traceback
-    require_extra("train", "scripts/ppo_vector.py", ("torch",))
-    if not fast_path_available():
-        raise MissingExtraError(
-            "scripts/ppo_vector.py needs the 'fast' extra (missing: numba); install it with: "
-            + install_command("fast")
-        )
-except MissingExtraError as exc:
-    sys.exit(f"ppo_vector.py: error: {exc}")
+# a missing extra is one line (cli.run_main catches this), not a traceback from the imports
+require_extra("train", cli.program("scripts/ppo_vector.py"), ("torch",))
+if not fast_path_available():
+    raise MissingExtraError(
+        f"{cli.program('scripts/ppo_vector.py')} needs the 'fast' extra (missing: numba); "
+        "install it with: " + install_command("fast")
+    )
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
@@ -134,6 +132,15 @@ class ArenaPlayer:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (Ctrl-C: one line saying nothing was saved)."""
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("nothing saved") from None
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Train, then evaluate the greedy policy; returns the exit code."""
     args = parse_args(argv)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
@@ -265,8 +272,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        print("\ninterrupted: nothing saved", file=sys.stderr)
-        sys.exit(130)
+    cli.run_main(main)

@@ -2,7 +2,7 @@
 
 Example::
 
-    python scripts/rate.py --game GAME --num-players 3 --agent ref:GAME-3p-ppo
+    tabletop-zoo rate --game GAME --num-players 3 --agent ref:GAME-3p-ppo
 
 The agent plays one seat against every mix of the ladder's members (random, greedy, MCTS,
 the reference models) in the other seats, every seating of every mix (seats balanced),
@@ -141,9 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:
-        require_extra("train", "scripts/rate.py", ("openskill",))
+        require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
     except MissingExtraError as exc:
-        print(f"rate.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('rate.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:  # the player count, every spec and model file, the ladder: before the first game
         players = cli.players(args.game, args.num_players)
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.csv and log.result.games:
             log.result.incomplete = str(exc)
             kept = f"; wrote them to {log.result.write_csv(args.csv)}"
-        print(f"rate.py: error: {exc}{kept}", file=sys.stderr)
+        print(f"{cli.program('rate.py')}: error: {exc}{kept}", file=sys.stderr)
         return 1
     except ValueError as exc:
         cli.fail(parser, exc)

@@ -1,8 +1,8 @@
 """Record a game between agents as an animated GIF (or MP4 with imageio-ffmpeg).
 
-    python scripts/record.py --game mole_hill --agents greedy,random --out mole_hill.gif
-    python scripts/record.py --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
-    python scripts/record.py --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
+    tabletop-zoo record --game mole_hill --agents greedy,random --out mole_hill.gif
+    tabletop-zoo record --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
+    tabletop-zoo record --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
 
 One agent spec per seat (``--help`` lists every form); the number of specs is the number of
 players. Every frame is the env's ``rgb_array`` picture under a status band: the move
@@ -116,11 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(parser, exc)
     try:  # up front, before a long game: the writers this file name needs
         if Path(args.out).suffix.lower() == ".mp4":
-            require_extra("video", "scripts/record.py --out *.mp4")
+            require_extra("video", cli.program("scripts/record.py") + " --out *.mp4")
         else:
-            require_extra("record", "scripts/record.py")
+            require_extra("record", cli.program("scripts/record.py"))
     except MissingExtraError as exc:
-        print(f"record.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('record.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:
         path, returns = record(

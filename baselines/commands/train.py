@@ -1,9 +1,9 @@
 """Train a MaskablePPO agent by self-play against a pool of opponents.
 
-    python scripts/train.py                          # quick demo (the first game of the registry)
-    python scripts/train.py --game GAME --timesteps 300000 --name long_run
-    python scripts/train.py --game GAME --num-players 3 --timesteps 200000
-    python scripts/train.py --engine fast            # the compiled batched engine (fast extra)
+    tabletop-zoo train                          # quick demo (the first game of the registry)
+    tabletop-zoo train --game GAME --timesteps 300000 --name long_run
+    tabletop-zoo train --game GAME --num-players 3 --timesteps 200000
+    tabletop-zoo train --engine fast            # the compiled batched engine (fast extra)
 
 Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
 ``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
@@ -185,9 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        require_extra("train", "scripts/train.py")
+        require_extra("train", cli.program("scripts/train.py"))
     except MissingExtraError as exc:
-        print(f"train.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('train.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:
         # checks flag values, pool agent specs (and models), env options and the run folder

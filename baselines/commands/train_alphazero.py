@@ -2,7 +2,7 @@
 
 Example::
 
-    python scripts/train_alphazero.py --game GAME --num-players 2 --max-minutes 20 \
+    tabletop-zoo train-alphazero --game GAME --num-players 2 --max-minutes 20 \
         --out runs/az_GAME.npz
 
 Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
@@ -92,9 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        require_extra("train", "scripts/train_alphazero.py", ("torch",))
+        require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
     except MissingExtraError as exc:
-        print(f"train_alphazero.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('train_alphazero.py')}: error: {exc}", file=sys.stderr)
         return 1
     options = {}
     try:

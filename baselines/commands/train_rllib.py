@@ -1,10 +1,10 @@
 """Train PPO with RLlib on one of our games, then evaluate it with our tournament code.
 
-    python scripts/train_rllib.py --game arktia --num-players 3 --iterations 2
-    python scripts/train_rllib.py --policies per-seat --iterations 20 --out runs/rllib_seats
-    python scripts/train_rllib.py --policies snapshot --snapshot-every 5 --iterations 50
-    python scripts/train_rllib.py --opponent greedy --iterations 50
-    python scripts/train_rllib.py --address auto --env-runners 16 ...   # on a Ray cluster
+    tabletop-zoo train-rllib --game arktia --num-players 3 --iterations 2
+    tabletop-zoo train-rllib --policies per-seat --iterations 20 --out runs/rllib_seats
+    tabletop-zoo train-rllib --policies snapshot --snapshot-every 5 --iterations 50
+    tabletop-zoo train-rllib --opponent greedy --iterations 50
+    tabletop-zoo train-rllib --address auto --env-runners 16 ...   # on a Ray cluster
 
 Policy setups (``--policies``): ``shared`` (one module plays every seat: self-play),
 ``per-seat`` (one module per seat), ``snapshot`` (one seat per episode is the learner, the
@@ -124,9 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         cli.fail(parser, exc)
     try:
-        require_extra("rllib", "scripts/train_rllib.py")
+        require_extra("rllib", cli.program("scripts/train_rllib.py"))
     except MissingExtraError as exc:
-        print(f"train_rllib.py: error: {exc}", file=sys.stderr)
+        print(f"{cli.program('train_rllib.py')}: error: {exc}", file=sys.stderr)
         return 1
     import ray
 
