@@ -60,13 +60,15 @@ def command_module(name: str) -> ModuleType:
 
 def _parser() -> argparse.ArgumentParser:
     from tabletop_zoo import __version__
+    from tabletop_zoo.envs.registry import GAMES
 
+    games = ", ".join(spec.title for spec in GAMES.values())
     width = max(map(len, COMMANDS))
     lines = [f"  {name:<{width}}  {command.summary}" for name, command in COMMANDS.items()]
     parser = argparse.ArgumentParser(
         prog=PROG,
         usage=f"{PROG} [-h] [--version] COMMAND [ARGS ...]",
-        description="Board-game environments, agents and tools: Arktia and Mole Hill.",
+        description=f"Board-game environments, agents and tools: {games}.",
         epilog="commands:\n" + "\n".join(lines) + f"\n\n'{PROG} COMMAND --help' shows a "
         "command's flags.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -1,4 +1,5 @@
-"""tabletop-zoo ppo-vector (scripts/ppo_vector.py): a few hundred steps on every game, each opponent kind, bad flags."""
+"""tabletop-zoo ppo-vector (scripts/ppo_vector.py): a few hundred steps on every game, each
+opponent kind, bad flags."""
 
 from __future__ import annotations
 
