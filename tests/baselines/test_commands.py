@@ -4,6 +4,7 @@ commands, each command's help, an unknown command, the names in messages, and th
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
@@ -44,6 +45,24 @@ def test_an_unknown_command_is_one_line_and_exit_2(capsys) -> None:
     assert code == 2 and out == "" and lines[0].startswith("usage: tabletop-zoo")
     assert lines[-1].startswith("tabletop-zoo: error: argument COMMAND: invalid choice: 'trian'")
     assert len([x for x in lines if "error" in x]) == 1
+
+
+def test_nothing_outside_the_commands_imports_them() -> None:
+    """The commands are the top layer: the library never imports them."""
+    importers = []
+    for folder in ("envs", "wrappers", "baselines"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if "commands" in path.relative_to(ROOT).parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                if any(n.startswith("tabletop_zoo.baselines.commands") for n in names):
+                    importers.append(str(path.relative_to(ROOT)))
+    assert importers == []
 
 
 def test_every_module_of_the_package_is_a_command() -> None:
