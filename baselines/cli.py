@@ -1,4 +1,5 @@
-"""What every script in ``scripts/`` shares: flag types, output checks and the main wrapper.
+"""What every command shares (``tabletop-zoo COMMAND``, ``scripts/*.py``, the lab tools):
+flag types, output checks and the main wrapper.
 
 Bad input to a script gets one line on stderr and a non-zero exit, never a traceback, and
 every flag is checked before the work starts:

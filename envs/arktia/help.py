@@ -1,5 +1,5 @@
 """Texts for people playing Arktia at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+``tabletop-zoo play``): how moves are written, the rules on one screen, and the names of the
 engine's rounds (``state.round``: setup, two opening rounds, normal play) for announcements."""
 
 ROUND_NAMES = ("the setup", "opening round 1", "opening round 2", "normal play")

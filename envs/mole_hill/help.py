@@ -1,5 +1,5 @@
 """Texts for people playing Mole Hill at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+``tabletop-zoo play``): how moves are written, the rules on one screen, and the names of the
 engine's rounds (``state.round``) for announcements."""
 
 ROUND_NAMES = ("round 1", "round 2")
