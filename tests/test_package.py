@@ -240,6 +240,12 @@ def test_the_wheel_alone_runs_the_commands_and_the_readme_examples(tmp_path: Pat
     assert "rating of random:" in rated
     page = run(str(command), "rules", "mole_hill")
     assert page.startswith("# ") and "M1" in page
+    no_extra = subprocess.run(
+        [str(command), "train"], cwd=work, env=env, capture_output=True, text=True, timeout=300
+    )  # no torch here: one line saying how to install the extra from a clone
+    assert no_extra.returncode == 1 and no_extra.stderr.count("\n") == 1, no_extra.stderr
+    assert no_extra.stderr.startswith("tabletop-zoo train: error: tabletop-zoo train needs")
+    assert 'pip install ".[train]" in a clone of the tabletop-zoo repository' in no_extra.stderr
     slow = slow_blocks()
     examples = [b for b in python_blocks() if b[0] == "README.md" and b[:2] not in slow]
     assert len(examples) >= 2
