@@ -165,11 +165,16 @@ def build_wheel(tmp_path: Path) -> Path:
     return wheel
 
 
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once for the tests of this module that need it."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
 @pytest.mark.slow
-def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
+def test_built_wheel_imports_every_sub_package(wheel: Path, tmp_path: Path) -> None:
     """A non-editable build (``pip install .`` installs this wheel) has every package, the
     rules pages, the LICENSE and the console script."""
-    wheel = build_wheel(tmp_path)
     info = f"tabletop_zoo-{pyproject()['project']['version']}.dist-info"
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -201,14 +206,15 @@ def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_alone_runs_the_commands_and_the_readme_examples(tmp_path: Path) -> None:
+def test_the_wheel_alone_runs_the_commands_and_the_readme_examples(
+    wheel: Path, tmp_path: Path
+) -> None:
     """The wheel installed into a fresh venv outside the clone, with only its own
     dependencies (from pip's configured index; no torch) and openskill, which ``rate``
     needs: ``tabletop-zoo --help``, a rating, a rules page and the README's Python examples
     run there."""
     from test_docs import claims, python_blocks, slow_blocks
 
-    wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python, command = venv / "bin" / "python", venv / "bin" / "tabletop-zoo"
