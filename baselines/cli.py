@@ -30,7 +30,8 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -55,6 +56,7 @@ __all__ = [
     "players",
     "program",
     "run_main",
+    "running_as",
 ]
 
 USAGE_ERROR = 2
@@ -72,6 +74,20 @@ def program(script: str) -> str:
     console script runs it, else ``script`` (its name in ``scripts/``, e.g. ``"train.py"``
     or ``"scripts/train.py"``)."""
     return _PROGRAM or script
+
+
+@contextmanager
+def running_as(prog: str) -> Iterator[None]:
+    """Within the block, :func:`program` gives ``prog`` (the console script's
+    ``"tabletop-zoo <command>"``) and ``sys.argv[0]`` is ``prog``, so argparse's usage
+    lines name the command as typed; both are restored afterwards."""
+    global _PROGRAM
+    saved = _PROGRAM, sys.argv
+    _PROGRAM, sys.argv = prog, [prog, *sys.argv[1:]]
+    try:
+        yield
+    finally:
+        _PROGRAM, sys.argv = saved
 
 
 class Interrupted(Exception):

@@ -95,12 +95,11 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     from tabletop_zoo.baselines import cli
 
     saved_argv = sys.argv
-    cli._PROGRAM = prog  # the command's messages name it as typed
-    sys.argv = [prog, *rest]  # argparse takes its usage line's name from argv[0]
+    sys.argv = [prog, *rest]  # what the command reads as its arguments (make-reference)
     try:
-        cli.run_main(lambda: command_module(name).main(rest), prog=prog)
+        with cli.running_as(prog):  # usage lines and messages name the command as typed
+            cli.run_main(lambda: command_module(name).main(rest), prog=prog)
     finally:
-        cli._PROGRAM = None
         sys.argv = saved_argv
 
 

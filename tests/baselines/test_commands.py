@@ -81,7 +81,7 @@ def test_each_command_shows_its_help_under_its_name(capsys, name) -> None:
     argv = ["ladder", "--help"] if name == "make-reference" else ["--help"]
     code, out, _err = dispatch(capsys, name, *argv)
     assert code == 0 and out.startswith(f"usage: tabletop-zoo {name} "), out[:200]
-    assert cli._PROGRAM is None  # reset after the command
+    assert cli.program("x.py") == "x.py"  # reset after the command
 
 
 def test_a_missing_extra_names_the_command_as_typed(capsys, monkeypatch, tmp_path) -> None:
