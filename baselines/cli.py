@@ -1,4 +1,5 @@
-"""What every script in ``scripts/`` shares: flag types, output checks and the main wrapper.
+"""What every command shares (``tabletop-zoo COMMAND``, ``scripts/*.py``, the lab tools):
+flag types, output checks and the main wrapper.
 
 Bad input to a script gets one line on stderr and a non-zero exit, never a traceback, and
 every flag is checked before the work starts:
@@ -29,7 +30,8 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,12 +54,40 @@ __all__ = [
     "output_file",
     "output_folder",
     "players",
+    "program",
     "run_main",
+    "running_as",
 ]
 
 USAGE_ERROR = 2
 FAILURE = 1
 INTERRUPTED = 130
+
+
+_PROGRAM: str | None = None
+"""The running command's name while the ``tabletop-zoo`` console script runs one
+(``"tabletop-zoo train"``); ``None`` when a script of ``scripts/`` or a test runs it."""
+
+
+def program(script: str) -> str:
+    """How a command names itself in its messages: ``tabletop-zoo <command>`` when the
+    console script runs it, else ``script`` (its name in ``scripts/``, e.g. ``"train.py"``
+    or ``"scripts/train.py"``)."""
+    return _PROGRAM or script
+
+
+@contextmanager
+def running_as(prog: str) -> Iterator[None]:
+    """Within the block, :func:`program` gives ``prog`` (the console script's
+    ``"tabletop-zoo <command>"``) and ``sys.argv[0]`` is ``prog``, so argparse's usage
+    lines name the command as typed; both are restored afterwards."""
+    global _PROGRAM
+    saved = _PROGRAM, sys.argv
+    _PROGRAM, sys.argv = prog, [prog, *sys.argv[1:]]
+    try:
+        yield
+    finally:
+        _PROGRAM, sys.argv = saved
 
 
 class Interrupted(Exception):

@@ -5,7 +5,8 @@ Every ```` ```bash ```` (or ``sh``/``shell``) block is a list of commands, run i
 bash script (``set -e``, ``pipefail``) in a sandbox: a temporary folder with the repository's
 code folders linked in and a copy of ``docs/``, one per page, so a later block of a page
 finds what an earlier one wrote (``runs/...``) and nothing in the repository is touched.
-``python`` is this test's interpreter; stdin is empty (a terminal game ends at once).
+``python`` is this test's interpreter and ``tabletop-zoo`` the console script of its venv
+(``pip install -e .`` installs it); stdin is empty (a terminal game ends at once).
 
 A marker in an HTML comment on the line before a block changes how it is run; directives
 are separated by ``;``::
@@ -15,6 +16,8 @@ are separated by ``;``::
 ``SCRIPT.py ARGS``
     appends ARGS to every command running ``scripts/SCRIPT.py`` (argparse keeps the last
     value of a repeated flag): the smaller budget of a long command.
+``tabletop-zoo COMMAND ARGS``
+    the same for every command running ``tabletop-zoo COMMAND``.
 ``sub OLD => NEW``
     replaces the text OLD in every command (placeholders such as a seed ``S``).
 ``before COMMAND``
@@ -52,6 +55,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = re.compile(r"^```(?:bash|sh|shell)[^\n]*\n(.*?)^```", re.S | re.M)
 MARKER = re.compile(r"<!--\s*test:((?:(?!-->).)*)-->\s*\Z", re.S)
 LINKED = ("scripts", "envs", "wrappers", "baselines", "tests", "pyproject.toml", "README.md")
+#: the console script (``[project.scripts]``) that documented commands may run
+CONSOLE_SCRIPT = "tabletop-zoo"
 #: a block without ``slow`` or ``runs-for`` must finish within this many seconds
 TIME_LIMIT = 900
 #: Pages whose commands have no markers yet, with the reason: their blocks are reported as
@@ -99,7 +104,8 @@ class Block:
     def _with_budget(self, command: str) -> str:
         code, hash_sign, comment = _split_comment(command)
         for script, args in self.appended.items():
-            if re.search(rf"(^|[\s/]){re.escape(script)}(\s|$)", code):
+            words = r"\s+".join(map(re.escape, script.split()))  # "tabletop-zoo rate" too
+            if re.search(rf"(^|[\s/]){words}(\s|$)", code):
                 code = f"{code.rstrip()} {args}"
         return code.rstrip() + (f"  {hash_sign}{comment}" if hash_sign else "")
 
@@ -140,6 +146,9 @@ def parse_marker(block: Block, text: str) -> None:
             block.run_by = rest
         elif word.endswith(".py") and rest:
             block.appended[word] = rest
+        elif word == CONSOLE_SCRIPT and len(rest.split(None, 1)) == 2:
+            command, args = rest.split(None, 1)
+            block.appended[f"{CONSOLE_SCRIPT} {command}"] = args
         else:
             raise ValueError(f"{block.name}: unknown test directive {directive!r}")
 
@@ -240,6 +249,20 @@ def test_every_page_with_commands_is_seen_and_markers_parse() -> None:
     ]
     with pytest.raises(ValueError, match="unknown test directive"):
         parse_marker(block, "sleep 5")
+    block = Block("page.md", 1, ["tabletop-zoo rate --game g  # r", "tabletop-zoo rates x"])
+    parse_marker(block, "tabletop-zoo rate --rounds 1; slow")
+    assert block.script().splitlines()[1:] == [
+        "tabletop-zoo rate --game g --rounds 1  # r",
+        "tabletop-zoo rates x",
+    ]
+
+
+def test_the_console_script_is_installed_where_the_commands_run() -> None:
+    """Documented ``tabletop-zoo`` lines run the console script of this venv."""
+    uses = [b.name for b in BLOCKS if any(CONSOLE_SCRIPT in c.split() for c in b.commands)]
+    assert uses, "no page runs tabletop-zoo: drop this check"
+    path = Path(sys.executable).parent / CONSOLE_SCRIPT
+    assert path.is_file(), f"no {path}: 'pip install -e .' in the clone installs it ({uses[0]})"
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])

@@ -8,6 +8,7 @@ imported ``tabletop_zoo.envs`` (which registers the ids) by the time a test runs
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -144,23 +145,44 @@ def test_gymnasium_module_colon_id_form_imports_the_package(tmp_path: Path) -> N
     assert out.strip() == spec.gymnasium_id
 
 
-@pytest.mark.slow
-def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
-    """A non-editable build (``pip install .`` installs this wheel) has every package."""
+def build_wheel(tmp_path: Path) -> Path:
+    """Build the wheel (what ``pip install .`` installs) from a copy of the clone's package
+    files, so no ``build/`` folder lands in the clone. pip builds it in an isolated
+    environment with the ``build-system`` requirements from the configured index."""
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for folder in ("envs", "wrappers", "baselines"):
+    for folder in ("envs", "wrappers", "baselines"):  # envs/_package/rules: the pages, copied
         shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     wheels = tmp_path / "wheels"
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-         "-w", str(wheels), str(src)],
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(src)],
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     (wheel,) = wheels.glob("*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once for the tests of this module that need it."""
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.mark.slow
+def test_built_wheel_imports_every_sub_package(wheel: Path, tmp_path: Path) -> None:
+    """A non-editable build (``pip install .`` installs this wheel) has every package, the
+    rules pages, the LICENSE and the console script."""
+    info = f"tabletop_zoo-{pyproject()['project']['version']}.dist-info"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        entry_points = archive.read(f"{info}/entry_points.txt").decode()
+    pages = {f"tabletop_zoo/rules/{p.name}" for p in (ROOT / "docs" / "rules").glob("*.md")}
+    assert pages and pages <= names
+    assert f"{info}/licenses/LICENSE" in names
+    assert "tabletop-zoo = tabletop_zoo.baselines.commands:main" in entry_points
     unpacked = tmp_path / "site"
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)
@@ -181,3 +203,61 @@ def test_built_wheel_imports_every_sub_package(tmp_path: Path) -> None:
     files = out.split()
     assert len(files) == 4
     assert all(f.startswith(str(unpacked)) for f in files), files
+
+
+@pytest.mark.slow
+def test_the_wheel_alone_runs_the_commands_and_the_readme_examples(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """The wheel installed into a fresh venv outside the clone, with only its own
+    dependencies (from pip's configured index; no torch) and openskill, which ``rate``
+    needs: ``tabletop-zoo --help``, a rating, a rules page and the README's Python examples
+    run there."""
+    from test_docs import claims, python_blocks, slow_blocks
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python, command = venv / "bin" / "python", venv / "bin" / "tabletop-zoo"
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(wheel), "openskill"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    work = tmp_path / "work"  # no clone here: everything comes from the installed wheel
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+
+    def run(*argv: str) -> str:
+        ran = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=600)
+        assert ran.returncode == 0, f"{argv}: {ran.stderr[-3000:]}"
+        return ran.stdout
+
+    code = "import importlib.util, tabletop_zoo; print(tabletop_zoo.__file__)\n"
+    code += "print(importlib.util.find_spec('torch') is None)"
+    package_file, no_torch = run(str(python), "-c", code).split()
+    assert package_file.startswith(str(venv)) and no_torch == "True"
+    listed = run(str(command), "--help")
+    from tabletop_zoo.baselines.commands import COMMANDS
+
+    for name, entry in COMMANDS.items():
+        assert f"  {name}" in listed and entry.summary in listed, name
+    rated = run(str(command), "rate", "--game", "mole_hill", "--agent", "random", "--rounds", "1")
+    assert "rating of random:" in rated
+    page = run(str(command), "rules", "mole_hill")
+    assert page.startswith("# ") and "M1" in page
+    no_extra = subprocess.run(
+        [str(command), "train"], cwd=work, env=env, capture_output=True, text=True, timeout=300
+    )  # no torch here: one line saying how to install the extra from a clone
+    assert no_extra.returncode == 1 and no_extra.stderr.count("\n") == 1, no_extra.stderr
+    assert no_extra.stderr.startswith("tabletop-zoo train: error: tabletop-zoo train needs")
+    assert 'pip install ".[train]" in a clone of the tabletop-zoo repository' in no_extra.stderr
+    slow = slow_blocks()
+    examples = [b for b in python_blocks() if b[0] == "README.md" and b[:2] not in slow]
+    assert len(examples) >= 2
+    for _name, index, code in examples:
+        script = work / f"readme_{index}.py"
+        script.write_text(code)
+        printed = run(str(python), str(script)).splitlines()
+        for stated in claims(code).values():
+            assert stated in printed, (index, stated, printed)

@@ -42,7 +42,7 @@ COMMANDS_HELP = (
     "          'help' explains the notation, 'rules' summarises the rules, 'stop' ends the game"
 )
 GENERIC_NOTATION = "type a move as the game writes it; '?' lists the legal moves in that notation"
-GENERIC_RULES = "no rules summary for this game; see docs/rules/ for its rulings"
+GENERIC_RULES = "no rules summary for this game; 'tabletop-zoo rules' lists the rules pages"
 
 
 class GameAbandoned(Exception):

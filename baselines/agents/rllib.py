@@ -1,7 +1,7 @@
-"""A policy trained with RLlib (``scripts/train_rllib.py``) behind the common agent interface.
+"""A policy trained with RLlib (``tabletop-zoo train-rllib``) behind the common agent interface.
 
 ``make_agent("rllib:PATH")`` builds an :class:`RLlibAgent` from either a saved RLModule
-folder (``PATH/module_main`` written by ``scripts/train_rllib.py``) or an RLlib algorithm
+folder (``PATH/module_main`` written by ``tabletop-zoo train-rllib``) or an RLlib algorithm
 checkpoint (its ``main`` module, or ``rllib:PATH#MODULE`` for another one, e.g. ``seat_1``).
 ray and torch are imported only when an agent loads (the ``rllib`` extra).
 
@@ -48,7 +48,7 @@ def module_path(path: str | Path, module_id: str = DEFAULT_MODULE) -> Path:
         return path
     raise InvalidOptionError(
         f"no RLlib module at {str(path)!r}: expected a module folder written by "
-        "scripts/train_rllib.py (OUT/module_main) or an RLlib checkpoint folder"
+        "tabletop-zoo train-rllib (OUT/module_main) or an RLlib checkpoint folder"
         f" containing {(_MODULES_IN_CHECKPOINT / module_id).as_posix()}"
     )
 

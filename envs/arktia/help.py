@@ -1,8 +1,12 @@
 """Texts for people playing Arktia at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+``tabletop-zoo play``): how moves are written, the rules on one screen, and the names of the
 engine's rounds (``state.round``: setup, two opening rounds, normal play) for announcements."""
 
 ROUND_NAMES = ("the setup", "opening round 1", "opening round 2", "normal play")
+
+RULES_PAGE = "ARKTIA.md"
+"""The full rules page with the rulings: ``docs/rules/ARKTIA.md``, shipped in the package
+(``tabletop-zoo rules arktia`` shows it)."""
 
 NOTATION_HELP = """\
 Arktia notation: tiles are named by row letter (a = top row) and number within the row
@@ -33,4 +37,4 @@ Arktia in brief (2-4 players; you own 3 G, 3 D and 3 T of your colour)
 - Your game ends when you cannot act, cannot melt, have at most one piece on the board
   after the opening, or stop. Score: pieces taken + tiles melted + tiles you control at
   the end. Highest score wins; ties share the win.
-Full rulings: docs/rules/ARKTIA.md (R1-R23)."""
+Full rulings (R1-R23): tabletop-zoo rules arktia (docs/rules/ARKTIA.md)."""

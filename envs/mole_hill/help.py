@@ -1,8 +1,12 @@
 """Texts for people playing Mole Hill at the terminal (``help`` and ``rules`` in
-``scripts/play.py``): how moves are written, the rules on one screen, and the names of the
+``tabletop-zoo play``): how moves are written, the rules on one screen, and the names of the
 engine's rounds (``state.round``) for announcements."""
 
 ROUND_NAMES = ("round 1", "round 2")
+
+RULES_PAGE = "MOLE_HILL.md"
+"""The full rules page with the rulings: ``docs/rules/MOLE_HILL.md``, shipped in the package
+(``tabletop-zoo rules mole_hill`` shows it)."""
 
 NOTATION_HELP = """\
 Mole Hill notation: the garden has columns a-i (left to right) and rows 1-7 (top to
@@ -26,4 +30,4 @@ Mole Hill in brief (two rounds; you are the mole in one and the gardener in the 
 - Mole score of a round: spaces visited beyond 10, +1 per white flower and +2 per red
   flower visited (start and end included; by default white b2 h2 b6 h6, red e1 a4 i4 e7).
 - After round 2 the higher total mole score wins; equal totals draw.
-Full rulings: docs/rules/MOLE_HILL.md (M1-M10)."""
+Full rulings (M1-M10): tabletop-zoo rules mole_hill (docs/rules/MOLE_HILL.md)."""

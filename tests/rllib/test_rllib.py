@@ -1,4 +1,4 @@
-"""RLlib adapter, scripts/train_rllib.py, rllib:PATH agents and the Ray tournament backend.
+"""RLlib adapter, tabletop-zoo train-rllib, rllib:PATH agents and the Ray tournament backend.
 
 These need the ``rllib`` extra, which pins its own gymnasium: ``.ci/run`` runs them in a
 second virtual environment. Without ray installed the module is skipped. Every test here is
@@ -111,16 +111,10 @@ def test_policy_mappings():
 
 
 def _train_script():
-    import importlib.util
-    import sys
-    from pathlib import Path
+    """The code of ``tabletop-zoo train-rllib`` (and ``scripts/train_rllib.py``)."""
+    from tabletop_zoo.baselines.commands import train_rllib
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "train_rllib.py"
-    spec = importlib.util.spec_from_file_location("_script_train_rllib", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return train_rllib
 
 
 def test_train_script_trains_saves_and_evaluates(tmp_path, capsys):
@@ -207,15 +201,8 @@ def test_ray_backend_gives_the_tables_of_serial_play(ray_instance):
 
 
 def test_evaluate_script_backend_ray_writes_the_serial_tables(tmp_path, ray_instance):
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from tabletop_zoo.baselines.commands import evaluate as module  # tabletop-zoo evaluate
 
-    path = Path(__file__).resolve().parents[2] / "scripts" / "evaluate.py"
-    spec = importlib.util.spec_from_file_location("_script_evaluate_ray", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
     common = ["--game", FIRST, "--agents", "random,greedy", "--games", "4", "--no-progress"]
     assert module.main([*common, "--out", str(tmp_path / "local")]) == 0
     assert module.main([*common, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0

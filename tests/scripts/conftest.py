@@ -1,5 +1,6 @@
-"""Helpers for the script tests: load a script in ``scripts/`` (or the lab tools in
-``scripts/lab/``) as a module."""
+"""Helpers for the script tests: load a command (``baselines/commands/<name>.py``, which
+``tabletop-zoo`` and ``scripts/<name>.py`` run) or a lab tool (``scripts/lab/<name>.py``)
+as a fresh module."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ from types import ModuleType
 
 import pytest
 
+import tabletop_zoo.baselines.commands as commands
+
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+COMMANDS_DIR = Path(commands.__file__).resolve().parent
 
 
 def load_script(name: str) -> ModuleType:
-    """Import ``scripts/<name>.py``, or ``scripts/lab/<name>.py`` for a lab tool (the
-    scripts are not a package)."""
-    path = SCRIPTS / f"{name}.py"
+    """Import ``baselines/commands/<name>.py`` (module names: ``train_alphazero``), or
+    ``scripts/lab/<name>.py`` for a lab tool, afresh (its module-level code runs again)."""
+    path = COMMANDS_DIR / f"{name}.py"
     if not path.is_file():
         path = SCRIPTS / "lab" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_script_{name}", path)

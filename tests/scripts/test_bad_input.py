@@ -1,9 +1,13 @@
-"""Every script, driven with bad input in a subprocess: one error line on stderr (after
-argparse's usage lines, if any), a non-zero exit, no traceback and nothing written; Ctrl-C
-gives one line and exit 130; every ``--help`` lists every agent spec form."""
+"""Every command (``tabletop-zoo COMMAND``) and lab script (``python scripts/lab/X.py``),
+driven with bad input in a subprocess: one error line on stderr (after argparse's usage
+lines, if any), a non-zero exit, no traceback and nothing written; every shim
+``scripts/X.py`` runs its command; Ctrl-C gives one line and exit 130; every ``--help``
+lists every agent spec form. The table names commands by their module
+(``train_alphazero`` is ``tabletop-zoo train-alphazero``)."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import signal
@@ -16,8 +20,13 @@ import pytest
 
 from tabletop_zoo.baselines.agents import AGENT_SPECS
 from tabletop_zoo.baselines.agents.reference import REFERENCE_DIR
+from tabletop_zoo.baselines.commands import COMMANDS
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+#: the command of each command module, e.g. ``{"train_alphazero": "train-alphazero"}``
+COMMAND_OF = {command.module: name for name, command in COMMANDS.items()}
+#: scripts/ tools that are not commands of the package: they work on the clone itself
+DEV_TOOLS = {"regen_golden"}
 GAME = "mole_hill"  # the smallest game: fastest to set up
 
 # {tmp}: a fresh folder (the working folder); {file}: a file in it; {dir}: a folder in it;
@@ -142,6 +151,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("soak", ["--steps", "0"], "must be an integer >= 1"),
     ("soak", ["--seed", "x"], "must be an integer in 0..4294967295"),
     ("regen_golden", ["--bogus"], "unrecognized arguments"),
+    ("rules", ["chess"], "invalid choice: 'chess'"),
+    ("rules", ["--summary"], "--summary needs a game"),
     ("az_curve", ["{missing}", *G], "no network file"),
     ("az_curve", ["{empty}", *G], "the file is empty"),
     ("az_curve", ["{network}", *G, "--plot", ""], "output file name is empty"),
@@ -185,11 +196,31 @@ def script_path(name: str) -> Path:
     return path
 
 
+def console_script() -> Path:
+    """The ``tabletop-zoo`` console script of this test's venv (``pip install -e .``)."""
+    path = Path(sys.executable).parent / "tabletop-zoo"
+    assert path.is_file(), f"no {path}: 'pip install -e .' in the clone installs it"
+    return path
+
+
+def command_line(name: str) -> list[str]:
+    """How the table runs ``name``: ``tabletop-zoo COMMAND`` for a command's module, else
+    ``python scripts/.../<name>.py``."""
+    if name in COMMAND_OF:
+        return [str(console_script()), COMMAND_OF[name]]
+    return [sys.executable, str(script_path(name))]
+
+
+def program_name(name: str) -> str:
+    """How ``name`` names itself in its error lines."""
+    return f"tabletop-zoo {COMMAND_OF[name]}" if name in COMMAND_OF else f"{name}.py"
+
+
 def run_script(name: str, argv: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
-    """``python scripts/<name>.py *argv`` in ``cwd``, output captured as text."""
+    """``name`` (see :func:`command_line`) with ``argv`` in ``cwd``, output captured."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     return subprocess.run(
-        [sys.executable, str(script_path(name)), *argv],
+        [*command_line(name), *argv],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -224,15 +255,45 @@ def test_bad_input_is_one_line_and_a_nonzero_exit(case, files, tmp_path) -> None
     assert result.returncode in (1, 2), (result.returncode, result.stderr)
     lines = error_lines(result.stderr)
     assert len(lines) == 1, result.stderr
-    prog, _, error = lines[0].partition(": error: ")  # prog: the script (and subcommand)
-    assert prog.split()[0] == f"{name}.py" and error, lines[0]
-    assert message in lines[0], lines[0]
+    assert lines[0].startswith(f"{program_name(name)}: error: ") or lines[0].startswith(
+        f"{program_name(name)} "  # make_reference's subcommands: "... make-reference add"
+    ), lines[0]
+    assert ": error: " in lines[0] and message in lines[0], lines[0]
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
-def test_every_script_is_in_the_table() -> None:
-    every = {p.stem for p in SCRIPTS.rglob("*.py") if not p.stem.startswith("_")}
+def test_every_command_and_script_is_in_the_table() -> None:
+    tools = {p.stem for p in SCRIPTS.rglob("*.py") if p.parent != SCRIPTS}  # scripts/lab/
+    every = set(COMMAND_OF) | tools | DEV_TOOLS
     assert {name for name, _argv, _message in CASES} == every
+
+
+def shims() -> list[str]:
+    """The scripts of ``scripts/`` that run a command (all but the dev tools)."""
+    return sorted(p.stem for p in SCRIPTS.glob("*.py") if p.stem not in DEV_TOOLS)
+
+
+def test_every_script_of_scripts_is_a_shim_of_a_command() -> None:
+    assert set(shims()) == set(COMMAND_OF) - {"rules"}  # rules: no script before the move
+    for name in shims():
+        text = script_path(name).read_text()
+        assert f'run_script("{name}")' in text and len(text.splitlines()) < 10, name
+
+
+@pytest.mark.parametrize("name", shims())
+def test_a_shim_runs_its_command_under_the_script_name(name, tmp_path) -> None:
+    """``python scripts/X.py`` in a clone: the command's parser, named ``X.py`` as before."""
+    result = subprocess.run(
+        [sys.executable, str(script_path(name)), "--no-such-flag"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    (line,) = error_lines(result.stderr)
+    assert line.startswith(f"{name}.py: error: "), line
+    assert result.stderr.startswith(f"usage: {name}.py "), result.stderr
 
 
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path) -> None:
@@ -310,7 +371,11 @@ def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path) -> None:
     ],
 )
 def test_help_lists_every_agent_spec_form(capsys, name, argv) -> None:
-    spec = importlib.util.spec_from_file_location(f"_help_{name}", script_path(name))
+    if name in COMMAND_OF:  # the command's module, which the console script and shim run
+        path = Path(importlib.import_module(f"tabletop_zoo.baselines.commands.{name}").__file__)
+    else:
+        path = script_path(name)
+    spec = importlib.util.spec_from_file_location(f"_help_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     with pytest.raises(SystemExit) as exc:

@@ -30,7 +30,7 @@ def test_bad_move_help_and_quit_from_stdin() -> None:
     assert "legal moves (63): a1 b1" in out  # first mole turn: any of the 63 spaces
     assert "'stop' ends the game" in out
     assert "Mole Hill notation: the garden has columns a-i" in out  # help: this game's notation
-    assert "Full rulings: docs/rules/MOLE_HILL.md" in out  # rules: summary + pointer
+    assert "Full rulings (M1-M10): tabletop-zoo rules mole_hill" in out  # rules: summary + pointer
     assert "stop this game? (y/n)" in out  # 'quit' asks; end of input answers for the player
     assert "stopped: game abandoned" in out
     assert "game over" not in out

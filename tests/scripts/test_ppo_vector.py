@@ -1,4 +1,5 @@
-"""scripts/ppo_vector.py: a few hundred steps on every game, each opponent kind, bad flags."""
+"""tabletop-zoo ppo-vector (scripts/ppo_vector.py): a few hundred steps on every game, each
+opponent kind, bad flags."""
 
 from __future__ import annotations
 
@@ -71,10 +72,27 @@ def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
 
 
 @pytest.mark.parametrize(("blocked", "extra"), [("torch", "train"), ("numba", "fast")])
-def test_a_missing_extra_is_one_line(script, monkeypatch, blocked, extra) -> None:
+@pytest.mark.parametrize(
+    ("how", "start"),
+    [
+        ("script", "ppo_vector.py: error: scripts/ppo_vector.py needs the"),
+        ("console", "tabletop-zoo ppo-vector: error: tabletop-zoo ppo-vector needs the"),
+    ],
+)
+def test_a_missing_extra_is_one_line(monkeypatch, capsys, blocked, extra, how, start) -> None:
+    """The module checks its extras when imported; both ways of running it say so in one
+    line (exit 1), naming the command as it was typed."""
+    from tabletop_zoo.baselines import commands
+
     monkeypatch.setitem(sys.modules, blocked, None)
+    monkeypatch.delitem(sys.modules, "tabletop_zoo.baselines.commands.ppo_vector", raising=False)
+    monkeypatch.setattr(sys, "argv", ["scripts/ppo_vector.py"])
     with pytest.raises(SystemExit) as exc:
-        script("ppo_vector")
-    message = str(exc.value.code)
-    assert message.startswith("ppo_vector.py: error: scripts/ppo_vector.py needs the")
-    assert f"'{extra}' extra (missing: {blocked})" in message and "\n" not in message
+        if how == "script":
+            commands.run_script("ppo_vector")  # what python scripts/ppo_vector.py runs
+        else:
+            commands.main(["ppo-vector"])  # what tabletop-zoo ppo-vector runs
+    assert exc.value.code == 1
+    message = capsys.readouterr().err
+    assert message.startswith(start), message
+    assert f"'{extra}' extra (missing: {blocked})" in message and message.count("\n") == 1

@@ -1,0 +1,527 @@
+"""Speed of random legal play: our envs (every game of the registry, at each of its
+``benchmark_players`` counts) against the PettingZoo games named as their anchors.
+
+    tabletop-zoo benchmark                       # 5 s per measurement
+    tabletop-zoo benchmark --seconds 10 --out benchmark.json
+    tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
+
+Every env is the wrapped ``env()`` (what ``pettingzoo.make("aec", id)`` gives), driven through
+the full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
+``rng.choice`` over the nonzero entries of the action mask, one seeded numpy generator.
+*steps* counts every ``step`` call (including the ``step(None)`` calls that retire
+finished agents), *games* finished games; timing runs from the first ``reset`` of a
+measurement to the end of the first game that finishes after ``--seconds`` (after one
+untimed warm-up game). The ``engine`` rows play the bare rules engine (``legal_actions``
++ ``apply_action``, uniform over the legal list). Row names are ``GameSpec.label(n)``.
+Ratios are steps/s divided by the steps/s of each anchor (``GameSpec.benchmark_anchor``)
+in the same run. An env that cannot be imported is skipped with a note.
+
+Fast path rows (the ``fast`` extra; see docs/fast.md and :func:`fast_rows`): ``compiled``
+(one compiled state driven from Python through the engine protocol), ``batched B=<size>``
+(random play inside compiled code, one thread; ``threads=2`` over two), ``vector B=<size>``
+(the Gymnasium vector env with random learner actions and random opponents inside; steps
+are learner steps) and ``mcts`` rows (seconds per MCTS(200) move, Python vs compiled). With
+the ``bench`` extra's pgx and open_spiel installed, their connect four and go 9x9 are
+measured in the same run. ``--only batched`` measures just these rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs.extras import install_command
+from tabletop_zoo.envs.registry import GAMES, make_env, new_game
+
+if TYPE_CHECKING:  # the protocol module loads numba, which the fast rows import late
+    from tabletop_zoo.envs.fast_common import FastEngine
+
+# How an anchor module is built and shown; anchors not listed use env() and their module name.
+ANCHOR_SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "pettingzoo.classic.go_v5": ("go_v5 (9x9)", {"board_size": 9}),
+}
+
+
+def anchor_row(module: str) -> tuple[str, Callable[[], Any]]:
+    """Row name and factory of the anchor env ``module`` (a PettingZoo env module)."""
+    name, kwargs = ANCHOR_SETTINGS.get(module, (module.rsplit(".", 1)[-1], {}))
+
+    def factory() -> Any:
+        with warnings.catch_warnings():  # PettingZoo asks to use its registry instead
+            warnings.simplefilter("ignore")
+            return importlib.import_module(module).env(**kwargs)
+
+    return name, factory
+
+
+def _our_env(game: str, num_players: int) -> Callable[[], Any]:
+    return lambda: make_env(game, num_players)
+
+
+def env_rows() -> dict[str, tuple[Callable[[], Any], tuple[str, int] | None]]:
+    """Name -> (factory, ``(game, num_players)`` for our envs, ``None`` for anchors)."""
+    rows: dict[str, tuple[Callable[[], Any], tuple[str, int] | None]] = {}
+    anchors = []
+    for name, spec in GAMES.items():
+        for n in spec.benchmark_players:
+            rows[spec.label(n)] = (_our_env(name, n), (name, n))
+        if spec.benchmark_anchor and spec.benchmark_anchor not in anchors:
+            anchors.append(spec.benchmark_anchor)
+    for module in anchors:
+        row_name, factory = anchor_row(module)
+        rows[row_name] = (factory, None)
+    return rows
+
+
+ENVS = env_rows()
+REFERENCES = tuple(name for name, (_factory, ours) in ENVS.items() if ours is None)
+
+
+def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
+    """One random game through the AEC loop; returns the number of ``step`` calls."""
+    steps = 0
+    env.reset(seed=seed)
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+        steps += 1
+    return steps
+
+
+def play_engine_game(engine: Any, rng: np.random.Generator, seed: int) -> int:
+    """One random game on the bare rules engine; returns the number of actions applied."""
+    state = engine.new_initial_state(seed=seed)
+    steps = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+        steps += 1
+    return steps
+
+
+def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float, seed: int) -> dict:
+    """Play games until ``seconds`` have passed; steps/s and games/s."""
+    rng = np.random.default_rng(seed)
+    play_one(rng, seed)  # warm-up, untimed
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        steps += play_one(rng, seed + 1 + games)
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "steps": steps,
+        "games": games,
+        "seconds": round(elapsed, 4),
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+        "steps_per_game": steps / games,
+    }
+
+
+def ratio_key(reference: str) -> str:
+    """JSON key of the ratio to ``reference``, e.g. ``ratio_go_v5``."""
+    return "ratio_" + reference.split()[0]
+
+
+def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
+    """Measure every env (and our engines); returns the JSON-ready report."""
+    rows: list[dict] = []
+    notes: list[str] = []
+    for name, (factory, ours) in ENVS.items():
+        if only and not any(o in name for o in only) or only == ["batched"]:
+            continue
+        try:
+            env = factory()
+        except Exception as exc:  # noqa: BLE001 - any import/constructor failure: skip it
+            hint = f" (install the 'bench' extra: {install_command('bench')})"
+            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}" + (
+                hint if isinstance(exc, ImportError) else ""))  # fmt: skip
+            continue
+        rows.append(
+            {
+                "name": name,
+                "kind": "env",
+                **measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed),
+            }
+        )
+        env.close()
+        if ours is not None:
+            engine = new_game(*ours)
+            rows.append(
+                {
+                    "name": f"{name} engine",
+                    "kind": "engine",
+                    **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
+                }
+            )
+    if only is None or "batched" in only or any(o in name for o in only for name in FAST_ROW_NAMES):
+        more, more_notes = fast_rows(seconds, seed, only)
+        rows += more
+        notes += more_notes
+    by_name = {r["name"]: r for r in rows}
+    for row in rows:
+        for ref in REFERENCES:
+            row[ratio_key(ref)] = (
+                row["steps_per_s"] / by_name[ref]["steps_per_s"] if ref in by_name else None
+            )
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+            "cpus": os.cpu_count(),
+        },
+        "seconds_per_measurement": seconds,
+        "seed": seed,
+        "results": rows,
+        "notes": notes,
+    }
+
+
+def format_table(report: dict) -> str:
+    """The report as a plain-text table (one ratio column per anchor)."""
+    width = max([24] + [len(r["name"]) + 2 for r in report["results"]])
+    lines = [
+        f"{'name':<{width}}{'steps/s':>11}{'games/s':>10}{'steps/game':>11}"
+        + "".join(f"{'vs ' + ref.split()[0]:>19}" for ref in REFERENCES)
+        + f"{'steps/cpu-s':>14}"
+    ]
+    for r in report["results"]:
+        if r["kind"] == "mcts":
+            continue
+        ratios = [r.get(ratio_key(ref)) for ref in REFERENCES]
+        lines.append(
+            f"{r['name']:<{width}}{r['steps_per_s']:>11,.0f}{r['games_per_s']:>10,.1f}"
+            f"{r['steps_per_game']:>11.1f}"
+            + "".join(f"{'' if x is None else f'{x:.2f}x':>19}" for x in ratios)
+            + (f"{r['steps_per_cpu_s']:>14,.0f}" if r.get("steps_per_cpu_s") else "")
+        )
+    for r in report["results"]:
+        if r["kind"] == "mcts":
+            lines.append(
+                f"{r['name']:<{width}}{r['seconds_per_move']:>11.4f} s/move"
+                f"{r['cpu_seconds_per_move']:>11.4f} cpu-s/move"
+            )
+    load = report["machine"].get("load_average")
+    if load:
+        lines.append(
+            f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in load)}"
+        )
+    lines += report["notes"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point."""
+    p = argparse.ArgumentParser(description="Random-play speed of the AEC envs and engines.")
+    p.add_argument(
+        "--seconds",
+        type=cli.number(0, low_open=True),
+        default=5.0,
+        help="per measurement (default 5)",
+    )
+    p.add_argument("--seed", type=cli.SEED, default=0, help="seed of the random play (default 0)")
+    p.add_argument(
+        "--out",
+        type=cli.output_file(),
+        default=None,
+        help="also write the report as JSON to this file",
+    )
+    p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
+    p.add_argument(
+        "--only",
+        default=None,
+        help="comma separated substrings of row names to measure, e.g. engine,go; "
+        "'batched' alone: every fast-path row (default all)",
+    )
+    args = p.parse_args(argv)
+    seconds = 0.2 if args.quick else args.seconds
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    if only and not any(o in name for o in only for name in [*ENVS, *FAST_ROW_NAMES]):
+        p.error(f"--only {args.only!r} matches no env; names: {', '.join(ENVS)}")
+    try:
+        report = run(seconds, args.seed, only)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("no report written") from None
+    print(format_table(report))
+    if args.out is not None:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
+# ---------------------------------------------------------------- fast path rows
+BATCH_SIZES = (1, 64, 1024, 4096)
+VECTOR_SIZES = (64, 1024)
+MCTS_SIMULATIONS = 200
+
+
+def fast_row_names() -> list[str]:
+    """Names of the fast-path rows (no numba import needed to list them)."""
+    names = []
+    for spec in GAMES.values():
+        if spec.fast_engine is None:
+            continue
+        for n in spec.benchmark_players:
+            label = spec.label(n)
+            names.append(f"{label} compiled")
+            names += [f"{label} batched B={b}" for b in BATCH_SIZES]
+            names.append(f"{label} batched B={BATCH_SIZES[-1]} threads=2")
+            names += [f"{label} vector B={b}" for b in VECTOR_SIZES]
+            names += [f"{label} mcts({MCTS_SIMULATIONS}) {how}" for how in ("python", "compiled")]
+    return (
+        names
+        + [f"{lib} {game} batched B=1024" for lib in ("pgx",) for game in PGX_GAMES]
+        + [f"open_spiel {game} (python loop)" for game in SPIEL_GAMES]
+    )
+
+
+PGX_GAMES = ("connect_four", "go_9x9")
+SPIEL_GAMES = ("connect_four", "go(board_size=9)")
+
+
+def _cpu_fields(steps: int, cpu_start: float) -> dict:
+    """CPU time of this process since ``cpu_start`` (all threads) and steps per CPU second:
+    on a shared machine the wall-clock rate understates single-thread speed."""
+    cpu = time.process_time() - cpu_start
+    return {"cpu_seconds": round(cpu, 4), "steps_per_cpu_s": steps / cpu if cpu > 0 else None}
+
+
+def measure_batched(
+    engine: FastEngine, batch: int, seconds: float, seed: int, threads: int
+) -> dict:
+    """Random play inside compiled code on ``batch`` games until ``seconds`` have passed."""
+    per_call = max(20, 400_000 // batch)  # steps per game per call: ~0.1-1 s a call
+    parallel = threads > 1
+    engine.random_play(batch, 2, seed, parallel)  # compile / load the cache, untimed
+    steps = games = calls = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        done_steps, done_games = engine.random_play(batch, per_call, seed + calls, parallel)
+        steps, games, calls = steps + done_steps, games + done_games, calls + 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
+            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "steps_per_game": steps / max(games, 1), "threads": threads,
+            **_cpu_fields(steps, cpu)}  # fmt: skip
+
+
+def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> dict:
+    """Learner steps/s of the vector env: random learner actions, random opponents inside."""
+    from tabletop_zoo.wrappers.vector import make_vector_env
+
+    envs = make_vector_env(game, batch, n, opponent="random", seed=seed)
+    envs.reset()
+    for _ in range(3):  # compile / load the cache, untimed
+        envs.step(envs.sample_legal_actions())
+    steps = games = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        _obs, _rewards, terminated, truncated, _infos = envs.step(envs.sample_legal_actions())
+        steps += batch
+        games += int((terminated | truncated).sum())
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
+            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "steps_per_game": steps / max(games, 1), **_cpu_fields(steps, cpu)}  # fmt: skip
+
+
+def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> dict:
+    """Seconds per MCTS(200) decision from positions a few random plies into games."""
+    from tabletop_zoo.baselines.agents.search import MCTSAgent
+
+    rng = np.random.default_rng(seed)
+    agent = MCTSAgent(MCTS_SIMULATIONS, seed=seed, fast=fast)
+
+    def position() -> Any:
+        while True:  # a live position a few random plies into a game
+            state = new_game(game, n).new_initial_state(int(rng.integers(2**31)))
+            for _ in range(int(rng.integers(2, 12))):
+                if state.is_terminal():
+                    break
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            if not state.is_terminal():
+                return state
+
+    def decide(state: Any) -> None:
+        mask = np.zeros(max(state.legal_actions()) + 1, dtype=bool)
+        mask[state.legal_actions()] = True
+        agent.act(None, mask, state)
+
+    if fast:
+        decide(position())  # loads the compiled code, untimed
+    moves = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        decide(position())
+        moves += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    # every decision is made in a game of its own: "games" counts positions searched
+    return {"steps": moves, "games": moves, "seconds": round(elapsed, 4),
+            "steps_per_s": moves / elapsed, "games_per_s": 0.0, "steps_per_game": 0.0,
+            "seconds_per_move": elapsed / moves, "simulations": MCTS_SIMULATIONS,
+            "cpu_seconds_per_move": (time.process_time() - cpu) / moves}  # fmt: skip
+
+
+def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[dict], list[str]]:
+    """The fast-path rows (see the module docstring); notes say what was skipped."""
+    from tabletop_zoo.envs.registry import fast_engine, fast_path_available
+
+    rows: list[dict] = []
+    notes: list[str] = []
+
+    def wanted(name: str) -> bool:
+        return only is None or only == ["batched"] or any(o in name for o in only)
+
+    if not fast_path_available():
+        return rows, [f"skipped the fast-path rows: numba missing ({install_command('fast')})"]
+    for spec in GAMES.values():
+        if spec.fast_engine is None:
+            continue
+        for n in spec.benchmark_players:
+            label = spec.label(n)
+            engine = fast_engine(spec.name, n)
+            name = f"{label} compiled"
+            if wanted(name):
+                play = lambda rng, s, e=engine: play_engine_game(e, rng, s)  # noqa: E731
+                rows.append({"name": name, "kind": "compiled", **measure(play, seconds, seed)})
+            sizes = [(b, 1) for b in BATCH_SIZES] + [(BATCH_SIZES[-1], 2)]
+            for batch, threads in sizes:
+                name = f"{label} batched B={batch}" + (f" threads={threads}" if threads > 1 else "")
+                if wanted(name):
+                    result = measure_batched(engine, batch, seconds, seed, threads)
+                    rows.append({"name": name, "kind": "batched", **result})
+            for batch in VECTOR_SIZES:
+                name = f"{label} vector B={batch}"
+                if wanted(name):
+                    result = measure_vector(spec.name, n, batch, seconds, seed)
+                    rows.append({"name": name, "kind": "vector", **result})
+            timed = {}
+            for how in ("python", "compiled"):
+                name = f"{label} mcts({MCTS_SIMULATIONS}) {how}"
+                if wanted(name):
+                    timed[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
+                    rows.append({"name": name, "kind": "mcts", **timed[how]})
+            if len(timed) == 2:
+                rows[-1]["speedup"] = (
+                    timed["python"]["seconds_per_move"] / timed["compiled"]["seconds_per_move"]
+                )
+    more, more_notes = library_anchor_rows(seconds, seed, wanted)
+    return rows + more, notes + more_notes
+
+
+def library_anchor_rows(
+    seconds: float, seed: int, wanted: Callable[[str], bool]
+) -> tuple[list[dict], list[str]]:
+    """pgx (batched, jit) and OpenSpiel (its Python API) random play, when installed."""
+    rows: list[dict] = []
+    notes: list[str] = []
+    pgx_rows = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
+    spiel_rows = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
+    try:
+        if not pgx_rows:
+            raise ImportError("no pgx row asked for")
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError as exc:
+        if pgx_rows:
+            notes.append(f"skipped the pgx rows: {exc}")
+    else:
+        for game in pgx_rows:
+            name = f"pgx {game} batched B=1024"
+            if not wanted(name):
+                continue
+            env = pgx.make(game)
+            init = jax.jit(jax.vmap(env.init))
+            step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+
+            @jax.jit
+            def random_step(state: Any, key: Any, step: Any = step) -> Any:
+                act_key, step_key = jax.random.split(key)
+                logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+                action = jax.random.categorical(act_key, logits, axis=-1)
+                return step(state, action, jax.random.split(step_key, 1024))
+
+            key = jax.random.PRNGKey(seed)
+            state = init(jax.random.split(key, 1024))
+            state = random_step(state, key)  # compile, untimed
+            jax.block_until_ready(state)
+            steps = 0
+            finished = jnp.zeros((), dtype=jnp.int32)
+            start = time.perf_counter()
+            while True:
+                for _ in range(20):
+                    key, sub = jax.random.split(key)
+                    state = random_step(state, sub)
+                    finished += state.terminated.sum()  # auto_reset keeps the flag
+                jax.block_until_ready(state)
+                steps += 20 * 1024
+                elapsed = time.perf_counter() - start
+                if elapsed >= seconds:
+                    break
+            games = int(finished)
+            rows.append({"name": name, "kind": "batched", "steps": steps, "games": games,
+                         "seconds": round(elapsed, 4), "steps_per_s": steps / elapsed,
+                         "games_per_s": games / elapsed,
+                         "steps_per_game": steps / max(games, 1)})  # fmt: skip
+    try:
+        if not spiel_rows:
+            raise ImportError("no open_spiel row asked for")
+        import pyspiel
+    except ImportError as exc:
+        if spiel_rows:
+            notes.append(f"skipped the open_spiel rows: {exc}")
+    else:
+        for game in spiel_rows:
+            name = f"open_spiel {game} (python loop)"
+            if not wanted(name):
+                continue
+            spiel_game = pyspiel.load_game(game)
+
+            def play(rng: np.random.Generator, _seed: int, g: Any = spiel_game) -> int:
+                state, steps = g.new_initial_state(), 0
+                while not state.is_terminal():
+                    state.observation_tensor(state.current_player())
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(rng.integers(len(legal)))])
+                    steps += 1
+                return steps
+
+            rows.append({"name": name, "kind": "env", **measure(play, seconds, seed)})
+    return rows, notes
+
+
+FAST_ROW_NAMES = fast_row_names()
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,169 @@
+"""Round-robin tournament between agents: rates with 95% CIs, mean scores, Elo.
+
+    tabletop-zoo evaluate --agents random,greedy,mcts:100 --games 20
+    tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
+
+Agents are specs of ``make_agent`` (``--help`` lists every form: ``random``, ``mcts:N``,
+``ppo:PATH``, ``az:PATH:N``, ``ref:NAME``, ...).
+Every pair plays ``--games`` games with seats rotated; in 3-4 player games the other seats
+are taken by ``--filler`` (default random). ``--backend ray`` plays every game as a Ray task
+(locally, or on a cluster with ``--ray-address auto``) with the same results as serial play.
+Writes ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out``;
+Ctrl-C writes the games finished so far as ``*.incomplete.csv`` and stops.
+Needs the ``train`` extra (tqdm, matplotlib; torch for ``ppo:`` agents), ``rllib`` for Ray.
+Library code: :mod:`tabletop_zoo.baselines.evaluation`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import round_robin
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    p = argparse.ArgumentParser(description="Round-robin tournament between agents.")
+    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
+    p.add_argument(
+        "--num-players",
+        type=cli.integer(1),
+        default=None,
+        help="default: the game's smallest count",
+    )
+    p.add_argument(
+        "--agents",
+        default="random,greedy",
+        help=f"comma separated agent specs, at least 2: {cli.agent_help()} (default random,greedy)",
+    )
+    p.add_argument(
+        "--games", type=cli.integer(1), default=20, help="games per pairing (default 20)"
+    )
+    p.add_argument(
+        "--seed", type=cli.SEED, default=0, help="tournament seed, 0..2**32-1 (default 0)"
+    )
+    p.add_argument(
+        "--filler",
+        default="random",
+        help="agent spec for the seats beyond the pair, 3-4 players only (default random)",
+    )
+    p.add_argument(
+        "--out",
+        type=cli.output_folder(),
+        default="results/tournament",
+        help="output folder (default results/tournament)",
+    )
+    p.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
+    p.add_argument(
+        "--random-opening", type=cli.integer(0), default=0, metavar="K",
+        help="the first K actions of every game are random legal actions (default 0): two "
+        "deterministic agents (ppo:, az:, ref:) play the same game in every game with the "
+        "same seating otherwise, since both games start from one position",
+    )  # fmt: skip
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this process (or --workers processes); ray: one Ray task per game, on a "
+        "local Ray instance or the cluster at --ray-address (rllib extra). Same tables.",
+    )
+    p.add_argument("--ray-address", default=None, help="Ray cluster to join, e.g. auto")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
+    try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
+        require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
+        if not args.no_progress:
+            require_extra(
+                "train", "the progress bar of " + cli.program("scripts/evaluate.py"), ("tqdm",)
+            )
+    except MissingExtraError as exc:
+        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    try:  # every spec, model file and the player count before the first game
+        players = cli.players(args.game, args.num_players)
+        specs = cli.check_agents(args.agents, args.game, players)
+        if len(specs) < 2:
+            raise ValueError(f"--agents needs at least 2 agents, got {args.agents!r}")
+        cli.check_agents(args.filler, args.game, players, flag="--filler")
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    start = time.perf_counter()
+    played: list[MatchRecord] = []  # kept for Ctrl-C: the games finished so far
+    try:
+        result = round_robin(
+            args.game,
+            specs,
+            games=args.games,
+            num_players=args.num_players,
+            seed=args.seed,
+            filler=args.filler,
+            workers=args.workers,
+            progress=not args.no_progress,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            random_opening=args.random_opening,
+            trust=args.trust_model,
+            on_game=played.append,
+        )
+    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
+        result = exc.result
+        if not result.games:
+            print(
+                f"{cli.program('evaluate.py')}: error: {exc}; no results written", file=sys.stderr
+            )
+            return 1
+        print(result.table())
+        paths = (*result.write_csv(args.out), result.plot(f"{args.out}/tournament.png"))
+        print(
+            f"{cli.program('evaluate.py')}: error: {exc}; "
+            f"wrote them to {', '.join(map(str, paths))}",
+            file=sys.stderr,
+        )
+        return 1
+    except ValueError as exc:  # a model that cannot be loaded, bad backend settings
+        cli.fail(parser, exc)
+    except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
+        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if not played:
+            raise cli.Interrupted(f"no results written to {args.out}") from None
+        names = display_names(specs)
+        result = TournamentResult(
+            args.game, players, names, games=played, filler=args.filler, specs=specs,
+            random_opening=args.random_opening, incomplete="interrupted",
+        )  # fmt: skip
+        paths = ", ".join(map(str, result.write_csv(args.out)))
+        raise cli.Interrupted(
+            f"wrote the {len(played)} games finished so far to {paths} (incomplete)"
+        ) from None
+    seconds = time.perf_counter() - start
+    print(result.table())
+    paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main
+    png = result.plot(f"{args.out}/tournament.png")
+    print()
+    print(f"wrote {', '.join(str(p) for p in paths)}, {png}  ({seconds:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,283 @@
+"""Maintain the shipped reference models and rating ladders (``baselines/reference_models``).
+
+Add a model (exported to a NumPy network; the manifest records game, players, the training
+command, the commit, SHA-256 and size)::
+
+    tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
+        --ppo runs/x/final_model.zip --command "tabletop-zoo train ..."
+    tabletop-zoo make-reference add --name GAME-2p-alphazero --game GAME \
+        --az runs/az.npz --simulations 64 --command "tabletop-zoo train-alphazero ..."
+
+Fit a ladder: its members play every table of ``--num-players`` of them in every seating,
+``--rounds`` times; the Plackett-Luce ratings (``openskill``; 2 players: Elo too) are
+written to the manifest and into each member model's ``rating``::
+
+    tabletop-zoo make-reference ladder --game GAME --num-players 3 \
+        --members random,greedy,mcts:50,ref:GAME-3p-ppo --rounds 4
+
+A ladder with two deterministic members (``ref:``, ``ppo:``, ``az:``) in a game without
+chance (both games start from one position) needs ``--random-opening K``, or their games
+repeat one another; the ladder records K and ``tabletop-zoo rate`` plays its games the same way.
+
+Each model file must stay within 5 MB and all of them within 25 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents.alphazero import check_network_meta
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
+from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
+from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import ladder
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.seating import plot_ratings
+from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
+from tabletop_zoo.envs.registry import GAMES
+
+MAX_MODEL_BYTES = 5 * 1024 * 1024
+MAX_TOTAL_BYTES = 25 * 1024 * 1024
+
+
+def _commit() -> str:
+    """The current git commit (``unknown`` outside a clone)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _write(manifest: dict) -> None:
+    write_text_atomic(MANIFEST_PATH, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
+    """Load the written network back and play one move with it on the game's start
+    position (``SystemExit`` naming what is wrong): a model that cannot play is refused
+    before it replaces anything."""
+    from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
+    from tabletop_zoo.baselines.agents.checks import check_agent_fits
+    from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
+    from tabletop_zoo.baselines.evaluation.arena import live_state, make_env
+
+    try:
+        net = DenseNet.load(path)
+        inputs = int(np.prod(net.meta["observation_shape"]))
+        outputs = int(net.heads["policy"][0].shape[1])
+        if (net.input_size, outputs) != (inputs, int(net.meta["num_actions"])):
+            raise ValueError(
+                f"its layers take {net.input_size} inputs and give {outputs} actions, its "
+                f"meta says {inputs} and {net.meta['num_actions']}"
+            )
+        if kind == "alphazero":
+            agent = AlphaZeroAgent(net, num_simulations=args.simulations, seed=0)
+        else:
+            agent = PolicyNetAgent(net)
+        env = make_env(args.game, args.num_players)
+        check_agent_fits(agent, env, args.name)
+        env.reset(seed=0)
+        observation = env.observe(env.agent_selection)
+        mask = observation["action_mask"]
+        action = agent.act(observation["observation"], mask, live_state(env))
+        env.close()
+    except (ValueError, KeyError, IndexError) as exc:
+        raise SystemExit(f"{args.name}: the new model does not play: {exc}") from None
+    if not mask[action]:
+        raise SystemExit(f"{args.name}: the new model plays an illegal action ({action})")
+
+
+MODEL_NAME = re.compile(r"[a-z0-9][a-z0-9_]*-[0-9]+p-[a-z0-9_]+")
+"""Reference model names: ``<game>-<N>p-<kind>`` (also the file name, so no paths)."""
+
+
+def check_add(args: argparse.Namespace) -> None:
+    """The flags of ``add``, before anything is exported or written."""
+    if not MODEL_NAME.fullmatch(args.name):
+        raise InvalidOptionError(f"--name must look like <game>-<N>p-<kind>, got {args.name!r}")
+    cli.players(args.game, args.num_players)
+    if not args.command.strip():
+        raise InvalidOptionError("--command is empty: give the command that trained the model")
+    if args.ppo is not None and not Path(args.ppo).is_file():
+        raise ModelFileError(f"--ppo: no file at {args.ppo!r}")
+    if args.az is not None:
+        net = DenseNet.load(args.az)
+        check_network_meta(net, args.az)
+        if (net.meta["game"], int(net.meta["num_players"])) != (args.game, args.num_players):
+            raise ModelFileError(
+                f"--az {args.az}: the network is for {net.meta['game']} with "
+                f"{net.meta['num_players']} players, not {args.game} with {args.num_players}"
+            )
+
+
+def check_ladder(args: argparse.Namespace) -> None:
+    """The flags of ``ladder``: player count, every member (spec and model file)."""
+    players = cli.players(args.game, args.num_players)
+    members = cli.check_agents(args.members, args.game, players, flag="--members")
+    if len(members) < 2:
+        raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
+
+
+def add_model(args: argparse.Namespace) -> None:
+    """Export and register one model. The new file is written beside the shipped one and
+    checked (size limits, loads, plays a move) before it replaces it; the manifest follows
+    (the previous model is put back if the manifest cannot be written)."""
+    if Path(args.name).name != args.name or args.name in (".", ".."):
+        raise SystemExit(f"--name must be a plain name (no folders), got {args.name!r}")
+    meta = {"game": args.game, "num_players": args.num_players}
+    source = args.ppo or args.az
+    try:
+        if args.ppo:
+            from tabletop_zoo.baselines.training.export import export_ppo_actor
+
+            net, kind = export_ppo_actor(args.ppo, meta, trust=args.trust_model), "ppo"
+        else:
+            net, kind = DenseNet.load(args.az), "alphazero"
+    except ValueError as exc:
+        raise SystemExit(f"{source}: {exc}") from None
+    if (net.meta.get("game"), int(net.meta.get("num_players", 0))) != (
+        args.game,
+        args.num_players,
+    ):
+        raise SystemExit(
+            f"{source}: the network is for {net.meta.get('game')} with "
+            f"{net.meta.get('num_players')} players, not {args.game} with {args.num_players}"
+        )
+    net.meta.pop("history", None)
+    target = REFERENCE_DIR / f"{args.name}.npz"
+    manifest = read_manifest()
+    previous = target.read_bytes() if target.is_file() else None
+    with atomic_path(target) as temporary:  # the shipped file is replaced only at the end
+        net.save(temporary)
+        size = temporary.stat().st_size
+        others = sum(m["bytes"] for n, m in manifest["models"].items() if n != args.name)
+        if size > MAX_MODEL_BYTES or others + size > MAX_TOTAL_BYTES:
+            raise SystemExit(f"{args.name}: {size} bytes breaks the 5 MB / 25 MB limits")
+        check_model_file(temporary, kind, args)
+        sha256 = file_sha256(temporary)
+    entry = {
+        "game": args.game,
+        "num_players": args.num_players,
+        "kind": kind,
+        "file": target.name,
+        "sha256": sha256,
+        "bytes": size,
+        "training_command": args.command,
+        "commit": args.commit or _commit(),
+        "rating": None,
+    }
+    if kind == "alphazero":
+        entry["simulations"] = args.simulations
+    manifest["models"][args.name] = entry
+    try:
+        _write(manifest)
+    except BaseException:
+        if previous is None:
+            target.unlink(missing_ok=True)
+        else:
+            write_bytes_atomic(target, previous)
+        raise
+    print(f"added {args.name}: {target} ({size} bytes)")
+
+
+def fit_ladder(args: argparse.Namespace) -> None:
+    """Play the ladder's tables and write the members' ratings."""
+    members = [s.strip() for s in args.members.split(",") if s.strip()]
+    start = cpu_seconds()
+    try:
+        result = ladder.play_ladder(
+            args.game,
+            args.num_players,
+            members,
+            rounds=args.rounds,
+            seed=args.seed,
+            random_opening=args.random_opening,
+            workers=args.workers,
+            trust=args.trust_model,
+        )
+    except IncompleteRunError as exc:  # a ladder fit from some of its games is not written
+        raise SystemExit(
+            f"{cli.program('make_reference.py')}: error: {exc}; the manifest is unchanged"
+        ) from None
+    entry = ladder.fit_ladder(
+        result,
+        members,
+        command=cli.program("python scripts/make_reference.py") + " " + " ".join(sys.argv[1:]),
+        cpu_minutes=round((cpu_seconds() - start) / 60, 1),
+    )
+    manifest = read_manifest()
+    ladder.record_ladder(manifest, entry)
+    _write(manifest)
+    if args.plot:
+        plot_ratings(result, args.plot)  # atomic (report.save_figure)
+    print(result.table())
+    print(f"{len(result.games)} games, cpu time {entry['cpu_minutes']} min")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = argparse.ArgumentParser(description="Maintain the reference models and ladders.")
+    sub = parser.add_subparsers(dest="command_name", required=True)
+    add = sub.add_parser("add", help="export and register a model")
+    add.add_argument("--name", required=True, help="<game>-<N>p-<kind>")
+    add.add_argument("--game", choices=sorted(GAMES), required=True)
+    add.add_argument("--num-players", type=cli.integer(1), required=True)
+    source = add.add_mutually_exclusive_group(required=True)
+    source.add_argument("--ppo", help="MaskablePPO .zip")
+    source.add_argument("--az", help="AlphaZero network .npz (tabletop-zoo train-alphazero)")
+    add.add_argument("--simulations", type=cli.integer(1), default=64, help="AlphaZero search size")
+    add.add_argument("--command", required=True, help="the training command")
+    add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")
+    add.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    ladder = sub.add_parser("ladder", help="fit a ladder's ratings")
+    ladder.add_argument("--game", choices=sorted(GAMES), required=True)
+    ladder.add_argument("--num-players", type=cli.integer(1), required=True)
+    ladder.add_argument(
+        "--members", required=True, help=f"comma separated agent specs: {cli.agent_help()}"
+    )
+    ladder.add_argument("--rounds", type=cli.integer(1), default=2)
+    ladder.add_argument("--seed", type=cli.SEED, default=0)
+    ladder.add_argument(
+        "--random-opening", type=cli.integer(0), default=0, metavar="K",
+        help="the first K actions of every game are random (needed when two members are "
+        "deterministic and the game has no chance); rate.py uses the same K on this ladder",
+    )  # fmt: skip
+    ladder.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
+    ladder.add_argument(
+        "--plot",
+        type=cli.output_file(".png"),
+        default=None,
+        help="save the ratings chart (PNG) here",
+    )
+    ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
+    try:  # every flag, spec and model file before anything is played or written
+        (check_add if args.command_name == "add" else check_ladder)(args)
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
+    if args.command_name == "add":
+        add_model(args)
+        return 0
+    try:
+        fit_ladder(args)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("the manifest is unchanged") from None
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

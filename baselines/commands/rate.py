@@ -1,0 +1,198 @@
+"""Rate an agent on the shipped ladder of a game and player count, in one command.
+
+Example::
+
+    tabletop-zoo rate --game GAME --num-players 3 --agent ref:GAME-3p-ppo
+
+The agent plays one seat against every mix of the ladder's members (random, greedy, MCTS,
+the reference models) in the other seats, every seating of every mix (seats balanced),
+``--rounds`` times. The members keep their published ratings (the manifest of
+``baselines/reference_models``); only the newcomer's rating is fitted, so it lands on the
+ladder's scale: Plackett-Luce ``mu`` from the full finishing orders (``openskill``) with its
+95% interval, and for 2 players also the maximum-likelihood Elo with its interval. Prints
+the ladder with the newcomer placed in it, its share of sole first places, mean rank and
+score (the share of the other seats it finished ahead of, ties half: with 2 players wins
+plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable)
+instead reports the agent's placements against that one opponent in every other seat
+(e.g. two random agents). ``--csv FILE`` writes every game played (seats, returns, scores,
+ranks); Ctrl-C writes the games finished so far there and stops.
+Needs the ``train`` extra (openskill).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import ladder
+from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.baselines.evaluation.report import display_names
+from tabletop_zoo.baselines.evaluation.seating import SeatedResult
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    p = argparse.ArgumentParser(description="Rate an agent on the shipped ladder.")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="default: smallest count"
+    )
+    p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
+    p.add_argument("--rounds", type=cli.integer(1), default=2, help="times every seating is played")
+    p.add_argument("--seed", type=cli.SEED, default=0)
+    p.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="placements against SPEC in every other seat instead of the ladder (repeatable)",
+    )
+    p.add_argument(
+        "--random-opening", type=cli.integer(0), default=None, metavar="K",
+        help="the first K actions of every game are random legal actions: two deterministic "
+        "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
+        "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
+    )  # fmt: skip
+    p.add_argument(
+        "--workers", type=cli.integer(1), default=1,
+        help="processes playing games (2 on a 2-core machine: about half the wall time, "
+        "the same games)",
+    )  # fmt: skip
+    p.add_argument(
+        "--csv",
+        type=cli.output_file(".csv"),
+        default=None,
+        help="write every game played to this CSV file (seats, returns, scores, ranks)",
+    )
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    return p
+
+
+class GameLog:
+    """The games finished so far, as one :class:`SeatedResult` over ``specs`` (for
+    ``--csv``, also after Ctrl-C or a dead worker process)."""
+
+    def __init__(self, game: str, players: int, specs: list[str], random_opening: int) -> None:
+        self.result = SeatedResult(game, players, display_names(specs), [], random_opening)
+
+    def keeper(self, index_of: list[int]) -> Callable[[MatchRecord], None]:
+        """An ``on_game`` callback for a match whose agent ``k`` is ``specs[index_of[k]]``."""
+
+        def keep(record: MatchRecord) -> None:
+            agents = tuple(index_of[a] for a in record.agents)
+            self.result.games.append(dataclasses.replace(record, agents=agents))
+
+        return keep
+
+
+def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
+    """The ladder of the game and player count, and the specs: the agent, then its members."""
+    entry = ladder_entry(args.game, players)
+    return entry, [args.agent, *entry["members"]]
+
+
+def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
+    """Placements of the agent against each ``--against`` field."""
+    print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
+    for number, opponent in enumerate(args.against, start=1):
+        place = ladder.rate_against(
+            args.game,
+            players,
+            args.agent,
+            opponent,
+            rounds=args.rounds,
+            seed=args.seed,
+            random_opening=args.random_opening or 0,
+            workers=args.workers,
+            trust=args.trust_model,
+            on_game=log.keeper([0, number]),
+        )
+        print(ladder.placement_line(f"{players - 1} x {opponent}", place))
+
+
+def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None:
+    """The agent's rating on the ladder (members fixed), with its placements per mix."""
+    rated = ladder.rate_newcomer(
+        args.game,
+        players,
+        args.agent,
+        rounds=args.rounds,
+        seed=args.seed,
+        random_opening=args.random_opening,
+        workers=args.workers,
+        trust=args.trust_model,
+        on_game=log.keeper(list(range(len(log.result.agents)))),
+    )
+    print("\n".join(ladder.newcomer_lines(rated)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
+    try:
+        require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
+    except MissingExtraError as exc:
+        print(f"{cli.program('rate.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    try:  # the player count, every spec and model file, the ladder: before the first game
+        players = cli.players(args.game, args.num_players)
+        args.agent = cli.check_agent(args.agent, args.game, players, flag="--agent")
+        args.against = (
+            cli.check_agents(args.against, args.game, players, flag="--against")
+            if args.against
+            else []
+        )
+        if args.against:
+            specs, opening = [args.agent, *args.against], args.random_opening or 0
+        else:
+            entry, specs = ladder_specs(args, players)
+            opening = (
+                entry.get("random_opening", 0)
+                if args.random_opening is None
+                else args.random_opening
+            )
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    log = GameLog(args.game, players, specs, opening)
+    start = cpu_seconds()
+    try:
+        if args.against:
+            rate_against(args, players, log)
+        else:
+            rate_on_ladder(args, players, log)
+    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
+        kept = ""
+        if args.csv and log.result.games:
+            log.result.incomplete = str(exc)
+            kept = f"; wrote them to {log.result.write_csv(args.csv)}"
+        print(f"{cli.program('rate.py')}: error: {exc}{kept}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    except KeyboardInterrupt:
+        if args.csv is None:
+            raise cli.Interrupted("no games written (no --csv)") from None
+        log.result.incomplete = "interrupted"
+        path = log.result.write_csv(args.csv)
+        raise cli.Interrupted(
+            f"wrote the {len(log.result.games)} games finished so far to {path} (incomplete)"
+        ) from None
+    print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
+    if args.csv is not None:
+        print(f"wrote {log.result.write_csv(args.csv)} ({len(log.result.games)} games)")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,137 @@
+"""Record a game between agents as an animated GIF (or MP4 with imageio-ffmpeg).
+
+    tabletop-zoo record --game mole_hill --agents greedy,random --out mole_hill.gif
+    tabletop-zoo record --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
+    tabletop-zoo record --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
+
+One agent spec per seat (``--help`` lists every form); the number of specs is the number of
+players. Every frame is the env's ``rgb_array`` picture under a status band: the move
+number, who played which move in the game's notation, the round or phase with who is to
+act (or the result) and the scores. The flags and the output file are checked before the
+game. Needs the ``record`` extra (imageio); ``.mp4`` also needs imageio-ffmpeg (the
+``video`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
+from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    p = argparse.ArgumentParser(description="Record a game between agents as a GIF or MP4.")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument(
+        "--agents",
+        required=True,
+        help="one agent spec per seat, comma separated, e.g. greedy,random "
+        f"({cli.agent_help()}); their number is the number of players",
+    )
+    p.add_argument("--out", required=True, help=f"output file ({' or '.join(FORMATS)})")
+    p.add_argument("--seed", type=cli.SEED, default=0, help="game and agent seed (default 0)")
+    p.add_argument(
+        "--fps",
+        type=cli.number(0, 1000, low_open=True),
+        default=2.0,
+        help="positions per second (default 2)",
+    )
+    p.add_argument(
+        "--hold",
+        type=cli.integer(0, 10_000),
+        default=3,
+        help="extra frames of the final position (default 3)",
+    )
+    p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    return p
+
+
+def check_args(args: argparse.Namespace) -> list[str]:
+    """Validate the flags (ValueError saying what is wrong) and return the agent specs."""
+    spec = get_spec(args.game)
+    agents = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if len(agents) not in spec.players:
+        allowed = ", ".join(map(str, spec.players))
+        raise ValueError(
+            f"--agents: {spec.title} is played by {allowed} players, got {len(agents)} specs "
+            f"({', '.join(agents) or 'none'})"
+        )
+    cli.check_agents(agents, args.game, len(agents))  # forms, files, models for this game
+    for agent in agents:
+        make_agent(agent, trust=args.trust_model)  # a model that cannot load: before the game
+    try:
+        cli.check_output_file(args.out, FORMATS)
+    except ValueError as exc:
+        raise ValueError(f"--out: {exc}") from None
+    if not args.fps > 0:
+        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+    if args.hold < 0:
+        raise ValueError(f"--hold must be 0 or more, got {args.hold}")
+    if not 0 <= args.seed < 2**32:
+        raise ValueError(f"--seed must be in 0..2**32-1, got {args.seed}")
+    return agents
+
+
+def record(
+    game: str,
+    agents: list[str],
+    out: str | Path,
+    seed: int = 0,
+    fps: float = 2.0,
+    hold: int = 3,
+    trust: bool = False,
+) -> tuple[Path, list[float]]:
+    """Play one game between ``agents`` (specs, one per seat), write it to ``out``
+    (atomically); returns the file and the returns per seat. ``trust``: model files may
+    be unpickled (``make_agent``'s ``trust``)."""
+    from tabletop_zoo.baselines.evaluation.arena import play_game
+
+    env = RecordEpisode(
+        make_env(game, num_players=len(agents), render_mode="rgb_array"),
+        path=out,
+        fps=fps,
+        final_hold=hold,
+    )
+    players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
+    result = play_game(env, players, seed=seed)
+    env.close()
+    return env.saved[-1], result.returns
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        agents = check_args(args)
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    try:  # up front, before a long game: the writers this file name needs
+        if Path(args.out).suffix.lower() == ".mp4":
+            require_extra("video", cli.program("scripts/record.py") + " --out *.mp4")
+        else:
+            require_extra("record", cli.program("scripts/record.py"))
+    except MissingExtraError as exc:
+        print(f"{cli.program('record.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        path, returns = record(
+            args.game, agents, args.out, args.seed, args.fps, args.hold, trust=args.trust_model
+        )
+    except KeyboardInterrupt:
+        raise cli.Interrupted(f"no recording written to {args.out}") from None
+    size_kb = path.stat().st_size / 1024
+    print(f"wrote {path} ({size_kb:.0f} kB); returns per seat: {returns}")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,95 @@
+"""Show a game's rules: the full rules page with the project's numbered rulings, or the
+one-screen summary that ``rules`` at the prompt of ``tabletop-zoo play`` prints.
+
+    tabletop-zoo rules                   # the games and their pages
+    tabletop-zoo rules GAME              # the full page (docs/rules/<PAGE>.md)
+    tabletop-zoo rules GAME --summary    # the one-screen summary
+    tabletop-zoo rules decisions         # what the code decides where no ruling answers
+
+The pages are ``docs/rules/*.md`` of the repository, shipped in the package as data
+(``tabletop_zoo/rules/``, read with :mod:`importlib.resources`), so an installed wheel shows
+them without a clone. A game names its page in its help module (``RULES_PAGE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from importlib import resources
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs.registry import GAMES
+
+DECISIONS = "decisions"
+DECISIONS_PAGE = "DECISIONS.md"
+
+
+def rules_page(file_name: str) -> str:
+    """The text of the rules page ``file_name`` (e.g. ``"DECISIONS.md"``) from the package."""
+    return resources.files("tabletop_zoo").joinpath("rules", file_name).read_text("utf-8")
+
+
+def pages() -> dict[str, str]:
+    """``{name: page file}``: every game whose help module names a page, and the decisions."""
+    found = {}
+    for name, spec in GAMES.items():
+        page = getattr(spec.help_module(), "RULES_PAGE", None)
+        if page:
+            found[name] = page
+    return {**found, DECISIONS: DECISIONS_PAGE}
+
+
+def _title(text: str) -> str:
+    """The first heading of a page."""
+    first = next((line for line in text.splitlines() if line.startswith("#")), "")
+    return first.lstrip("# ").strip()
+
+
+def _without_leading_comment(text: str) -> str:
+    """``text`` without an HTML comment that opens it (a note for the repository's pages)."""
+    stripped = text.lstrip()
+    if stripped.startswith("<!--") and "-->" in stripped:
+        return stripped.split("-->", 1)[1].lstrip("\n")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    p = argparse.ArgumentParser(
+        description="Show a game's rules with the project's rulings, or its summary."
+    )
+    p.add_argument(
+        "page",
+        nargs="?",
+        choices=sorted(pages()),
+        help="a game, or 'decisions' (what the code decides where no ruling answers); "
+        "none: list the pages",
+    )
+    p.add_argument(
+        "--summary", action="store_true", help="the one-screen summary of the game's rules"
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    known = pages()
+    if args.page is None:
+        if args.summary:
+            parser.error("--summary needs a game")
+        width = max(map(len, known))
+        for name, file_name in known.items():
+            print(f"{name:<{width}}  {file_name:<14}  {_title(rules_page(file_name))}")
+        return 0
+    if args.summary:
+        if args.page == DECISIONS:
+            parser.error("--summary needs a game, not 'decisions'")
+        print(GAMES[args.page].help_module().RULES_SUMMARY)
+        return 0
+    print(_without_leading_comment(rules_page(known[args.page])), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,159 @@
+"""AlphaZero-style self-play training for any game of the registry.
+
+Example::
+
+    tabletop-zoo train-alphazero --game GAME --num-players 2 --max-minutes 20 \
+        --out runs/az_GAME.npz
+
+Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
+line per iteration (games, decisions, losses, CPU seconds). Every flag, the game options and
+the output file are checked before training starts; Ctrl-C keeps the network of the last
+finished iteration. Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    d = AlphaZeroConfig(game=next(iter(GAMES)))
+    p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
+    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    p.add_argument(
+        "--out", type=cli.output_file(".npz"), default=d.out, help="network file to write (.npz)"
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    p.add_argument("--seed", type=cli.SEED, default=d.seed)
+    p.add_argument("--iterations", type=cli.integer(1), default=d.iterations)
+    p.add_argument(
+        "--max-minutes", type=cli.number(0, low_open=True), default=None, help="CPU-time budget"
+    )
+    p.add_argument(
+        "--checkpoint-minutes", type=cli.number(0, low_open=True), default=None,
+        help="also keep a copy <out>_cpu<SSSSS>s.npz every this many CPU-minutes "
+        "(for learning curves)",
+    )  # fmt: skip
+    p.add_argument("--games-per-iteration", type=cli.integer(1), default=d.games_per_iteration)
+    p.add_argument("--simulations", type=cli.integer(1), default=d.num_simulations)
+    p.add_argument("--search-batch", type=cli.integer(1), default=d.search_batch)
+    p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
+    p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
+    p.add_argument("--updates-per-iteration", type=cli.integer(1), default=d.updates_per_iteration)
+    p.add_argument("--train-batch", type=cli.integer(1), default=d.train_batch)
+    p.add_argument("--buffer-size", type=cli.integer(1), default=d.buffer_size)
+    p.add_argument("--temperature-moves", type=cli.integer(0), default=d.temperature_moves)
+    p.add_argument(
+        "--gumbel", action="store_true",
+        help="self-play roots searched by Gumbel sequential halving; policy targets are its "
+        "improved policy (Danihelka et al. 2022) instead of visit counts",
+    )  # fmt: skip
+    p.add_argument("--gumbel-considered", type=cli.integer(1), default=d.gumbel_considered)
+    p.add_argument(
+        "--max-moves", type=cli.integer(1), default=d.max_moves,
+        help="actions per self-play game; a game still running ends there, scored as it stands",
+    )  # fmt: skip
+    p.add_argument(
+        "--score-weight", type=cli.number(0, 1), default=d.score_weight,
+        help="share of tanh(score margin / --score-scale) in the value of a finished game "
+        "(0: win / draw / loss only)",
+    )  # fmt: skip
+    p.add_argument("--score-scale", type=cli.number(0, low_open=True), default=d.score_scale)
+    p.add_argument(
+        "--game-option", action="append", default=[], metavar="KEY=VALUE",
+        help="rules option of the game (repeatable); values parsed as JSON if possible",
+    )  # fmt: skip
+    return p
+
+
+def hidden_sizes(text: str) -> tuple[int, ...]:
+    """``--hidden`` as layer sizes; ``ValueError`` naming the flag."""
+    try:
+        sizes = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--hidden needs comma separated layer sizes >= 1, got {text!r}")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
+    except MissingExtraError as exc:
+        print(f"{cli.program('train_alphazero.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    options = {}
+    try:
+        for item in args.game_option:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ValueError(f"--game-option needs KEY=VALUE, got {item!r}")
+            try:
+                options[key.strip()] = json.loads(value)
+            except json.JSONDecodeError:
+                options[key.strip()] = value
+        config = AlphaZeroConfig(
+            game=args.game,
+            num_players=args.num_players,
+            out=args.out,
+            seed=args.seed,
+            iterations=args.iterations,
+            max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
+            checkpoint_seconds=None
+            if args.checkpoint_minutes is None
+            else 60.0 * args.checkpoint_minutes,
+            games_per_iteration=args.games_per_iteration,
+            num_simulations=args.simulations,
+            search_batch=args.search_batch,
+            hidden=hidden_sizes(args.hidden),
+            learning_rate=args.learning_rate,
+            updates_per_iteration=args.updates_per_iteration,
+            train_batch=args.train_batch,
+            buffer_size=args.buffer_size,
+            temperature_moves=args.temperature_moves,
+            gumbel=args.gumbel,
+            gumbel_considered=args.gumbel_considered,
+            max_moves=args.max_moves,
+            score_weight=args.score_weight,
+            score_scale=args.score_scale,
+            game_options=options,
+            overwrite=args.overwrite,
+        ).check()
+    except ValueError as exc:  # flags, game options, output file: before training
+        cli.fail(parser, exc)
+    finished: list[str] = []
+
+    def log(line: str) -> None:
+        finished.append(line)
+        print(line, flush=True)
+
+    try:
+        result = train_alphazero(config, log=log)
+    except KeyboardInterrupt:
+        if not finished or not Path(config.out).is_file():
+            raise cli.Interrupted("no iteration finished; no network written") from None
+        raise cli.Interrupted(
+            f"{len(finished)} iterations logged; the network of the last one saved is in "
+            f"{config.out}"
+        ) from None
+    print(f"network: {result.path}  games: {result.games}  decisions: {result.decisions}")
+    print(f"cpu time: {result.seconds:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

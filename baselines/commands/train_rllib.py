@@ -1,0 +1,181 @@
+"""Train PPO with RLlib on one of our games, then evaluate it with our tournament code.
+
+    tabletop-zoo train-rllib --game arktia --num-players 3 --iterations 2
+    tabletop-zoo train-rllib --policies per-seat --iterations 20 --out runs/rllib_seats
+    tabletop-zoo train-rllib --policies snapshot --snapshot-every 5 --iterations 50
+    tabletop-zoo train-rllib --opponent greedy --iterations 50
+    tabletop-zoo train-rllib --address auto --env-runners 16 ...   # on a Ray cluster
+
+Policy setups (``--policies``): ``shared`` (one module plays every seat: self-play),
+``per-seat`` (one module per seat), ``snapshot`` (one seat per episode is the learner, the
+others play a frozen copy refreshed every ``--snapshot-every`` iterations). With
+``--opponent SPEC`` (a ``make_agent`` spec such as ``random``, ``greedy``, ``mcts:50``) the
+other seats are played inside the env by that baseline and the learner's seat changes every
+episode. Uses RLlib's action-masking PPO module over the flattened observation planes.
+
+Writes the algorithm checkpoint to ``OUT/checkpoint`` and each trained module to
+``OUT/module_<id>``; then plays ``rllib:OUT/module_<id>`` against ``--eval-agents`` in a
+round robin of our tournament code (:func:`tabletop_zoo.baselines.evaluation.round_robin`)
+and prints the table. Needs the ``rllib`` extra (see docs/ecosystem.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.agents import absolute_spec
+from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.registry import GAMES, get_spec
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line flags."""
+    p = argparse.ArgumentParser(description="PPO with RLlib, evaluated by our tournament code.")
+    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
+    p.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="default: the smallest count"
+    )
+    p.add_argument("--policies", choices=("shared", "per-seat", "snapshot"), default="shared")
+    p.add_argument(
+        "--snapshot-every", type=cli.integer(1), default=5, help="iterations between snapshots"
+    )
+    p.add_argument(
+        "--opponent",
+        default=None,
+        help=f"agent spec playing the other seats: {cli.agent_help()}",
+    )
+    p.add_argument(
+        "--iterations", type=cli.integer(1), default=2, help="training iterations (default 2)"
+    )
+    p.add_argument("--batch", type=cli.integer(1), default=1000, help="env steps per iteration")
+    p.add_argument("--minibatch", type=cli.integer(1), default=250)
+    p.add_argument("--epochs", type=cli.integer(1), default=4)
+    p.add_argument("--lr", type=cli.number(0, low_open=True), default=3e-4)
+    p.add_argument("--hidden", default="256,256", help="MLP layer sizes (default 256,256)")
+    p.add_argument("--env-runners", type=cli.integer(0), default=0, help="0: sample in the driver")
+    p.add_argument("--address", default=None, help="Ray cluster address ('auto' to join)")
+    p.add_argument("--seed", type=cli.SEED, default=0)
+    p.add_argument(
+        "--out",
+        type=cli.output_folder(),
+        default="runs/rllib",
+        help="output folder (default runs/rllib)",
+    )
+    p.add_argument("--eval-agents", default="random", help="comma separated specs to play")
+    p.add_argument(
+        "--eval-games", type=cli.integer(0), default=2, help="games per pairing (default 2)"
+    )
+    return p
+
+
+def build_config(args: argparse.Namespace, num_players: int):  # -> PPOConfig
+    """The PPO config of the chosen setup."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from tabletop_zoo.wrappers import rllib as adapter
+
+    env_config = {"game": args.game, "num_players": num_players, "seed": args.seed}
+    if args.opponent:  # absolute: env runners on other nodes have another working folder
+        env_config["opponent"] = absolute_spec(args.opponent)
+    ids = adapter.module_ids(args.policies, num_players)
+    hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
+    config = (
+        PPOConfig()
+        .environment(adapter.TurnBasedMultiAgentEnv, env_config=env_config)
+        .env_runners(num_env_runners=args.env_runners, rollout_fragment_length="auto")
+        .training(
+            train_batch_size_per_learner=args.batch,
+            minibatch_size=args.minibatch,
+            num_epochs=args.epochs,
+            lr=args.lr,
+        )
+        .multi_agent(
+            policies=set(ids),
+            policy_mapping_fn=adapter.policy_mapping(args.policies, num_players),
+            policies_to_train=adapter.trained_module_ids(args.policies, num_players),
+        )
+        .rl_module(rl_module_spec=adapter.module_specs(ids, hidden))
+        .debugging(seed=args.seed)
+    )
+    if args.policies == "snapshot":
+        every = args.snapshot_every
+        config = config.callbacks(lambda: adapter.SnapshotCallback(every))
+    return config
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    spec = get_spec(args.game)
+    num_players = spec.default_players if args.num_players is None else args.num_players
+    if num_players not in spec.players:
+        parser.error(f"--num-players {num_players}: {spec.title} takes {spec.players}")
+    if args.iterations < 1 or args.eval_games < 0:
+        parser.error("--iterations must be >= 1 and --eval-games >= 0")
+    try:  # the specs and their model files before Ray starts
+        if args.opponent:
+            cli.check_agent(args.opponent, args.game, num_players, flag="--opponent")
+        cli.check_agents(args.eval_agents, args.game, num_players, flag="--eval-agents")
+    except ValueError as exc:
+        cli.fail(parser, exc)
+    try:
+        require_extra("rllib", cli.program("scripts/train_rllib.py"))
+    except MissingExtraError as exc:
+        print(f"{cli.program('train_rllib.py')}: error: {exc}", file=sys.stderr)
+        return 1
+    import ray
+
+    from tabletop_zoo.baselines.evaluation import round_robin
+    from tabletop_zoo.wrappers import rllib as adapter
+
+    # every path absolute before anything reads it or Ray sends it to a worker: RLlib reads
+    # checkpoints as URIs, and a worker's working folder is wherever `ray start` ran
+    out = Path(args.out).expanduser().resolve()
+    start = time.perf_counter()
+    ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_config(args, num_players).build_algo()
+        print(f"ray up and algorithm built in {time.perf_counter() - start:.1f} s")
+        for _ in range(args.iterations):
+            tick = time.perf_counter()
+            result = algo.train()
+            runners = result.get("env_runners", {})
+            print(
+                f"iteration {algo.iteration}: "
+                f"env steps {runners.get('num_env_steps_sampled_lifetime', 0):.0f}, "
+                f"episodes {runners.get('num_episodes_lifetime', 0):.0f}, "
+                f"mean episode length {runners.get('episode_len_mean', float('nan')):.1f} "
+                f"({time.perf_counter() - tick:.1f} s)"
+            )
+        checkpoint = algo.save_to_path(str(out / "checkpoint"))
+        modules = adapter.trained_module_ids(args.policies, num_players)
+        for module_id in modules:
+            algo.get_module(module_id).save_to_path(str(out / f"module_{module_id}"))
+        algo.stop()
+        print(f"saved {checkpoint} and {', '.join(f'{out}/module_{m}' for m in modules)}")
+    finally:
+        ray.shutdown()
+    print(f"training took {time.perf_counter() - start:.1f} s")
+    if args.eval_games == 0:
+        return 0
+    specs = [f"rllib:{out / f'module_{modules[0]}'}"]
+    specs += [s.strip() for s in args.eval_agents.split(",") if s.strip()]
+    table = round_robin(  # trust: the module was written by this run a moment ago
+        args.game,
+        specs,
+        games=args.eval_games,
+        num_players=num_players,
+        seed=args.seed,
+        trust=True,
+    )
+    print(table.table())
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
