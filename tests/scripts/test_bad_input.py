@@ -245,7 +245,20 @@ def _case_id(case: tuple[str, list[str], str]) -> str:
     return f"{name}:{' '.join(a for a in argv if a != GAME)}"[:60]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def _table_params() -> list:
+    """The cases as parameters: each command's first case runs in the default test run, the
+    others with the long tests (``-m slow``; each case is a process that imports the
+    package, about a CPU-second)."""
+    seen: set[str] = set()
+    params = []
+    for case in CASES:
+        marks = [pytest.mark.slow] if case[0] in seen else []
+        seen.add(case[0])
+        params.append(pytest.param(case, id=_case_id(case), marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("case", _table_params())
 def test_bad_input_is_one_line_and_a_nonzero_exit(case, files, tmp_path) -> None:
     name, argv, message = case
     values = {**files, "tmp": str(tmp_path)}
