@@ -22,7 +22,6 @@ games and the same trained network either way; only the speed differs.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,8 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
-from tabletop_zoo.baselines.agents.puct import GumbelHalving, PUCTNode
+from tabletop_zoo.baselines.agents.puct import GumbelHalving
+from tabletop_zoo.baselines.training.self_play_tree import Forest, RootView, kernels
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
 __all__ = ["Record", "SelfPlayStats", "play_self_play_games"]
@@ -146,11 +146,11 @@ def _empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> _Leaves:
 
 @dataclass
 class _Game:
-    """One slot's game: its decisions so far and the search of its current move."""
+    """One slot's game: its decisions so far and the state of its current move's search."""
 
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = field(default_factory=list)
     moves: int = 0
-    root: PUCTNode | None = None  # the current move's search tree (None: not searching)
+    searching: bool = False  # the slot's tree is this move's search
     root_planes: np.ndarray | None = None
     root_mask: np.ndarray | None = None
     simulations: int = 0
@@ -158,98 +158,85 @@ class _Game:
     forced: list[int] = field(default_factory=list)  # Gumbel: this phase's root children
 
 
-def _select(node: PUCTNode, c_puct: float) -> int:
-    """The child the seat to act explores next (as ``PUCTSearch``: first-play urgency)."""
-    seat, visits = node.player, node.child_visits
-    parent_q = node.value_sum[seat] / node.visits if node.visits else 0.0
-    q = np.where(visits > 0, node.child_values[:, seat] / np.maximum(visits, 1), parent_q)
-    u = c_puct * node.priors * math.sqrt(visits.sum() + 1) / (1 + visits)
-    return int(np.argmax(q + u))
-
-
-def _backup(path: list[tuple[PUCTNode, int]], leaf: PUCTNode, values: np.ndarray) -> None:
-    leaf.visits += 1
-    leaf.value_sum += values
-    for node, index in path:
-        node.child_visits[index] += 1
-        node.child_values[index] += values
-        node.visits += 1
-        node.value_sum += values
-
-
-def _absolute(relative: np.ndarray, seat: int) -> np.ndarray:
-    """Network values (relative to ``seat``) in absolute seat order."""
-    n = len(relative)
-    values = np.zeros(n)
-    values[[(seat + k) % n for k in range(n)]] = relative
+def _absolute(relative: np.ndarray, players: np.ndarray) -> np.ndarray:
+    """Network values (row ``i`` relative to seat ``players[i]``) in absolute seat order."""
+    k, n = relative.shape
+    values = np.zeros((k, n))
+    values[np.arange(k)[:, None], (players[:, None] + np.arange(n)) % n] = relative
     return values
 
 
-def play_self_play_games(
-    net: DenseNet, cfg: Any, num_games: int, rng: np.random.Generator
-) -> tuple[list[Record], SelfPlayStats]:
-    """Play ``num_games`` self-play games of ``cfg`` (a checked
-    :class:`~tabletop_zoo.baselines.training.alphazero.AlphaZeroConfig`), ``parallel_games``
-    at a time, every seat searching with ``net``; return their decisions (games in the
-    order they finished) and what was done. Draws only from ``rng``."""
-    spec = get_spec(cfg.game)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    shape = tuple(net.meta["observation_shape"])
-    slots = max(1, min(cfg.parallel_games, num_games))
+class _SelfPlay:
+    """The lockstep loop of :func:`play_self_play_games` (one instance per call)."""
 
-    def value(state: Any) -> np.ndarray:
-        return game_values(state, cfg.score_weight, cfg.score_scale)
+    def __init__(self, net: DenseNet, cfg: Any, num_games: int, rng: Any, compiled: bool):
+        spec = get_spec(cfg.game)
+        self.game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
+        self.net, self.cfg, self.num_games, self.rng = net, cfg, num_games, rng
+        shape = tuple(net.meta["observation_shape"])
+        slots = max(1, min(cfg.parallel_games, num_games))
+        backend = _CompiledPositions if compiled else _PythonPositions
+        self.positions = backend(spec, self.game, shape, slots, self._value)
+        self.forest = Forest(slots, cfg.num_players, cfg.num_simulations + 2, 64)
+        self.kernels = kernels(compiled)
+        self.stats = SelfPlayStats(engine=self.positions.engine)
+        self.out: list[Record] = []
+        self.games: list[_Game | None] = [None] * slots
+        self.started = 0
+        depth = cfg.num_simulations + 2
+        self.path_edges = np.zeros((slots, depth), dtype=np.int64)
+        self.path_actions = np.zeros((slots, depth), dtype=np.int64)
+        self.path_length = np.zeros(slots, dtype=np.int64)
 
-    compiled = spec.fast_engine is not None and fast_path_available()
-    backend = _CompiledPositions if compiled else _PythonPositions
-    positions = backend(spec, game, shape, slots, value)
-    stats = SelfPlayStats(engine=positions.engine)
-    out: list[Record] = []
-    games: list[_Game | None] = [None] * slots
-    started = 0
+    def _value(self, state: Any) -> np.ndarray:
+        return game_values(state, self.cfg.score_weight, self.cfg.score_scale)
 
-    def begin(slot: int) -> None:
-        nonlocal started
-        if started < num_games:
-            positions.start(slot, int(rng.integers(2**31)))
-            games[slot] = _Game()
-            started += 1
+    def begin(self, slot: int) -> None:
+        """Start the next game in ``slot`` (or leave it empty when all have started)."""
+        if self.started < self.num_games:
+            self.positions.start(slot, int(self.rng.integers(2**31)))
+            self.games[slot] = _Game()
+            self.started += 1
         else:
-            games[slot] = None
+            self.games[slot] = None
 
-    def finish(slot: int) -> None:
-        g = games[slot]
-        returns = np.asarray(positions.final_values(slot), dtype=np.float32)
-        n = cfg.num_players
+    def finish(self, slot: int) -> None:
+        """The game of ``slot`` is over (or cut): hand in its decisions, start the next."""
+        g, n = self.games[slot], self.cfg.num_players
+        returns = np.asarray(self.positions.final_values(slot), dtype=np.float32)
         for planes, mask, target, seat in g.records:
-            out.append((planes, mask, target, returns[[(seat + k) % n for k in range(n)]]))
-        stats.games += 1
-        stats.decisions += len(g.records)
-        begin(slot)
+            self.out.append((planes, mask, target, returns[[(seat + k) % n for k in range(n)]]))
+        self.stats.games += 1
+        self.stats.decisions += len(g.records)
+        self.begin(slot)
 
-    def decide(slot: int) -> None:
+    def decide(self, slot: int) -> None:
         """The search of ``slot`` is over: record the decision and play the move."""
-        g = games[slot]
-        root, num_actions = g.root, game.num_actions
+        g, num_actions = self.games[slot], self.game.num_actions
+        root = RootView(self.forest, slot)
         target = np.zeros(num_actions)
         if g.halving is not None:
             chosen, improved = g.halving.result()
             target[root.actions] = improved
             action = int(root.actions[chosen])
         else:
-            counts = root.visit_counts(num_actions)
+            counts = np.zeros(num_actions)
+            counts[root.actions] = root.child_visits
             target = counts / counts.sum()
-            if g.moves < cfg.temperature_moves:
-                action = int(rng.choice(num_actions, p=target))
+            if g.moves < self.cfg.temperature_moves:
+                action = int(self.rng.choice(num_actions, p=target))
             else:
                 action = int(np.argmax(counts))
         g.records.append((g.root_planes, g.root_mask, target, root.player))
-        positions.play(slot, action)
+        self.positions.play(slot, action)
         g.moves += 1
-        g.root, g.halving, g.forced, g.simulations = None, None, [], 0
+        g.searching, g.halving, g.forced, g.simulations = False, None, [], 0
 
-    def next_forced(g: _Game) -> int | None:
-        """Gumbel: the root child of the next simulation (None: the search is over)."""
+    def next_root_child(self, g: _Game) -> int | None:
+        """The forced root child of ``g``'s next simulation (-1: select as usual), or
+        None once its search is over."""
+        if g.halving is None:
+            return -1 if g.simulations < self.cfg.num_simulations else None
         while not g.forced:
             phase = g.halving.next_phase()
             if phase is None:
@@ -257,107 +244,186 @@ def play_self_play_games(
             g.forced = phase
         return g.forced.pop(0)
 
-    def descend(g: _Game) -> tuple[list[tuple[PUCTNode, int]], list[int]] | None:
-        """The path to the next new leaf of ``g``'s tree (backing up finished positions
-        met on the way), or None once the search is over."""
-        while True:
-            if g.halving is not None:
-                first = next_forced(g)
-                if first is None:
-                    return None
-            elif g.simulations >= cfg.num_simulations:
-                return None
-            else:
-                first = None
-            node, path = g.root, []
-            while True:
-                index = first if node is g.root and first is not None else _select(node, cfg.c_puct)
-                path.append((node, index))
-                child = node.children[index]
-                if child is None or child.terminal_values is not None:
-                    break
-                node = child
-            if child is None:
-                return path, [n.actions[i] for n, i in path]
-            _backup(path, child, child.terminal_values)  # a finished position, known
-            g.simulations += 1
+    def descend(self, slots: list[int]) -> list[int]:
+        """Each searching game of ``slots`` descends to a new leaf (games meeting a
+        finished position back it up and go again; games whose search is over move);
+        returns the slots that reached a new leaf (their paths in ``path_*``)."""
+        leaves: list[int] = []
+        while slots:
+            going, first = [], []
+            for slot in slots:
+                forced = self.next_root_child(self.games[slot])
+                if forced is None:
+                    self.decide(slot)
+                else:
+                    going.append(slot)
+                    first.append(forced)
+            if not going:
+                break
+            index = np.array(going, dtype=np.int64)
+            edges = np.zeros((len(going), self.path_edges.shape[1]), dtype=np.int64)
+            actions, length = np.zeros_like(edges), np.zeros(len(going), dtype=np.int64)
+            status = np.zeros(len(going), dtype=np.int64)
+            f = self.forest
+            self.kernels.descend(
+                *f.node_arrays(),
+                *f.edge_arrays(),
+                index,
+                np.array(first, dtype=np.int64),
+                float(self.cfg.c_puct),
+                edges,
+                actions,
+                length,
+                status,
+            )
+            self.path_edges[index], self.path_actions[index] = edges, actions
+            self.path_length[index] = length
+            slots = []
+            for i, slot in enumerate(going):
+                self.games[slot].simulations += int(status[i])
+                (slots if status[i] else leaves).append(slot)
+        return sorted(leaves)
 
-    for slot in range(slots):
-        begin(slot)
-    while any(g is not None for g in games):
-        stats.steps += 1
-        asks: list[tuple[int, list[tuple[PUCTNode, int]] | None]] = []  # (slot, tree path)
-        paths: list[list[int]] = []
-        for slot, g in enumerate(games):
+    def step(self) -> None:
+        """One lockstep step: every game adds one leaf (or asks for its position)."""
+        cfg = self.cfg
+        self.stats.steps += 1
+        roots, searching = [], []
+        for slot, g in enumerate(self.games):
             if g is None:
                 continue
-            if g.root is None:
-                if g.moves >= cfg.max_moves:  # cut: scored as it stands (env truncation)
-                    finish(slot)
-                    continue
-                asks.append((slot, None))
-                paths.append([])
-                continue
-            found = descend(g)
-            if found is None:
-                decide(slot)
-                continue
-            asks.append((slot, found[0]))
-            paths.append(found[1])
-        if not asks:
-            continue
-        leaves = positions.leaves([slot for slot, _ in asks], paths)
-        valued = [
-            i
-            for i, (_, path) in enumerate(asks)
-            if leaves.players[i] >= 0 and (path is not None or leaves.masks[i].sum() > 1)
-        ]
-        outputs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        if valued:
-            result = net.forward(leaves.planes[valued])
-            relative = np.tanh(result["value"])
-            for row, i in enumerate(valued):
-                legal = np.flatnonzero(leaves.masks[i])
-                priors = masked_softmax(result["policy"][row], leaves.masks[i])[legal]
-                outputs[i] = (priors, _absolute(relative[row], int(leaves.players[i])))
-            stats.evaluations += len(valued)
-        for i, (slot, path) in enumerate(asks):
-            g = games[slot]
-            player = int(leaves.players[i])
-            if path is None:  # the position to move from
-                if player < 0:
-                    finish(slot)
-                elif i not in outputs:  # one legal action: no search
-                    positions.play(slot, int(np.flatnonzero(leaves.masks[i])[0]))
-                    g.moves += 1
-                else:
-                    _start_search(g, leaves, i, outputs[i], cfg, rng)
-                continue
-            leaf_node = PUCTNode(player, cfg.num_players)
-            parent, index = path[-1]
-            parent.children[index] = leaf_node
-            if player < 0:
-                leaf_node.terminal_values = np.asarray(leaves.values[i], dtype=np.float64)
-                _backup(path, leaf_node, leaf_node.terminal_values)
+            if g.searching:
+                searching.append(slot)
+            elif g.moves >= cfg.max_moves:  # cut: scored as it stands (env truncation)
+                self.finish(slot)
             else:
-                priors, values = outputs[i]
-                leaf_node.expand(np.flatnonzero(leaves.masks[i]).tolist(), priors)
-                _backup(path, leaf_node, values)
-            g.simulations += 1
-    return out, stats
+                roots.append(slot)
+        leaves = self.descend(searching)
+        asks = sorted([(slot, True) for slot in roots] + [(slot, False) for slot in leaves])
+        if not asks:
+            return
+        paths = [
+            [] if is_root else self.path_actions[slot, : self.path_length[slot]].tolist()
+            for slot, is_root in asks
+        ]
+        found = self.positions.leaves([slot for slot, _ in asks], paths)
+        live = found.players >= 0
+        single = found.masks.sum(axis=1) == 1
+        valued = np.flatnonzero(live & ~(single & np.array([r for _, r in asks])))
+        k, n = len(asks), cfg.num_players
+        values = np.zeros((k, n))
+        priors = np.zeros((k, self.game.num_actions))
+        for i, result in found.values.items():
+            values[i] = result
+        if len(valued):
+            outputs = self.net.forward(found.planes[valued])
+            priors[valued] = masked_softmax(outputs["policy"], found.masks[valued])
+            values[valued] = _absolute(np.tanh(outputs["value"]), found.players[valued])
+            self.stats.evaluations += len(valued)
+        # new nodes: the searched roots and every leaf (finished or valued)
+        evaluated = set(valued.tolist())
+        grown = [i for i in range(k) if not asks[i][1] or i in evaluated]
+        for i in grown:
+            if asks[i][1]:
+                self.forest.clear(asks[i][0])
+        if grown:
+            self._grow(asks, grown, found, priors, values)
+        for i, (slot, is_root) in enumerate(asks):
+            g = self.games[slot]
+            if not is_root:
+                g.simulations += 1
+            elif not live[i]:
+                self.finish(slot)
+            elif single[i]:  # one legal action: no search
+                self.positions.play(slot, int(np.flatnonzero(found.masks[i])[0]))
+                g.moves += 1
+            else:
+                self._start_search(slot, found, i)
+
+    def _grow(
+        self, asks: list, grown: list[int], found: _Leaves, priors: np.ndarray, values: np.ndarray
+    ) -> None:
+        """Add the nodes of ``grown`` (indices into ``asks``) and back the leaves up."""
+        f, at = self.forest, np.array(grown, dtype=np.int64)
+        slots = np.array([asks[i][0] for i in grown], dtype=np.int64)
+        masks = found.masks[at] & (found.players[at] >= 0)[:, None]
+        rows, actions = np.nonzero(masks)  # row-major: each row's actions ascending
+        counts = masks.sum(axis=1)
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        f.reserve(slots, counts)
+        is_root = np.array([asks[i][1] for i in grown])
+        parent = np.where(
+            is_root, -1, self.path_edges[slots, np.maximum(self.path_length[slots] - 1, 0)]
+        )
+        self.kernels.expand(
+            *f.node_arrays(),
+            *f.edge_arrays(),
+            f.node_count,
+            f.edge_count,
+            slots,
+            parent.astype(np.int64),
+            found.players[at],
+            np.ascontiguousarray(values[at]),
+            starts,
+            actions.astype(np.int64),
+            np.ascontiguousarray(priors[at][rows, actions]),
+        )
+        for slot, i in zip(slots[is_root], at[is_root], strict=True):  # the network's value
+            f.node_visits[slot, 0] = 1.0
+            f.node_value[slot, 0] = values[i]
+        leaf = ~is_root
+        if leaf.any():
+            slots = slots[leaf]
+            self.kernels.backup(
+                f.node_visits,
+                f.node_value,
+                f.edge_visits,
+                f.edge_value,
+                f.edge_child,
+                slots,
+                np.ascontiguousarray(self.path_edges[slots]),
+                self.path_length[slots],
+                np.ascontiguousarray(values[at[leaf]]),
+            )
+
+    def _start_search(self, slot: int, found: _Leaves, i: int) -> None:
+        """``slot``'s root is in its tree: noise from ``rng``, then search."""
+        cfg, g = self.cfg, self.games[slot]
+        root = RootView(self.forest, slot)
+        g.searching, g.root_planes, g.root_mask = (
+            True,
+            found.planes[i].copy(),
+            found.masks[i].copy(),
+        )
+        if cfg.gumbel:
+            g.halving = GumbelHalving(root, self.rng, cfg.num_simulations, cfg.gumbel_considered)
+        else:
+            noise = self.rng.dirichlet([cfg.dirichlet_alpha] * len(root.actions))
+            root.priors = 0.75 * root.priors + 0.25 * noise
+
+    def run(self) -> tuple[list[Record], SelfPlayStats]:
+        for slot in range(len(self.games)):
+            self.begin(slot)
+        while any(g is not None for g in self.games):
+            self.step()
+        return self.out, self.stats
 
 
-def _start_search(
-    g: _Game, leaves: _Leaves, i: int, output: tuple[np.ndarray, np.ndarray], cfg: Any, rng: Any
-) -> None:
-    """Make ``g``'s root from its valued position (noise from ``rng``)."""
-    priors, values = output
-    root = PUCTNode(int(leaves.players[i]), cfg.num_players)
-    root.expand(np.flatnonzero(leaves.masks[i]).tolist(), priors)
-    root.visits, root.value_sum = 1, values.copy()
-    g.root, g.root_planes, g.root_mask = root, leaves.planes[i].copy(), leaves.masks[i].copy()
-    if cfg.gumbel:
-        g.halving = GumbelHalving(root, rng, cfg.num_simulations, cfg.gumbel_considered)
-    else:
-        noise = rng.dirichlet([cfg.dirichlet_alpha] * len(root.actions))
-        root.priors = 0.75 * root.priors + 0.25 * noise
+def play_self_play_games(
+    net: DenseNet,
+    cfg: Any,
+    num_games: int,
+    rng: np.random.Generator,
+    fast: bool | None = None,
+) -> tuple[list[Record], SelfPlayStats]:
+    """Play ``num_games`` self-play games of ``cfg`` (a checked
+    :class:`~tabletop_zoo.baselines.training.alphazero.AlphaZeroConfig`), ``parallel_games``
+    at a time, every seat searching with ``net``; return their decisions (games in the
+    order they finished) and what was done. Draws only from ``rng``.
+
+    ``fast``: the compiled engine and compiled tree kernels (``None``: when
+    :func:`~tabletop_zoo.envs.registry.fast_path_available`; ``False``: the Python engine
+    and the kernels as Python). The games are the same either way."""
+    spec = get_spec(cfg.game)
+    compiled = spec.fast_engine is not None and (fast_path_available() if fast is None else fast)
+    return _SelfPlay(net, cfg, num_games, rng, compiled).run()
