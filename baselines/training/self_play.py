@@ -80,12 +80,14 @@ class _PythonPositions:
     def final_values(self, slot: int) -> np.ndarray:
         return self.value(self.roots[slot])
 
-    def leaves(self, slots: list[int], paths: list[list[int]]) -> _Leaves:
+    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> _Leaves:
+        """The positions after ``actions[i, :lengths[i]]`` from the position of game
+        ``slots[i]``."""
         k = len(slots)
         leaves = _empty_leaves(k, self.game.num_actions, self.shape)
-        for i, (slot, path) in enumerate(zip(slots, paths, strict=True)):
+        for i, slot in enumerate(slots.tolist()):
             state = self.roots[slot].clone()
-            for action in path:
+            for action in actions[i, : lengths[i]].tolist():
                 state.apply_action(action)
             if state.is_terminal():
                 leaves.players[i] = -1
@@ -117,13 +119,13 @@ class _CompiledPositions:
     def final_values(self, slot: int) -> np.ndarray:
         return self.value(self.fast.wrap(self.rows[slot].copy()))
 
-    def leaves(self, slots: list[int], paths: list[list[int]]) -> _Leaves:
+    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> _Leaves:
+        """As :meth:`_PythonPositions.leaves`: one batched step per tree level."""
         k = len(slots)
         rows = self.rows[slots]  # a copy (fancy indexing)
-        for depth in range(max(len(path) for path in paths)):
-            active = np.array([len(path) > depth for path in paths])
-            actions = np.array([path[depth] if len(path) > depth else 0 for path in paths])
-            self.fast._step(rows, actions, False, active)  # rows made by the engine itself
+        for depth in range(int(lengths.max(initial=0))):
+            column = np.ascontiguousarray(actions[:, depth])
+            self.fast._step(rows, column, False, lengths > depth)  # the engine's own rows
         leaves = _empty_leaves(k, self.game.num_actions, self.shape)
         leaves.players[:] = rows[:, self.fast.player_column]
         live = leaves.players >= 0
@@ -150,10 +152,8 @@ class _Game:
 
     records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = field(default_factory=list)
     moves: int = 0
-    searching: bool = False  # the slot's tree is this move's search
     root_planes: np.ndarray | None = None
     root_mask: np.ndarray | None = None
-    simulations: int = 0
     halving: GumbelHalving | None = None
     forced: list[int] = field(default_factory=list)  # Gumbel: this phase's root children
 
@@ -183,9 +183,11 @@ class _SelfPlay:
         self.out: list[Record] = []
         self.games: list[_Game | None] = [None] * slots
         self.started = 0
-        depth = cfg.num_simulations + 2
-        self.path_edges = np.zeros((slots, depth), dtype=np.int64)
-        self.path_actions = np.zeros((slots, depth), dtype=np.int64)
+        self.alive = np.zeros(slots, dtype=bool)  # a game is being played in the slot
+        self.searching = np.zeros(slots, dtype=bool)  # its tree is this move's search
+        self.simulations = np.zeros(slots, dtype=np.int64)  # of this move's search
+        self.path_edges = np.zeros((slots, 1), dtype=np.int64)  # the last descents
+        self.path_actions = np.zeros((slots, 1), dtype=np.int64)
         self.path_length = np.zeros(slots, dtype=np.int64)
 
     def _value(self, state: Any) -> np.ndarray:
@@ -199,6 +201,8 @@ class _SelfPlay:
             self.started += 1
         else:
             self.games[slot] = None
+        self.alive[slot] = self.games[slot] is not None
+        self.searching[slot], self.simulations[slot] = False, 0
 
     def finish(self, slot: int) -> None:
         """The game of ``slot`` is over (or cut): hand in its decisions, start the next."""
@@ -230,13 +234,12 @@ class _SelfPlay:
         g.records.append((g.root_planes, g.root_mask, target, root.player))
         self.positions.play(slot, action)
         g.moves += 1
-        g.searching, g.halving, g.forced, g.simulations = False, None, [], 0
+        g.halving, g.forced = None, []
+        self.searching[slot], self.simulations[slot] = False, 0
 
-    def next_root_child(self, g: _Game) -> int | None:
-        """The forced root child of ``g``'s next simulation (-1: select as usual), or
-        None once its search is over."""
-        if g.halving is None:
-            return -1 if g.simulations < self.cfg.num_simulations else None
+    def next_forced(self, g: _Game) -> int | None:
+        """Gumbel: the forced root child of ``g``'s next simulation, or None once its
+        search is over."""
         while not g.forced:
             phase = g.halving.next_phase()
             if phase is None:
@@ -244,73 +247,79 @@ class _SelfPlay:
             g.forced = phase
         return g.forced.pop(0)
 
-    def descend(self, slots: list[int]) -> list[int]:
+    def descend(self, slots: np.ndarray) -> np.ndarray:
         """Each searching game of ``slots`` descends to a new leaf (games meeting a
         finished position back it up and go again; games whose search is over move);
-        returns the slots that reached a new leaf (their paths in ``path_*``)."""
-        leaves: list[int] = []
-        while slots:
-            going, first = [], []
-            for slot in slots:
-                forced = self.next_root_child(self.games[slot])
-                if forced is None:
+        returns the slots that reached a new leaf, ascending (their paths in ``path_*``)."""
+        cfg, f = self.cfg, self.forest
+        leaves = [np.zeros(0, dtype=np.int64)]
+        while len(slots):
+            if cfg.gumbel:
+                going, first = [], []
+                for slot in slots.tolist():
+                    forced = self.next_forced(self.games[slot])
+                    if forced is None:
+                        self.decide(slot)
+                    else:
+                        going.append(slot)
+                        first.append(forced)
+                going, first = np.array(going, dtype=np.int64), np.array(first, dtype=np.int64)
+            else:
+                over = self.simulations[slots] >= cfg.num_simulations
+                for slot in slots[over].tolist():
                     self.decide(slot)
-                else:
-                    going.append(slot)
-                    first.append(forced)
-            if not going:
+                going = slots[~over]
+                first = np.full(len(going), -1, dtype=np.int64)
+            if not len(going):
                 break
-            index = np.array(going, dtype=np.int64)
-            edges = np.zeros((len(going), self.path_edges.shape[1]), dtype=np.int64)
+            width = f.node_player.shape[1]  # a path is no longer than a tree has nodes
+            if self.path_edges.shape[1] < width:
+                self.path_edges = np.zeros((len(self.games), width), dtype=np.int64)
+                self.path_actions = np.zeros((len(self.games), width), dtype=np.int64)
+            edges = np.zeros((len(going), width), dtype=np.int64)
             actions, length = np.zeros_like(edges), np.zeros(len(going), dtype=np.int64)
             status = np.zeros(len(going), dtype=np.int64)
-            f = self.forest
             self.kernels.descend(
                 *f.node_arrays(),
                 *f.edge_arrays(),
-                index,
-                np.array(first, dtype=np.int64),
-                float(self.cfg.c_puct),
+                going,
+                first,
+                float(cfg.c_puct),
                 edges,
                 actions,
                 length,
                 status,
             )
-            self.path_edges[index], self.path_actions[index] = edges, actions
-            self.path_length[index] = length
-            slots = []
-            for i, slot in enumerate(going):
-                self.games[slot].simulations += int(status[i])
-                (slots if status[i] else leaves).append(slot)
-        return sorted(leaves)
+            self.path_edges[going, :width], self.path_actions[going, :width] = edges, actions
+            self.path_length[going] = length
+            finished = status == 1
+            self.simulations[going[finished]] += 1
+            leaves.append(going[~finished])
+            slots = going[finished]
+        return np.sort(np.concatenate(leaves))
 
     def step(self) -> None:
         """One lockstep step: every game adds one leaf (or asks for its position)."""
         cfg = self.cfg
         self.stats.steps += 1
-        roots, searching = [], []
-        for slot, g in enumerate(self.games):
-            if g is None:
-                continue
-            if g.searching:
-                searching.append(slot)
-            elif g.moves >= cfg.max_moves:  # cut: scored as it stands (env truncation)
-                self.finish(slot)
+        alive = np.flatnonzero(self.alive)
+        roots = []
+        for slot in alive[~self.searching[alive]].tolist():
+            if self.games[slot].moves >= cfg.max_moves:  # cut: scored as it stands
+                self.finish(slot)  # (as the envs score a truncated game)
             else:
                 roots.append(slot)
-        leaves = self.descend(searching)
-        asks = sorted([(slot, True) for slot in roots] + [(slot, False) for slot in leaves])
-        if not asks:
+        leaves = self.descend(alive[self.searching[alive]])
+        slots = np.sort(np.concatenate([np.array(roots, dtype=np.int64), leaves]))
+        if not len(slots):
             return
-        paths = [
-            [] if is_root else self.path_actions[slot, : self.path_length[slot]].tolist()
-            for slot, is_root in asks
-        ]
-        found = self.positions.leaves([slot for slot, _ in asks], paths)
+        is_root = np.isin(slots, roots)
+        lengths = np.where(is_root, 0, self.path_length[slots])
+        found = self.positions.leaves(slots, self.path_actions[slots], lengths)
         live = found.players >= 0
         single = found.masks.sum(axis=1) == 1
-        valued = np.flatnonzero(live & ~(single & np.array([r for _, r in asks])))
-        k, n = len(asks), cfg.num_players
+        valued = np.flatnonzero(live & ~(single & is_root))
+        k, n = len(slots), cfg.num_players
         values = np.zeros((k, n))
         priors = np.zeros((k, self.game.num_actions))
         for i, result in found.values.items():
@@ -320,19 +329,15 @@ class _SelfPlay:
             priors[valued] = masked_softmax(outputs["policy"], found.masks[valued])
             values[valued] = _absolute(np.tanh(outputs["value"]), found.players[valued])
             self.stats.evaluations += len(valued)
-        # new nodes: the searched roots and every leaf (finished or valued)
-        evaluated = set(valued.tolist())
-        grown = [i for i in range(k) if not asks[i][1] or i in evaluated]
-        for i in grown:
-            if asks[i][1]:
-                self.forest.clear(asks[i][0])
-        if grown:
-            self._grow(asks, grown, found, priors, values)
-        for i, (slot, is_root) in enumerate(asks):
-            g = self.games[slot]
-            if not is_root:
-                g.simulations += 1
-            elif not live[i]:
+        grown = ~is_root  # new nodes: every leaf (finished or valued) and the searched roots
+        grown[valued] = True
+        for slot in slots[grown & is_root].tolist():
+            self.forest.clear(slot)
+        self._grow(slots, is_root, np.flatnonzero(grown), found, priors, values)
+        self.simulations[slots[~is_root]] += 1
+        for i in np.flatnonzero(is_root).tolist():
+            slot, g = int(slots[i]), self.games[int(slots[i])]
+            if not live[i]:
                 self.finish(slot)
             elif single[i]:  # one legal action: no search
                 self.positions.play(slot, int(np.flatnonzero(found.masks[i])[0]))
@@ -341,35 +346,40 @@ class _SelfPlay:
                 self._start_search(slot, found, i)
 
     def _grow(
-        self, asks: list, grown: list[int], found: _Leaves, priors: np.ndarray, values: np.ndarray
+        self,
+        slots: np.ndarray,
+        is_root: np.ndarray,
+        at: np.ndarray,
+        found: _Leaves,
+        priors: np.ndarray,
+        values: np.ndarray,
     ) -> None:
-        """Add the nodes of ``grown`` (indices into ``asks``) and back the leaves up."""
-        f, at = self.forest, np.array(grown, dtype=np.int64)
-        slots = np.array([asks[i][0] for i in grown], dtype=np.int64)
+        """Add the nodes of entries ``at`` of ``slots`` and back the leaves up."""
+        if not len(at):
+            return
+        f, slots, is_root = self.forest, slots[at], is_root[at]
         masks = found.masks[at] & (found.players[at] >= 0)[:, None]
         rows, actions = np.nonzero(masks)  # row-major: each row's actions ascending
         counts = masks.sum(axis=1)
         starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         f.reserve(slots, counts)
-        is_root = np.array([asks[i][1] for i in grown])
-        parent = np.where(
-            is_root, -1, self.path_edges[slots, np.maximum(self.path_length[slots] - 1, 0)]
-        )
+        last = self.path_edges[slots, np.maximum(self.path_length[slots] - 1, 0)]
+        parent = np.where(is_root, -1, last).astype(np.int64)
         self.kernels.expand(
             *f.node_arrays(),
             *f.edge_arrays(),
             f.node_count,
             f.edge_count,
             slots,
-            parent.astype(np.int64),
+            parent,
             found.players[at],
             np.ascontiguousarray(values[at]),
             starts,
             actions.astype(np.int64),
             np.ascontiguousarray(priors[at][rows, actions]),
         )
-        for slot, i in zip(slots[is_root], at[is_root], strict=True):  # the network's value
-            f.node_visits[slot, 0] = 1.0
+        for slot, i in zip(slots[is_root].tolist(), at[is_root].tolist(), strict=True):
+            f.node_visits[slot, 0] = 1.0  # the root holds the network's value
             f.node_value[slot, 0] = values[i]
         leaf = ~is_root
         if leaf.any():
@@ -390,11 +400,8 @@ class _SelfPlay:
         """``slot``'s root is in its tree: noise from ``rng``, then search."""
         cfg, g = self.cfg, self.games[slot]
         root = RootView(self.forest, slot)
-        g.searching, g.root_planes, g.root_mask = (
-            True,
-            found.planes[i].copy(),
-            found.masks[i].copy(),
-        )
+        self.searching[slot] = True
+        g.root_planes, g.root_mask = found.planes[i].copy(), found.masks[i].copy()
         if cfg.gumbel:
             g.halving = GumbelHalving(root, self.rng, cfg.num_simulations, cfg.gumbel_considered)
         else:
@@ -404,7 +411,7 @@ class _SelfPlay:
     def run(self) -> tuple[list[Record], SelfPlayStats]:
         for slot in range(len(self.games)):
             self.begin(slot)
-        while any(g is not None for g in self.games):
+        while self.alive.any():
             self.step()
         return self.out, self.stats
 

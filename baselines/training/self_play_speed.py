@@ -13,12 +13,14 @@ valued ``--search-batch`` at a time with virtual loss, as the trainer did before
 ``batched-python`` and ``batched-compiled`` (``--parallel-games`` games in lockstep, one
 network call per step, on the Python and on the compiled engine; the latter needs the
 ``fast`` extra). Speed is games and decisions per CPU-minute of this process
-(``time.process_time``), so other load on the machine does not count.
+(``time.process_time``), so other load on the machine does not count; each way first
+plays one short untimed game (loading compiled code is a once-per-process cost).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from typing import Any
@@ -130,15 +132,20 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
     seconds, games and decisions per CPU-minute."""
     net = random_network(cfg, cfg.seed)
     rows = []
-    for way in ways:
-        start = time.process_time()
+    warm = dataclasses.replace(cfg, num_simulations=2, max_moves=4)
+
+    def play(way: str, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
         if way == "serial":
-            played, decisions = _serial(net, cfg, games, cfg.seed)
-        else:
-            rng = np.random.default_rng(cfg.seed)
-            fast = way == "batched-compiled"
-            _, stats = play_self_play_games(net, cfg, games, rng, fast=fast)
-            played, decisions = stats.games, stats.decisions
+            return _serial(net, cfg, games, cfg.seed)
+        rng = np.random.default_rng(cfg.seed)
+        fast = way == "batched-compiled"
+        _, stats = play_self_play_games(net, cfg, games, rng, fast=fast)
+        return stats.games, stats.decisions
+
+    for way in ways:
+        play(way, warm, 1)  # untimed: loads the compiled code (once per process)
+        start = time.process_time()
+        played, decisions = play(way, cfg, games)
         seconds = time.process_time() - start
         rows.append(
             {
