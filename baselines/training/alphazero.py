@@ -15,8 +15,15 @@ uses at finished positions). The network then takes ``updates_per_iteration`` Ad
 minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
 visit distribution over the legal actions + mean squared value error).
 
+The games of an iteration are played ``parallel_games`` at a time in lockstep
+(:func:`~tabletop_zoo.baselines.training.self_play.play_self_play_games`): each step
+every game adds one leaf to its PUCT tree and the new leaves of all games are valued by
+one network call. The positions and trees live on the compiled engine when the fast
+path is available and on the Python engine otherwise; a seed gives the same games and
+the same network either way (``TABLETOP_ZOO_FAST=0`` changes the speed only).
+
 With ``gumbel=True`` the self-play root is searched by Gumbel sequential halving
-(:meth:`~tabletop_zoo.baselines.agents.puct.PUCTSearch.run_gumbel`, PUCT below the root):
+(:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, PUCT below the root):
 the move played is the search's Gumbel choice (no Dirichlet noise, no temperature) and
 the policy target is its improved policy instead of the visit distribution, which gives a
 sharper target than a few dozen visits can.
@@ -70,7 +77,7 @@ class AlphaZeroConfig:
     max_seconds: float | None = None  # stop after the iteration that passes this budget
     checkpoint_seconds: float | None = None  # also keep a copy every this many CPU seconds
     games_per_iteration: int = 8
-    parallel_games: int = 8  # self-play games searched together (one network call a step)
+    parallel_games: int = 64  # self-play games searched together (at most games_per_iteration)
     num_simulations: int = 32
     search_batch: int = 8  # leaves per network call of a one-game search (not self-play)
     c_puct: float = 1.5
