@@ -38,7 +38,7 @@ def _as_bytes(records) -> list[bytes]:
     [
         ("mole_hill", 2, {}),
         ("arktia", 2, {"score_weight": 0.5}),
-        ("arktia", 3, {"gumbel": True}),  # trees outgrow their arrays
+        pytest.param("arktia", 3, {"gumbel": True}, marks=pytest.mark.slow),  # trees grow
     ],
 )
 def test_the_compiled_and_the_python_path_play_the_same_games(tmp_path, game, players, changes):
@@ -67,6 +67,7 @@ def test_self_play_records_are_targets_over_the_legal_actions(tmp_path) -> None:
 
 
 @needs_fast
+@pytest.mark.slow
 def test_training_gives_the_same_network_with_and_without_numba(tmp_path, monkeypatch):
     """The switch TABLETOP_ZOO_FAST=0 changes the speed of a training run, not its result."""
     pytest.importorskip("torch")
