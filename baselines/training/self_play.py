@@ -30,6 +30,11 @@ import numpy as np
 from tabletop_zoo.baselines.agents.alphazero import game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
+from tabletop_zoo.baselines.training.self_play_positions import (
+    CompiledPositions,
+    Leaves,
+    PythonPositions,
+)
 from tabletop_zoo.baselines.training.self_play_tree import Forest, RootView, kernels
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
@@ -49,101 +54,6 @@ class SelfPlayStats:
     steps: int = 0  # lockstep steps (each: one batch of leaves, at most one network call)
     evaluations: int = 0  # positions valued by the network
     engine: str = "python"  # "compiled" or "python"
-
-
-@dataclass
-class _Leaves:
-    """Positions reached by a batch of action paths, one per requesting game."""
-
-    players: np.ndarray  # (k,) seat to act, -1 where the game is over
-    masks: np.ndarray  # (k, num_actions) legal actions (all False where over)
-    planes: np.ndarray  # (k, *shape) float32 planes of the seat to act (0 where over)
-    values: dict[int, np.ndarray]  # index -> game value of every seat, where over
-
-
-class _PythonPositions:
-    """The games' current positions as Python rules-engine states."""
-
-    engine = "python"
-
-    def __init__(self, spec: Any, game: Any, shape: tuple, slots: int, value: Any) -> None:
-        self.game, self.shape, self.value = game, shape, value
-        self.encoder = spec.make_observation_encoder(game)
-        self.roots: list[Any] = [None] * slots
-
-    def start(self, slot: int, seed: int) -> None:
-        self.roots[slot] = self.game.new_initial_state(seed)
-
-    def play(self, slot: int, action: int) -> None:
-        self.roots[slot].apply_action(action)
-
-    def final_values(self, slot: int) -> np.ndarray:
-        return self.value(self.roots[slot])
-
-    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> _Leaves:
-        """The positions after ``actions[i, :lengths[i]]`` from the position of game
-        ``slots[i]``."""
-        k = len(slots)
-        leaves = _empty_leaves(k, self.game.num_actions, self.shape)
-        for i, slot in enumerate(slots.tolist()):
-            state = self.roots[slot].clone()
-            for action in actions[i, : lengths[i]].tolist():
-                state.apply_action(action)
-            if state.is_terminal():
-                leaves.players[i] = -1
-                leaves.values[i] = self.value(state)
-                continue
-            leaves.players[i] = state.current_player
-            leaves.masks[i, state.legal_actions()] = True
-            leaves.planes[i] = self.encoder.encode(state, state.current_player)
-        return leaves
-
-
-class _CompiledPositions:
-    """The games' current positions as rows of the compiled engine."""
-
-    engine = "compiled"
-
-    def __init__(self, spec: Any, game: Any, shape: tuple, slots: int, value: Any) -> None:
-        self.game, self.shape, self.value = game, shape, value
-        self.fast = spec.fast_engine_class()(game)
-        self.rows = np.zeros((slots, self.fast.state_width), dtype=np.int64)
-
-    def start(self, slot: int, seed: int) -> None:
-        # the Python engine sets the game up, so both paths start from the same position
-        self.rows[slot] = self.fast.from_state(self.game.new_initial_state(seed))
-
-    def play(self, slot: int, action: int) -> None:
-        self.fast.step(self.rows[slot : slot + 1], np.array([action]), autoreset=False)
-
-    def final_values(self, slot: int) -> np.ndarray:
-        return self.value(self.fast.wrap(self.rows[slot].copy()))
-
-    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> _Leaves:
-        """As :meth:`_PythonPositions.leaves`: one batched step per tree level."""
-        k = len(slots)
-        rows = self.rows[slots]  # a copy (fancy indexing)
-        for depth in range(int(lengths.max(initial=0))):
-            column = np.ascontiguousarray(actions[:, depth])
-            self.fast._step(rows, column, False, lengths > depth)  # the engine's own rows
-        leaves = _empty_leaves(k, self.game.num_actions, self.shape)
-        leaves.players[:] = rows[:, self.fast.player_column]
-        live = leaves.players >= 0
-        if live.any():
-            leaves.masks[live] = self.fast._legal_mask(rows[live])
-            leaves.planes[live] = self.fast._observe(rows[live], leaves.players[live])
-        for i in np.flatnonzero(~live):
-            leaves.values[int(i)] = self.value(self.fast.wrap(rows[i].copy()))
-        return leaves
-
-
-def _empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> _Leaves:
-    return _Leaves(
-        np.zeros(k, dtype=np.int64),
-        np.zeros((k, num_actions), dtype=bool),
-        np.zeros((k, *shape), dtype=np.float32),
-        {},
-    )
 
 
 @dataclass
@@ -175,7 +85,7 @@ class _SelfPlay:
         self.net, self.cfg, self.num_games, self.rng = net, cfg, num_games, rng
         shape = tuple(net.meta["observation_shape"])
         slots = max(1, min(cfg.parallel_games, num_games))
-        backend = _CompiledPositions if compiled else _PythonPositions
+        backend = CompiledPositions if compiled else PythonPositions
         self.positions = backend(spec, self.game, shape, slots, self._value)
         self.forest = Forest(slots, cfg.num_players, cfg.num_simulations + 2, 64)
         self.kernels = kernels(compiled)
@@ -350,7 +260,7 @@ class _SelfPlay:
         slots: np.ndarray,
         is_root: np.ndarray,
         at: np.ndarray,
-        found: _Leaves,
+        found: Leaves,
         priors: np.ndarray,
         values: np.ndarray,
     ) -> None:
@@ -396,7 +306,7 @@ class _SelfPlay:
                 np.ascontiguousarray(values[at[leaf]]),
             )
 
-    def _start_search(self, slot: int, found: _Leaves, i: int) -> None:
+    def _start_search(self, slot: int, found: Leaves, i: int) -> None:
         """``slot``'s root is in its tree: noise from ``rng``, then search."""
         cfg, g = self.cfg, self.games[slot]
         root = RootView(self.forest, slot)
