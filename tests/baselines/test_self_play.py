@@ -93,3 +93,13 @@ def test_training_gives_the_same_network_with_and_without_numba(tmp_path, monkey
         return {**meta, "history": history}
 
     assert without_time(fast.meta) == without_time(python.meta)
+
+
+def test_parallel_games_is_checked_and_capped_by_the_games_to_play(tmp_path) -> None:
+    from tabletop_zoo.envs.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match="parallel_games must be >= 1"):
+        _config(tmp_path, "mole_hill", 2, parallel_games=0)
+    cfg = _config(tmp_path, "mole_hill", 2, parallel_games=64, max_moves=4)
+    _, stats = play_self_play_games(random_network(cfg), cfg, 2, np.random.default_rng(0))
+    assert stats.games == 2 and stats.evaluations <= 2 * stats.steps  # two games at once
