@@ -28,7 +28,7 @@ from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
-from tabletop_zoo.envs.registry import GAMES, get_spec
+from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec
 from tabletop_zoo.envs.results import score_margins, win_returns
 
 __all__ = [
@@ -147,8 +147,13 @@ class NetworkEvaluator:
         return self._encoder[1]
 
     def planes(self, states: Sequence[Any]) -> np.ndarray:
-        """Observation planes of the seat to act, one per state."""
+        """Observation planes of the seat to act, one per state (the compiled engine's
+        planes, the same numbers, for states of the compiled engine)."""
         encoder = self.encoder(states[0])
+        engine = getattr(states[0], "engine", None)
+        if engine is not None and hasattr(engine, "observe"):  # compiled rows
+            rows = np.stack([s.row for s in states])
+            return engine.observe(rows, np.array([s.current_player for s in states]))
         return np.stack([encoder.encode(s, s.current_player) for s in states])
 
     def __call__(self, states: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
@@ -176,6 +181,11 @@ class AlphaZeroAgent:
         batch_size: leaves per network call.
         seed: seed of the search's generator (only used with ``temperature > 0``).
         name: display name (default ``az:<file stem>``).
+        fast: search on the compiled engine's copy of the state
+            (:func:`~tabletop_zoo.envs.registry.fast_state`) when the fast path is
+            available: the same positions, legal actions (ascending) and planes, so the
+            same moves, faster. ``False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python
+            engine.
     """
 
     reads_observation = False  # it encodes the searched positions itself
@@ -188,6 +198,7 @@ class AlphaZeroAgent:
         batch_size: int = 8,
         seed: int | None = None,
         name: str | None = None,
+        fast: bool = True,
     ) -> None:
         if isinstance(net_or_path, DenseNet):
             net, default_name, label = net_or_path, "az", name or "az"
@@ -212,6 +223,7 @@ class AlphaZeroAgent:
             terminal_value=(lambda state: game_values(state, weight, scale)) if weight else None,
         )
         self.name = name or default_name
+        self.fast = fast
         limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
 
     def reset(self, seed: int | None = None) -> None:
@@ -226,5 +238,6 @@ class AlphaZeroAgent:
             raise ValueError("action_mask has no legal action; agents can only act when one exists")
         if legal.size == 1:
             return int(legal[0])
-        root = self.search.run(state)
+        compiled = fast_state(state) if self.fast else None
+        root = self.search.run(state if compiled is None else compiled)
         return int(root.actions[int(np.argmax(root.child_visits))])

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Evaluator", "PUCTNode", "PUCTSearch"]
+__all__ = ["Evaluator", "GumbelHalving", "PUCTNode", "PUCTSearch"]
 
 Evaluator = Callable[[Sequence[Any]], tuple[Sequence[np.ndarray], np.ndarray]]
 
@@ -154,48 +154,18 @@ class PUCTSearch:
         """
         if state.is_terminal():
             raise ValueError("run_gumbel needs a position with a move to make")
-        seat = state.current_player
-        root = PUCTNode(seat, len(state.returns()))
+        root = PUCTNode(state.current_player, len(state.returns()))
         priors, values = self.evaluate([state])
         root.expand(state.legal_actions(), priors[0])
         root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
-        n = len(root.actions)
-        logits = np.log(np.maximum(root.priors, 1e-12))
-        gumbel = self.rng.gumbel(size=n)
-        remaining = [int(i) for i in np.argsort(-(gumbel + logits), kind="stable")]
-        remaining = remaining[: min(num_considered, n)]
-        phases = max(1, math.ceil(math.log2(len(remaining))))
-
-        def sigma(q: np.ndarray) -> np.ndarray:
-            return (c_visit + root.child_visits.max()) * c_scale * q
-
-        def child_q() -> np.ndarray:  # root seat's mean value per child, in [0, 1]
-            visits = np.maximum(root.child_visits, 1)
-            return (root.child_values[:, seat] / visits + 1.0) / 2.0
-
-        spent = 0
-        for phase in range(phases):
-            left = self.num_simulations - spent
-            rounds = max(1, left // ((phases - phase) * len(remaining)))
-            forced = [a for _ in range(rounds) for a in remaining]
+        halving = GumbelHalving(root, self.rng, self.num_simulations, num_considered)
+        halving.c_visit, halving.c_scale = c_visit, c_scale
+        while (forced := halving.next_phase()) is not None:
             done = 0
             while done < len(forced):
                 done += self._simulate_batch(root, state, len(forced) - done, forced[done:])
-            spent += len(forced)
-            if len(remaining) > 1:
-                score = gumbel[remaining] + logits[remaining] + sigma(child_q()[remaining])
-                keep = math.ceil(len(remaining) / 2) if phase < phases - 1 else 1
-                remaining = [remaining[i] for i in np.argsort(-score, kind="stable")[:keep]]
-        visited = root.child_visits > 0
-        q = child_q()
-        root_value = (float(values[0][seat]) + 1.0) / 2.0
-        weights = root.priors[visited]
-        mixed = float(weights @ q[visited] / weights.sum()) if visited.any() else root_value
-        total = root.child_visits.sum()
-        completed = np.where(visited, q, (root_value + total * mixed) / (1.0 + total))
-        improved = logits + sigma(completed)
-        policy = np.exp(improved - improved.max())
-        return root, remaining[0], policy / policy.sum()
+        chosen, improved = halving.result()
+        return root, chosen, improved
 
     # ------------------------------------------------------------------ internals
     def _select(self, node: PUCTNode) -> int:
@@ -281,3 +251,74 @@ class PUCTSearch:
         for node, index in path:
             node.child_visits[index] -= 1
             node.child_values[index, node.player] += 1.0
+
+
+class GumbelHalving:
+    """The Gumbel sequential halving of one expanded root (see :meth:`PUCTSearch.run_gumbel`).
+
+    Draws one Gumbel variable per root action from ``rng`` when made, keeps the
+    ``num_considered`` actions with the largest ``g + log prior``, and hands out the root
+    children to visit one phase at a time: :meth:`next_phase` halves the remaining actions
+    by ``g + log prior + sigma(q)`` after the previous phase (whose simulations must be
+    backed up by then) and returns the next phase's forced root children (indices into
+    ``root.actions``), ``None`` once every phase is done; :meth:`result` gives the chosen
+    child and the improved policy. The same schedule serves a search that simulates a
+    phase in batches and one that simulates one leaf at a time.
+    """
+
+    def __init__(
+        self, root: PUCTNode, rng: np.random.Generator, num_simulations: int, num_considered: int
+    ) -> None:
+        self.root = root
+        self.seat = root.player
+        self.num_simulations = num_simulations
+        self.c_visit, self.c_scale = 50.0, 0.1
+        n = len(root.actions)
+        self.logits = np.log(np.maximum(root.priors, 1e-12))
+        self.gumbel = rng.gumbel(size=n)
+        order = np.argsort(-(self.gumbel + self.logits), kind="stable")
+        self.remaining = [int(i) for i in order][: min(num_considered, n)]
+        self.phases = max(1, math.ceil(math.log2(len(self.remaining))))
+        self.phase = -1  # no phase handed out yet
+        self.spent = 0
+        self.root_value = float(root.value_sum[self.seat]) / max(root.visits, 1)  # network's
+
+    def _sigma(self, q: np.ndarray) -> np.ndarray:
+        return (self.c_visit + self.root.child_visits.max()) * self.c_scale * q
+
+    def _child_q(self) -> np.ndarray:
+        """The root seat's mean value per child, in ``[0, 1]``."""
+        visits = np.maximum(self.root.child_visits, 1)
+        return (self.root.child_values[:, self.seat] / visits + 1.0) / 2.0
+
+    def next_phase(self) -> list[int] | None:
+        """The forced root children of the next phase (after halving), or ``None``."""
+        if self.phase >= 0 and len(self.remaining) > 1:
+            remaining = self.remaining
+            score = self.gumbel[remaining] + self.logits[remaining]
+            score = score + self._sigma(self._child_q()[remaining])
+            keep = math.ceil(len(remaining) / 2) if self.phase < self.phases - 1 else 1
+            self.remaining = [remaining[i] for i in np.argsort(-score, kind="stable")[:keep]]
+        self.phase += 1
+        if self.phase >= self.phases:
+            return None
+        left = self.num_simulations - self.spent
+        rounds = max(1, left // ((self.phases - self.phase) * len(self.remaining)))
+        forced = [a for _ in range(rounds) for a in self.remaining]
+        self.spent += len(forced)
+        return forced
+
+    def result(self) -> tuple[int, np.ndarray]:
+        """The chosen root child (index into ``root.actions``) and the improved policy
+        ``softmax(log prior + sigma(completed q))`` over ``root.actions``."""
+        root = self.root
+        visited = root.child_visits > 0
+        q = self._child_q()
+        root_value = (self.root_value + 1.0) / 2.0
+        weights = root.priors[visited]
+        mixed = float(weights @ q[visited] / weights.sum()) if visited.any() else root_value
+        total = root.child_visits.sum()
+        completed = np.where(visited, q, (root_value + total * mixed) / (1.0 + total))
+        improved = self.logits + self._sigma(completed)
+        policy = np.exp(improved - improved.max())
+        return self.remaining[0], policy / policy.sum()

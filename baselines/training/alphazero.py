@@ -15,8 +15,15 @@ uses at finished positions). The network then takes ``updates_per_iteration`` Ad
 minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
 visit distribution over the legal actions + mean squared value error).
 
+The games of an iteration are played ``parallel_games`` at a time in lockstep
+(:func:`~tabletop_zoo.baselines.training.self_play.play_self_play_games`): each step
+every game adds one leaf to its PUCT tree and the new leaves of all games are valued by
+one network call. The positions and trees live on the compiled engine when the fast
+path is available and on the Python engine otherwise; a seed gives the same games and
+the same network either way (``TABLETOP_ZOO_FAST=0`` changes the speed only).
+
 With ``gumbel=True`` the self-play root is searched by Gumbel sequential halving
-(:meth:`~tabletop_zoo.baselines.agents.puct.PUCTSearch.run_gumbel`, PUCT below the root):
+(:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, PUCT below the root):
 the move played is the search's Gumbel choice (no Dirichlet noise, no temperature) and
 the policy target is its improved policy instead of the visit distribution, which gives a
 sharper target than a few dozen visits can.
@@ -40,12 +47,11 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.checks import check_seed
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
+from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
@@ -71,8 +77,9 @@ class AlphaZeroConfig:
     max_seconds: float | None = None  # stop after the iteration that passes this budget
     checkpoint_seconds: float | None = None  # also keep a copy every this many CPU seconds
     games_per_iteration: int = 8
+    parallel_games: int = 64  # self-play games searched together (at most games_per_iteration)
     num_simulations: int = 32
-    search_batch: int = 8
+    search_batch: int = 8  # leaves per network call of a one-game search (not self-play)
     c_puct: float = 1.5
     dirichlet_alpha: float = 0.3
     temperature_moves: int = 10
@@ -103,6 +110,7 @@ class AlphaZeroConfig:
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
         positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
+        positive += ("parallel_games",)
         positive += ("max_moves", "gumbel_considered")
         positive += ("train_batch", "updates_per_iteration", "buffer_size")
         for key in positive:
@@ -222,46 +230,6 @@ def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
     return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
 
 
-def _self_play_episode(
-    state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """One self-play game: ``(planes, mask, visit distribution, relative value)`` per move."""
-    num_actions = state.game.num_actions
-    n = cfg.num_players
-    records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
-    moves = 0
-    while not state.is_terminal() and moves < cfg.max_moves:
-        legal = state.legal_actions()
-        seat = state.current_player
-        if len(legal) > 1:
-            mask = np.zeros(num_actions, dtype=bool)
-            mask[legal] = True
-            if cfg.gumbel:
-                root, chosen, improved = search.run_gumbel(state, cfg.gumbel_considered)
-                target = np.zeros(num_actions)
-                target[root.actions] = improved
-                action = int(root.actions[chosen])
-            else:
-                root = search.run(state)
-                counts = root.visit_counts(num_actions)
-                target = counts / counts.sum()
-                if moves < cfg.temperature_moves:
-                    action = int(rng.choice(num_actions, p=target))
-                else:
-                    action = int(np.argmax(counts))
-            records.append((evaluator.planes([state])[0], mask, target, seat))
-        else:
-            action = legal[0]
-        state.apply_action(action)
-        moves += 1
-    # a game cut at max_moves is scored as it stands, as the envs score a truncated game
-    returns = game_values(state, cfg.score_weight, cfg.score_scale).astype(np.float32)
-    return [
-        (planes, mask, target, returns[[(seat + k) % n for k in range(n)]])
-        for planes, mask, target, seat in records
-    ]
-
-
 def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) -> AlphaZeroResult:
     """Run self-play training as configured; write the network to ``config.out``.
 
@@ -313,26 +281,12 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     games = decisions = 0
     next_checkpoint = cfg.checkpoint_seconds
     for iteration in range(1, cfg.iterations + 1):
-        evaluator = NetworkEvaluator(network.export(meta))
-        search = PUCTSearch(
-            evaluator,
-            cfg.num_simulations,
-            c_puct=cfg.c_puct,
-            batch_size=cfg.search_batch,
-            dirichlet_alpha=None if cfg.gumbel else cfg.dirichlet_alpha,
-            seed=int(rng.integers(2**31)),
-            terminal_value=(
-                (lambda s: game_values(s, cfg.score_weight, cfg.score_scale))
-                if cfg.score_weight
-                else None
-            ),
+        records, played = play_self_play_games(
+            network.export(meta), cfg, cfg.games_per_iteration, rng
         )
-        for _ in range(cfg.games_per_iteration):
-            state = game.new_initial_state(int(rng.integers(2**31)))
-            records = _self_play_episode(state, search, evaluator, cfg, rng)
-            buffer.extend(records)
-            games += 1
-            decisions += len(records)
+        buffer.extend(records)
+        games += played.games
+        decisions += played.decisions
         losses = []
         for _ in range(cfg.updates_per_iteration):
             picked = rng.integers(len(buffer), size=min(cfg.train_batch, len(buffer)))

@@ -15,7 +15,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import get_spec, new_game
+from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, get_spec, new_game
 
 
 def _solve(state) -> tuple[float, ...]:
@@ -157,6 +157,31 @@ def test_alphazero_agent_plays_full_games(game, players, tmp_path) -> None:
     assert result.num_steps > 0 and len(result.returns) == players
 
 
+@pytest.mark.skipif(not fast_path_available(), reason="the 'fast' extra (numba) is missing")
+def test_the_agent_searches_on_the_compiled_engine_in_the_arena(monkeypatch, tmp_path) -> None:
+    """Wherever it plays (here the arena, which hands agents Python states) the agent's
+    search gets the compiled engine's state, and plays the moves it plays on the Python
+    engine (``TABLETOP_ZOO_FAST=0``)."""
+    path = _net("arktia", 2, [0.0, 0.0], trunk=16).save(tmp_path / "az.npz")
+    received: list[str] = []
+    run = PUCTSearch.run
+
+    def spy(search, state):
+        received.append(type(state).__name__)
+        return run(search, state)
+
+    monkeypatch.setattr(PUCTSearch, "run", spy)
+    games = {}
+    for switch in ("1", "0"):
+        monkeypatch.setenv(FAST_SWITCH, switch)
+        received.clear()
+        agents = [make_agent(f"az:{path}:8", seed=0), make_agent("greedy", seed=1)]
+        result = play_game(make_env("arktia", 2), agents, seed=4)
+        games[switch] = (result.returns, result.num_steps, set(received))
+    assert games["1"][2] == {"FastArktiaState"} and games["0"][2] == {"ArktiaState"}
+    assert games["1"][:2] == games["0"][:2]
+
+
 def test_alphazero_network_for_another_game_is_refused(tmp_path) -> None:
     path = _net("arktia", 3, [0.0] * 3).save(tmp_path / "az3.npz")
     agents = [make_agent(f"az:{path}"), make_agent("random")]
@@ -174,7 +199,8 @@ def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
         game="mole_hill",
         out=str(tmp_path / "az.npz"),
         iterations=2,
-        games_per_iteration=1,
+        games_per_iteration=3,
+        parallel_games=2,  # three games, two at a time
         num_simulations=4,
         updates_per_iteration=2,
         train_batch=16,
@@ -182,7 +208,7 @@ def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
         checkpoint_seconds=1e-9,  # a checkpoint after every iteration
     )
     result = train_alphazero(config, log=lambda _: None)
-    assert result.games == 2 and result.decisions > 0 and len(result.log) == 2
+    assert result.games == 6 and result.decisions > 0 and len(result.log) == 2
     checkpoints = sorted(tmp_path.glob("az_cpu*s.npz"))  # learning curves evaluate these
     assert 1 <= len(checkpoints) <= 2  # both iterations may end in the same CPU second
     assert DenseNet.load(checkpoints[-1]).meta["history"][0]["iteration"] == 1
@@ -202,26 +228,18 @@ def test_self_play_games_end_at_max_moves_scored_as_they_stand(tmp_path) -> None
     """A self-play game still running after max_moves actions ends there (a learned policy
     can keep an Arktia game going for hundreds of moves); its value targets are the result
     by the scores as they stand, like a truncated env game."""
-    pytest.importorskip("torch")
-    from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator
-    from tabletop_zoo.baselines.agents.puct import PUCTSearch
-    from tabletop_zoo.baselines.training.alphazero import (
-        AlphaZeroConfig,
-        _self_play_episode,
-        train_alphazero,
-    )
-    from tabletop_zoo.envs.registry import new_game
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
+    from tabletop_zoo.baselines.training.self_play import _SelfPlay
     from tabletop_zoo.envs.results import win_returns
 
-    cfg = AlphaZeroConfig(game="arktia", out=str(tmp_path / "a.npz"), iterations=1,
-                          games_per_iteration=1, num_simulations=2, updates_per_iteration=1,
-                          train_batch=4, hidden=(8,), max_moves=6).check()  # fmt: skip
-    train_alphazero(cfg, log=lambda _: None)
-    evaluator = NetworkEvaluator(DenseNet.load(cfg.out))
-    search = PUCTSearch(evaluator, 2, seed=0)
-    state = new_game("arktia", 2).new_initial_state(0)
-    records = _self_play_episode(state, search, evaluator, cfg, np.random.default_rng(0))
-    assert not state.is_terminal() and 1 <= len(records) <= 6  # cut after 6 actions
+    cfg = AlphaZeroConfig(game="arktia", out=str(tmp_path / "a.npz"), games_per_iteration=1,
+                          num_simulations=2, hidden=(8,), max_moves=6).check()  # fmt: skip
+    net = _net("arktia", 2, [0.0, 0.0], trunk=8)
+    self_play = _SelfPlay(net, cfg, 1, np.random.default_rng(0), compiled=False)
+    records, stats = self_play.run()
+    state = self_play.positions.roots[0]  # where the game stopped
+    assert stats.games == 1 and 1 <= len(records) <= 6  # cut after 6 actions
+    assert not state.is_terminal() and self_play.games == [None]
     expected = win_returns(state.scores())  # absolute seats
     for _planes, _mask, _target, relative in records:
         assert sorted(relative.tolist()) == sorted(expected)
@@ -306,20 +324,15 @@ def test_gumbel_root_search_considers_only_the_top_actions() -> None:
 
 def test_self_play_with_gumbel_roots_trains_on_improved_policies(tmp_path) -> None:
     pytest.importorskip("torch")
-    from tabletop_zoo.baselines.training.alphazero import (
-        AlphaZeroConfig,
-        _self_play_episode,
-        train_alphazero,
-    )
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+    from tabletop_zoo.baselines.training.self_play import play_self_play_games
 
     cfg = AlphaZeroConfig(game="mole_hill", out=str(tmp_path / "g.npz"), iterations=1,
                           games_per_iteration=1, num_simulations=8, updates_per_iteration=1,
                           train_batch=8, hidden=(8,), gumbel=True).check()  # fmt: skip
     train_alphazero(cfg, log=lambda _: None)
-    evaluator = NetworkEvaluator(DenseNet.load(cfg.out))
-    state = new_game("mole_hill", 2).new_initial_state(0)
-    records = _self_play_episode(state, PUCTSearch(evaluator, 8, seed=0), evaluator, cfg,
-                                 np.random.default_rng(0))  # fmt: skip
+    net = DenseNet.load(cfg.out)
+    records, _ = play_self_play_games(net, cfg, 1, np.random.default_rng(0))
     assert records
     for _planes, mask, target, _value in records:
         assert target.sum() == pytest.approx(1.0) and not target[~mask].any()

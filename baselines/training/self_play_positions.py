@@ -1,0 +1,126 @@
+"""The positions of batched self-play's games (:mod:`.self_play`) on either engine.
+
+:class:`PythonPositions` keeps each game's current position as a Python rules-engine
+state, :class:`CompiledPositions` as a row of the compiled engine. Both answer the same
+questions the same way: the positions after a batch of action paths (:meth:`leaves`: seat
+to act, legal actions as a mask, observation planes of the seat to act, and the value of
+a finished game), a move played, a game's final value. The compiled one builds a batch of
+leaves with one batched engine step per tree level and batched masks and planes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CompiledPositions", "Leaves", "PythonPositions", "empty_leaves"]
+
+
+@dataclass
+class Leaves:
+    """Positions reached by a batch of action paths, one per requesting game."""
+
+    players: np.ndarray  # (k,) seat to act, -1 where the game is over
+    masks: np.ndarray  # (k, num_actions) legal actions (all False where over)
+    planes: np.ndarray  # (k, *shape) float32 planes of the seat to act (0 where over)
+    values: dict[int, np.ndarray]  # index -> game value of every seat, where over
+
+
+class PythonPositions:
+    """The games' current positions as Python rules-engine states.
+
+    ``spec``: the game's registry entry; ``game``: its rules Game object; ``shape``: the
+    observation shape; ``slots``: the number of games at once; ``value``: the value of
+    every seat of a finished or cut position (``game_values`` with the run's settings).
+    """
+
+    engine = "python"
+
+    def __init__(self, spec: Any, game: Any, shape: tuple, slots: int, value: Any) -> None:
+        self.game, self.shape, self.value = game, shape, value
+        self.encoder = spec.make_observation_encoder(game)
+        self.roots: list[Any] = [None] * slots
+
+    def start(self, slot: int, seed: int) -> None:
+        """A new game in ``slot``, set up from ``seed``."""
+        self.roots[slot] = self.game.new_initial_state(seed)
+
+    def play(self, slot: int, action: int) -> None:
+        """Play ``action`` in the game of ``slot``."""
+        self.roots[slot].apply_action(action)
+
+    def final_values(self, slot: int) -> np.ndarray:
+        """The value of every seat of the game of ``slot`` as it stands (finished or cut)."""
+        return self.value(self.roots[slot])
+
+    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> Leaves:
+        """The positions after ``actions[i, :lengths[i]]`` from the position of game
+        ``slots[i]``."""
+        k = len(slots)
+        leaves = empty_leaves(k, self.game.num_actions, self.shape)
+        for i, slot in enumerate(slots.tolist()):
+            state = self.roots[slot].clone()
+            for action in actions[i, : lengths[i]].tolist():
+                state.apply_action(action)
+            if state.is_terminal():
+                leaves.players[i] = -1
+                leaves.values[i] = self.value(state)
+                continue
+            leaves.players[i] = state.current_player
+            leaves.masks[i, state.legal_actions()] = True
+            leaves.planes[i] = self.encoder.encode(state, state.current_player)
+        return leaves
+
+
+class CompiledPositions:
+    """The games' current positions as rows of the compiled engine (the arguments of
+    :class:`PythonPositions`; imports numba)."""
+
+    engine = "compiled"
+
+    def __init__(self, spec: Any, game: Any, shape: tuple, slots: int, value: Any) -> None:
+        self.game, self.shape, self.value = game, shape, value
+        self.fast = spec.fast_engine_class()(game)
+        self.rows = np.zeros((slots, self.fast.state_width), dtype=np.int64)
+
+    def start(self, slot: int, seed: int) -> None:
+        """A new game in ``slot``: the Python engine sets it up from ``seed`` (so both
+        paths start from the same position), the row is its copy."""
+        self.rows[slot] = self.fast.from_state(self.game.new_initial_state(seed))
+
+    def play(self, slot: int, action: int) -> None:
+        """Play ``action`` in the game of ``slot``."""
+        self.fast.step(self.rows[slot : slot + 1], np.array([action]), autoreset=False)
+
+    def final_values(self, slot: int) -> np.ndarray:
+        """The value of every seat of the game of ``slot`` as it stands (finished or cut)."""
+        return self.value(self.fast.wrap(self.rows[slot].copy()))
+
+    def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> Leaves:
+        """As :meth:`PythonPositions.leaves`: one batched step per tree level."""
+        k = len(slots)
+        rows = self.rows[slots]  # a copy (fancy indexing)
+        for depth in range(int(lengths.max(initial=0))):
+            column = np.ascontiguousarray(actions[:, depth])
+            self.fast._step(rows, column, False, lengths > depth)  # the engine's own rows
+        leaves = empty_leaves(k, self.game.num_actions, self.shape)
+        leaves.players[:] = rows[:, self.fast.player_column]
+        live = leaves.players >= 0
+        if live.any():
+            leaves.masks[live] = self.fast._legal_mask(rows[live])
+            leaves.planes[live] = self.fast._observe(rows[live], leaves.players[live])
+        for i in np.flatnonzero(~live):
+            leaves.values[int(i)] = self.value(self.fast.wrap(rows[i].copy()))
+        return leaves
+
+
+def empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> Leaves:
+    """``k`` leaves, zero-filled, to be filled in."""
+    return Leaves(
+        np.zeros(k, dtype=np.int64),
+        np.zeros((k, num_actions), dtype=bool),
+        np.zeros((k, *shape), dtype=np.float32),
+        {},
+    )

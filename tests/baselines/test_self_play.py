@@ -1,0 +1,105 @@
+"""Batched self-play (many games in lockstep, one network call per step): the same games
+and the same trained network with and without the compiled engine."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
+from tabletop_zoo.baselines.training.self_play import play_self_play_games
+from tabletop_zoo.baselines.training.self_play_speed import random_network
+from tabletop_zoo.envs import registry
+
+needs_fast = pytest.mark.skipif(
+    not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"
+)
+
+
+def _config(tmp_path, game: str, players: int, **changes) -> AlphaZeroConfig:
+    settings = dict(game=game, num_players=players, out=str(tmp_path / "net.npz"),
+                    parallel_games=3, num_simulations=4, hidden=(16,), max_moves=30,
+                    temperature_moves=4, iterations=2, games_per_iteration=4,
+                    updates_per_iteration=2, train_batch=16)  # fmt: skip
+    settings.update(changes)
+    return AlphaZeroConfig(**settings).check()
+
+
+def _as_bytes(records) -> list[bytes]:
+    return [b"|".join(np.ascontiguousarray(part).tobytes() for part in r) for r in records]
+
+
+@needs_fast
+@pytest.mark.parametrize(
+    ("game", "players", "changes"),
+    [
+        ("mole_hill", 2, {}),
+        ("arktia", 2, {"score_weight": 0.5}),
+        pytest.param("arktia", 3, {"gumbel": True}, marks=pytest.mark.slow),  # trees grow
+    ],
+)
+def test_the_compiled_and_the_python_path_play_the_same_games(tmp_path, game, players, changes):
+    cfg = _config(tmp_path, game, players, **changes)
+    net = random_network(cfg, seed=1)
+    seen = {}
+    for fast in (True, False):
+        rng = np.random.default_rng(5)
+        records, stats = play_self_play_games(net, cfg, 4, rng, fast=fast)
+        assert stats.engine == ("compiled" if fast else "python")
+        seen[fast] = (_as_bytes(records), dataclasses.replace(stats, engine=""), rng.random())
+    assert seen[True] == seen[False]
+    assert seen[True][1].games == 4 and seen[True][1].decisions == len(seen[True][0]) > 0
+
+
+def test_self_play_records_are_targets_over_the_legal_actions(tmp_path) -> None:
+    cfg = _config(tmp_path, "mole_hill", 2)
+    records, stats = play_self_play_games(random_network(cfg), cfg, 4, np.random.default_rng(0))
+    assert stats.games == 4 and stats.evaluations > len(records) > 0
+    assert stats.steps * cfg.parallel_games >= stats.evaluations  # one leaf per game per step
+    for planes, mask, target, value in records:
+        assert planes.dtype == np.float32 and mask.dtype == bool and value.dtype == np.float32
+        assert target.sum() == pytest.approx(1.0) and not target[~mask].any()
+        assert mask.sum() > 1  # a forced move is played without a search or a record
+        assert value.shape == (2,) and value.tolist() in ([1, -1], [-1, 1], [0, 0])
+
+
+@needs_fast
+@pytest.mark.slow
+def test_training_gives_the_same_network_with_and_without_numba(tmp_path, monkeypatch):
+    """The switch TABLETOP_ZOO_FAST=0 changes the speed of a training run, not its result."""
+    pytest.importorskip("torch")
+    from tabletop_zoo.baselines.training.alphazero import train_alphazero
+
+    nets = []
+    for switch in ("1", "0"):
+        monkeypatch.setenv(registry.FAST_SWITCH, switch)
+        out = str(tmp_path / f"net{switch}.npz")
+        cfg = _config(tmp_path, "mole_hill", 2, out=out, games_per_iteration=3, max_moves=20)
+        result = train_alphazero(cfg, log=lambda _: None)
+        assert result.games == 6
+        nets.append(DenseNet.load(result.path))
+    fast, python = nets
+    for (w1, b1), (w2, b2) in zip(fast.trunk, python.trunk, strict=True):
+        assert w1.tobytes() == w2.tobytes() and b1.tobytes() == b2.tobytes()
+    for name in ("policy", "value"):
+        pairs = zip(fast.heads[name], python.heads[name], strict=True)
+        assert all(a.tobytes() == b.tobytes() for a, b in pairs)
+
+    def without_time(meta):
+        history = [{k: v for k, v in row.items() if k != "cpu_seconds"} for row in meta["history"]]
+        return {**meta, "history": history}
+
+    assert without_time(fast.meta) == without_time(python.meta)
+
+
+def test_parallel_games_is_checked_and_capped_by_the_games_to_play(tmp_path) -> None:
+    from tabletop_zoo.envs.errors import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match="parallel_games must be >= 1"):
+        _config(tmp_path, "mole_hill", 2, parallel_games=0)
+    cfg = _config(tmp_path, "mole_hill", 2, parallel_games=64, max_moves=4)
+    _, stats = play_self_play_games(random_network(cfg), cfg, 2, np.random.default_rng(0))
+    assert stats.games == 2 and stats.evaluations <= 2 * stats.steps  # two games at once
