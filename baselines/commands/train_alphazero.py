@@ -46,7 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--games-per-iteration", type=cli.integer(1), default=d.games_per_iteration)
     p.add_argument("--simulations", type=cli.integer(1), default=d.num_simulations)
-    p.add_argument("--search-batch", type=cli.integer(1), default=d.search_batch)
+    p.add_argument(
+        "--parallel-games", type=cli.integer(1), default=d.parallel_games,
+        help="self-play games searched together, their leaves valued by one network call "
+        "(at most --games-per-iteration; the same games on every install, faster with numba)",
+    )  # fmt: skip
     p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
     p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
     p.add_argument("--updates-per-iteration", type=cli.integer(1), default=d.updates_per_iteration)
@@ -118,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             else 60.0 * args.checkpoint_minutes,
             games_per_iteration=args.games_per_iteration,
             num_simulations=args.simulations,
-            search_batch=args.search_batch,
+            parallel_games=args.parallel_games,
             hidden=hidden_sizes(args.hidden),
             learning_rate=args.learning_rate,
             updates_per_iteration=args.updates_per_iteration,
