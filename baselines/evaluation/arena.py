@@ -275,8 +275,8 @@ def _play_in_order(tasks: Sequence[GameTask]) -> Iterator[tuple]:
     on = fast_path_available() and batch_switch_on()  # read on every call: tests flip them
     for index, task in enumerate(tasks if on else ()):
         trust = bool(task[6]) if len(task) > 6 else False
-        if not all(_spec_on_rows(spec, trust) for spec in task[3]):
-            continue
+        if task[4] is None or not all(_spec_on_rows(spec, trust) for spec in task[3]):
+            continue  # an unseeded game draws from the system: nothing to keep equal
         key, env = _task_env(task)
         if key not in _LOCKSTEP:
             engine = compiled_engine(env)
