@@ -19,6 +19,7 @@ the task, and an agent that loads a model is built once per process (:func:`seed
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -239,20 +240,50 @@ def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
 
 
 _LOCKSTEP: dict[tuple[str, int, str], Any] = {}  # env key -> LockstepGames or None
-_ROW_AGENTS: dict[tuple[str, bool], bool] = {}  # (spec, trust) -> acts on compiled rows
+_ROW_AGENTS: dict[tuple[str, bool], tuple[bool, bool]] = {}  # see _spec_on_rows
+#: Fewer games than this are batched only if numba is loaded or an agent loads it anyway
+#: (a few random games are not worth the seconds of loading the compiled engine).
+MIN_BATCH = 200
 
 
-def _spec_on_rows(spec: Any, trust: bool) -> bool:
+def _spec_on_rows(spec: Any, trust: bool) -> tuple[bool, bool]:
     """Whether the agent of a spec plays in the batched arena (objects never: one object
-    may sit in several games at once)."""
+    may sit in several games at once), and whether it searches on the compiled engine
+    anyway (``fast``, e.g. greedy and MCTS)."""
     if not isinstance(spec, str):
-        return False
+        return False, False
     kind = spec.strip().partition(":")[0].lower()
     if kind in MODEL_KINDS or spec.strip().lower() in INTERACTIVE_SPECS:
-        return False
+        return False, False
     if (spec, trust) not in _ROW_AGENTS:
-        _ROW_AGENTS[spec, trust] = batchable([seeded_agent(spec, 0, trust)])
+        agent = seeded_agent(spec, 0, trust)
+        _ROW_AGENTS[spec, trust] = batchable([agent]), bool(getattr(agent, "fast", False))
     return _ROW_AGENTS[spec, trust]
+
+
+def _batch_of(tasks: Sequence[GameTask]) -> tuple[Any, list[int]]:
+    """The :class:`~.batched.LockstepGames` and the indices of the tasks it plays: every
+    seat an agent spec that acts on compiled rows, the env configuration of the first such
+    task, worth the compiled engine's loading (:data:`MIN_BATCH`); ``(None, [])`` if none."""
+    if not (fast_path_available() and batch_switch_on()):  # read on every call
+        return None, []
+    candidates, compiled = [], "numba" in sys.modules
+    for index, task in enumerate(tasks):
+        trust = bool(task[6]) if len(task) > 6 else False
+        seats = [_spec_on_rows(spec, trust) for spec in task[3]]
+        if task[4] is not None and all(on_rows for on_rows, _fast in seats):
+            candidates.append(index)  # (an unseeded game draws from the system)
+            compiled = compiled or any(fast for _on_rows, fast in seats)
+    if not candidates or not (compiled or len(candidates) >= MIN_BATCH):
+        return None, []
+    key, env = _task_env(tasks[candidates[0]])
+    if key not in _LOCKSTEP:
+        engine = compiled_engine(env)
+        _LOCKSTEP[key] = None if engine is None else LockstepGames(env, engine)
+    batch = [i for i in candidates if _task_env(tasks[i])[0] == key]
+    for i in batch:
+        check_random_opening(tasks[i][5])
+    return _LOCKSTEP[key], batch
 
 
 def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
@@ -268,24 +299,8 @@ def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
 
 def _play_in_order(tasks: Sequence[GameTask]) -> Iterator[tuple]:
     """:func:`play_task` of every task, in order, with the games that can be batched
-    (:mod:`.batched`: same env configuration as the first such task, every seat an agent
-    spec that acts on compiled rows) played in lockstep on the compiled engine."""
-    batch: list[int] = []
-    lockstep = None
-    on = fast_path_available() and batch_switch_on()  # read on every call: tests flip them
-    for index, task in enumerate(tasks if on else ()):
-        trust = bool(task[6]) if len(task) > 6 else False
-        if task[4] is None or not all(_spec_on_rows(spec, trust) for spec in task[3]):
-            continue  # an unseeded game draws from the system: nothing to keep equal
-        key, env = _task_env(task)
-        if key not in _LOCKSTEP:
-            engine = compiled_engine(env)
-            _LOCKSTEP[key] = None if engine is None else LockstepGames(env, engine)
-        if _LOCKSTEP[key] is None or (lockstep is not None and _LOCKSTEP[key] is not lockstep):
-            continue
-        lockstep = _LOCKSTEP[key]
-        check_random_opening(task[5])
-        batch.append(index)
+    (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)."""
+    lockstep, batch = _batch_of(tasks)
     if lockstep is None:
         yield from map(play_task, tasks)
         return

@@ -27,7 +27,8 @@ An agent declares that it can act this way with ``acts_on_compiled_state = True`
 used only when the fast path is on (:func:`~tabletop_zoo.envs.registry.fast_path_available`,
 ``TABLETOP_ZOO_FAST=0`` turns it off), the game has a compiled engine that accepts the env's
 options, and the compiled random stream matches this Python's
-(:func:`~tabletop_zoo.envs.fast_random.matches_python`). ``TABLETOP_ZOO_BATCH=0`` keeps
+(:func:`~tabletop_zoo.envs.fast_random.matches_python`); a schedule of a few random games
+only stays serial (``arena.MIN_BATCH``: not worth loading numba). ``TABLETOP_ZOO_BATCH=0`` keeps
 every game on the serial path (to measure one against the other).
 """
 

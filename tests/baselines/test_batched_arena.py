@@ -88,8 +88,9 @@ def test_agent_objects_and_model_agents_play_serially_in_schedule_order(
     serial, fast = both_ways(monkeypatch, "mole_hill", 2, agents, seatings, names=["r", "g", "o"])
     assert fast == serial
     assert sorted(lockstep_games) == [0, 2]  # the tasks holding the object played serially
-    assert arena._spec_on_rows("ref:mole_hill-2p-ppo", False) is False
-    assert arena._spec_on_rows("mcts:50", False) is True
+    assert arena._spec_on_rows("ref:mole_hill-2p-ppo", False) == (False, False)
+    assert arena._spec_on_rows("mcts:50", False) == (True, True)
+    assert arena._spec_on_rows("random", False) == (True, False)
 
 
 def test_options_the_compiled_engine_does_not_keep_fall_back(
@@ -141,3 +142,22 @@ def test_compiled_states_reach_the_search_agents_as_copies() -> None:
 def test_no_progress_bar_unless_stderr_is_a_terminal(capsys: pytest.CaptureFixture) -> None:
     play_seatings("mole_hill", 2, ["random", "random"], [Seating((0, 1), 1)])
     assert capsys.readouterr().err == ""
+
+
+def test_a_few_random_games_are_not_worth_loading_the_compiled_engine(
+    monkeypatch: pytest.MonkeyPatch, lockstep_games: list[int]
+) -> None:
+    """Random agents never load numba: fewer than ``MIN_BATCH`` of their games stay serial
+    unless numba is loaded already (scripts/test_same_results.py checks the import)."""
+    import sys
+
+    seatings = schedule(2, [(0, 0)], opening=0)
+    serial = play_seatings("mole_hill", 2, ["random"], seatings)
+    assert len(lockstep_games) == len(seatings)  # numba is loaded in this process
+    with monkeypatch.context() as patch:
+        patch.delitem(sys.modules, "numba")  # as in a process that never loaded it
+        assert play_seatings("mole_hill", 2, ["random"], seatings) == serial
+        assert len(lockstep_games) == len(seatings)
+        patch.setattr(arena, "MIN_BATCH", len(seatings))  # enough games: worth it
+        assert play_seatings("mole_hill", 2, ["random"], seatings) == serial
+        assert len(lockstep_games) == 2 * len(seatings)
