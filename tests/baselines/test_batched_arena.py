@@ -161,3 +161,19 @@ def test_a_few_random_games_are_not_worth_loading_the_compiled_engine(
         patch.setattr(arena, "MIN_BATCH", len(seatings))  # enough games: worth it
         assert play_seatings("mole_hill", 2, ["random"], seatings) == serial
         assert len(lockstep_games) == 2 * len(seatings)
+
+
+def test_a_terminal_gets_a_progress_bar_with_an_eta(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every match shows a tqdm bar on stderr when stderr is a terminal, with no flag."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    play_seatings("mole_hill", 2, ["random", "greedy"], schedule(2, [(0, 1)], opening=0))
+    bar = terminal.getvalue()
+    assert "games: 100%" in bar and "2/2" in bar and "<00:00" in bar  # elapsed<remaining
