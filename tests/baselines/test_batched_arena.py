@@ -177,3 +177,16 @@ def test_a_terminal_gets_a_progress_bar_with_an_eta(monkeypatch: pytest.MonkeyPa
     play_seatings("mole_hill", 2, ["random", "greedy"], schedule(2, [(0, 1)], opening=0))
     bar = terminal.getvalue()
     assert "games: 100%" in bar and "2/2" in bar and "<00:00" in bar  # elapsed<remaining
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [("mole_hill", {"random_flowers": True}), ("arktia", {"neutral_pieces": True})],
+)
+def test_game_options_reach_the_compiled_engine(
+    monkeypatch: pytest.MonkeyPatch, lockstep_games: list[int], game: str, options: dict
+) -> None:
+    seatings = schedule(2, [(0, 1), (1, 2)], opening=1)
+    serial, fast = both_ways(monkeypatch, game, 2, SPECS, seatings, env_options=options)
+    assert len(lockstep_games) == len(seatings)
+    assert fast == serial
