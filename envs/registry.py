@@ -321,9 +321,13 @@ def fast_state(state: Any) -> Any | None:
     """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
     ``rollout`` and ``greedy_best``), or ``None`` when the fast path is unavailable
     (numba missing, ``TABLETOP_ZOO_FAST=0``, or the game has no compiled engine). Search
-    agents use this."""
+    agents use this. A compiled state (a ``fast_common.FastStateBase``, as the batched
+    arena hands the agents) gives a copy of itself."""
     if not fast_path_available():
         return None
+    compiled = sys.modules.get("tabletop_zoo.envs.fast_common")  # loaded with any such state
+    if compiled is not None and isinstance(state, compiled.FastStateBase):
+        return state.clone()
     game = getattr(state, "game", None)
     cached = _FAST_ENGINES.get(id(game))
     if cached is None or cached[0] is not game:

@@ -54,9 +54,12 @@ class _SeededAgent:
 
     ``reads_observation = False``: these agents use the mask and the state only, so callers
     that build observation planes on demand (the single-agent wrapper) may pass ``None``.
+    ``acts_on_compiled_state = True``: ``state`` may be a compiled one-row state (what the
+    batched arena passes); the agent then plays the moves it plays on the Python state.
     """
 
     reads_observation = False
+    acts_on_compiled_state = True
 
     def __init__(self, seed: int | None, name: str) -> None:
         self.name = name

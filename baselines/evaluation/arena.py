@@ -19,6 +19,7 @@ the task, and an agent that loads a model is built once per process (:func:`seed
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,9 +29,15 @@ import numpy as np
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation.batched import (
+    LockstepGames,
+    batch_switch_on,
+    batchable,
+    compiled_engine,
+)
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
-from tabletop_zoo.envs.registry import GAMES, make_raw_env
+from tabletop_zoo.envs.registry import GAMES, fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = [
@@ -205,20 +212,118 @@ def forget_model_agents() -> None:
     _MODEL_AGENTS.clear()
 
 
-def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
-    """Play one :data:`GameTask`; return ``(returns, scores, num_steps)``."""
-    game, num_players, env_options, seat_specs, game_seed, random_opening, *rest = task
-    trust = bool(rest[0]) if rest else False
+def _task_env(task: GameTask) -> tuple[tuple[str, int, str], Any]:
+    """The key of a task's env configuration and this process's env of it."""
+    game, num_players, env_options = task[0], task[1], task[2]
     key = (game, num_players, repr(sorted(env_options.items())))  # options may be unhashable
     if key not in _ENVS:
         _ENVS[key] = make_env(game, num_players=num_players, **env_options)
+    return key, _ENVS[key]
+
+
+def _task_agents(task: GameTask) -> list[Any]:
+    """The agents of a task, made and seeded from its seed (objects are taken as they are)."""
+    seat_specs, game_seed = task[3], task[4]
+    trust = bool(task[6]) if len(task) > 6 else False
     seeds = np.random.SeedSequence(game_seed).generate_state(len(seat_specs))
-    agents = [
+    return [
         seeded_agent(spec, int(s), trust) if isinstance(spec, str) else spec
         for spec, s in zip(seat_specs, seeds, strict=True)
     ]
-    result = play_game(_ENVS[key], agents, seed=game_seed, random_opening=random_opening)
+
+
+def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
+    """Play one :data:`GameTask`; return ``(returns, scores, num_steps)``."""
+    _key, env = _task_env(task)
+    result = play_game(env, _task_agents(task), seed=task[4], random_opening=task[5])
     return list(result.returns), list(result.scores), int(result.num_steps)
+
+
+_LOCKSTEP: dict[tuple[str, int, str], Any] = {}  # env key -> LockstepGames or None
+_ROW_AGENTS: dict[tuple[str, bool], tuple[bool, bool]] = {}  # see _spec_on_rows
+#: Fewer games than this are batched only if numba is loaded or an agent loads it anyway
+#: (a few random games are not worth the seconds of loading the compiled engine).
+MIN_BATCH = 200
+
+
+def _spec_on_rows(spec: Any, trust: bool) -> tuple[bool, bool]:
+    """Whether the agent of a spec plays in the batched arena (objects never: one object
+    may sit in several games at once), and whether it searches on the compiled engine
+    anyway (``fast``, e.g. greedy and MCTS)."""
+    if not isinstance(spec, str):
+        return False, False
+    kind = spec.strip().partition(":")[0].lower()
+    if kind in MODEL_KINDS or spec.strip().lower() in INTERACTIVE_SPECS:
+        return False, False
+    if (spec, trust) not in _ROW_AGENTS:
+        agent = seeded_agent(spec, 0, trust)
+        _ROW_AGENTS[spec, trust] = batchable([agent]), bool(getattr(agent, "fast", False))
+    return _ROW_AGENTS[spec, trust]
+
+
+def _batch_of(tasks: Sequence[GameTask]) -> tuple[Any, list[int]]:
+    """The :class:`~.batched.LockstepGames` and the indices of the tasks it plays: every
+    seat an agent spec that acts on compiled rows, the env configuration of the first such
+    task, worth the compiled engine's loading (:data:`MIN_BATCH`); ``(None, [])`` if none."""
+    if not (fast_path_available() and batch_switch_on()):  # read on every call
+        return None, []
+    candidates, compiled = [], "numba" in sys.modules
+    for index, task in enumerate(tasks):
+        trust = bool(task[6]) if len(task) > 6 else False
+        seats = [_spec_on_rows(spec, trust) for spec in task[3]]
+        if task[4] is not None and all(on_rows for on_rows, _fast in seats):
+            candidates.append(index)  # (an unseeded game draws from the system)
+            compiled = compiled or any(fast for _on_rows, fast in seats)
+    if not candidates or not (compiled or len(candidates) >= MIN_BATCH):
+        return None, []
+    key, env = _task_env(tasks[candidates[0]])
+    if key not in _LOCKSTEP:
+        engine = compiled_engine(env)
+        _LOCKSTEP[key] = None if engine is None else LockstepGames(env, engine)
+    batch = [i for i in candidates if _task_env(tasks[i])[0] == key]
+    for i in batch:
+        check_random_opening(tasks[i][5])
+    return _LOCKSTEP[key], batch
+
+
+def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
+    def reset(agents: list[Any], seed: int) -> None:  # as play_game does
+        for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
+            check_agent_fits(agent, env)
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(seed=agent_seed)
+
+    return reset
+
+
+def _play_in_order(tasks: Sequence[GameTask]) -> Iterator[tuple]:
+    """:func:`play_task` of every task, in order, with the games that can be batched
+    (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)."""
+    lockstep, batch = _batch_of(tasks)
+    if lockstep is None:
+        yield from map(play_task, tasks)
+        return
+    games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
+    finished = lockstep.play(games, _reset_agents(lockstep.env))
+    done: dict[int, tuple] = {}
+    members = set(batch)
+    try:
+        for index, task in enumerate(tasks):
+            if index not in members:
+                yield play_task(task)
+                continue
+            while index not in done:
+                key, outcome = next(finished)
+                done[key] = outcome
+            yield done.pop(index)
+    finally:
+        finished.close()
+
+
+def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple]:
+    """A worker process's share of a match: :func:`_play_in_order` of consecutive tasks."""
+    return list(_play_in_order(tasks))
 
 
 def one_torch_thread() -> None:
@@ -238,11 +343,13 @@ def _pool_worker_start() -> None:
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     """Yield :func:`play_task` of every task, in order: in this process (``workers=1``) or
-    in ``workers`` processes (spawned, one torch thread each). Closing the generator (or
+    in ``workers`` processes (spawned, one torch thread each; each plays consecutive runs of
+    tasks). Games whose every agent acts on compiled rows are played many at once on the
+    compiled engine (:mod:`.batched`), with the same outcomes. Closing the generator (or
     running it to the end) shuts the processes down. A worker process that dies (killed,
     out of memory) raises :class:`IncompleteRunError` after the games already yielded."""
     if workers == 1:
-        yield from map(play_task, tasks)
+        yield from _play_in_order(tasks)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -252,7 +359,10 @@ def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
         workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_worker_start
     )
     try:
-        yield from pool.map(play_task, tasks, chunksize=max(1, len(tasks) // (4 * workers)))
+        size = max(1, len(tasks) // (4 * workers))
+        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+        for outcomes in pool.map(_play_chunk, chunks):
+            yield from outcomes
     except BrokenProcessPool:
         raise IncompleteRunError(
             "a worker process died (killed or out of memory) before every game was played"

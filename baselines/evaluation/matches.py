@@ -208,6 +208,16 @@ def iter_seatings(
         outcomes.close()  # the generator shuts down the worker processes or Ray
 
 
+def _terminal_with_tqdm() -> bool:
+    """Whether an automatic progress bar can be shown: stderr is a terminal and tqdm is
+    installed."""
+    import importlib.util
+    import sys
+
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(callable(isatty) and isatty()) and importlib.util.find_spec("tqdm") is not None
+
+
 def play_seatings(
     game: str,
     num_players: int,
@@ -219,13 +229,15 @@ def play_seatings(
     backend: str = "local",
     ray_address: str | None = None,
     on_game: Callable[[MatchRecord], None] | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     trust: bool = False,
 ) -> list[MatchRecord]:
     """Play every seating (:func:`iter_seatings`) and return the records in schedule order.
 
     ``on_game(record)`` is called after every game (e.g. to save it as it comes);
-    ``progress`` shows a tqdm bar (``train`` extra). Check the arguments first with
+    ``progress`` shows a tqdm bar with the games played and an ETA on stderr (``train``
+    extra); ``None`` (the default): when stderr is a terminal and tqdm is installed, so
+    every script playing a match shows one. Check the arguments first with
     :func:`check_match`. A worker process that dies raises
     :class:`~.arena.IncompleteRunError` whose ``result`` is the list of records played until
     then.
@@ -243,6 +255,8 @@ def play_seatings(
         trust,
     )
     stream: Any = records
+    if progress is None:
+        progress = _terminal_with_tqdm()
     if progress:
         from tabletop_zoo.envs.extras import require_extra
 

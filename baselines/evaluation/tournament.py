@@ -384,7 +384,8 @@ def evaluate_agent(
             for g in range(games_per_seat)
         ]
         records = play_seatings(
-            game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs
-        )
+            game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs,
+            progress=False,  # inside training, whose own output says how far it is
+        )  # fmt: skip
         rows.append(evaluation_view(records, name, spec))
     return rows

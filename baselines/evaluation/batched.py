@@ -1,0 +1,182 @@
+"""The batched arena: many games of a match at once on a game's compiled engine.
+
+:func:`~.arena.play_tasks` hands the games whose every seat is an agent that can act on a
+compiled one-row state (:func:`batchable`) to :class:`LockstepGames`; the others are played
+one by one as before (:func:`~.arena.play_game`). The batched path gives the same records:
+
+* every game starts from the position ``env.reset(seed)`` makes (converted to a compiled
+  row once) and its agents are made and re-seeded exactly as :func:`~.arena.play_task` and
+  :func:`~.arena.play_game` do (:func:`~.arena.seeded_agent`, :func:`~.arena.agent_seeds`);
+* the random opening draws from ``np.random.default_rng([seed, 0x09E1])`` over the
+  ascending legal actions, as :func:`~.arena.play_game` does;
+* each decision asks the seat's agent ``act(None, mask, state)`` with ``state`` the game's
+  compiled one-row state (:meth:`FastEngine.wrap`-like view, never changed by the agent),
+  so the agent draws from its own generator what it draws in serial play;
+* the compiled engine is built with the env's ``max_turns``, so a game is truncated where
+  the env truncates it, and returns and scores are computed as :func:`~.arena.play_game`
+  computes them (the rules' result at the end, :func:`~tabletop_zoo.envs.results.win_returns`
+  of the scores as they stand after a truncation).
+
+Live games advance in lockstep: one compiled ``legal_mask`` and one compiled ``step`` per
+round over all live rows; a game that ends frees its row for the next game of the schedule
+(at most :data:`SLOTS` games at once). Results come out as games finish;
+:func:`~.arena.play_tasks` puts them back in schedule order.
+
+An agent declares that it can act this way with ``acts_on_compiled_state = True`` (and
+``reads_observation = False``: the batched path builds no observation planes). The path is
+used only when the fast path is on (:func:`~tabletop_zoo.envs.registry.fast_path_available`,
+``TABLETOP_ZOO_FAST=0`` turns it off), the game has a compiled engine that accepts the env's
+options, and the compiled random stream matches this Python's
+(:func:`~tabletop_zoo.envs.fast_random.matches_python`); a schedule of a few random games
+only stays serial (``arena.MIN_BATCH``: not worth loading numba). ``TABLETOP_ZOO_BATCH=0`` keeps
+every game on the serial path (to measure one against the other).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import fast_path_available, spec_of
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = [
+    "BATCH_SWITCH",
+    "SLOTS",
+    "LockstepGames",
+    "batch_switch_on",
+    "batchable",
+    "compiled_engine",
+]
+
+#: Environment variable that keeps every game of a match on the serial path (``0``), e.g.
+#: to measure the batched arena against it; the agents stay as fast as before.
+BATCH_SWITCH = "TABLETOP_ZOO_BATCH"
+
+SLOTS = 64  # games played at once by one LockstepGames
+
+Outcome = tuple[list[float], list[int], int]
+
+
+def _acts_on_rows(agent: Any) -> bool:
+    return bool(getattr(agent, "acts_on_compiled_state", False)) and not getattr(
+        agent, "reads_observation", True
+    )
+
+
+def batch_switch_on() -> bool:
+    """Whether the batched arena may be used: ``TABLETOP_ZOO_BATCH`` is not ``0`` (a value
+    other than ``0``, ``1`` or empty is an ``InvalidOptionError``)."""
+    switch = os.environ.get(BATCH_SWITCH, "").strip()
+    if switch not in ("", "0", "1"):
+        raise InvalidOptionError(f"{BATCH_SWITCH} must be 0 (off) or 1 (on), got {switch!r}")
+    return switch != "0"
+
+
+def compiled_engine(env: Any) -> Any | None:
+    """The compiled batched engine playing the configuration of ``env`` (its Game object and
+    its ``max_turns``), or ``None`` when the batched path cannot play it (fast path off,
+    no compiled engine, an option the compiled engine does not take, a Python whose
+    ``random`` draws differ from the compiled stream)."""
+    if not fast_path_available() or not batch_switch_on():
+        return None
+    spec = spec_of(env.unwrapped.engine)
+    if spec.fast_engine is None:
+        return None
+    engine_class = spec.fast_engine_class()
+    from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
+
+    if not matches_python():
+        return None
+    max_turns = getattr(env.unwrapped, "max_turns", None)
+    try:
+        if max_turns is None:
+            return engine_class(env.unwrapped.engine)
+        return engine_class(env.unwrapped.engine, max_turns=max_turns)
+    except InvalidOptionError:  # e.g. a turn limit the compiled engine does not keep
+        return None
+
+
+def batchable(agents: Iterable[Any]) -> bool:
+    """Whether every agent of a line-up can act on a compiled one-row state without
+    observation planes (``acts_on_compiled_state`` and not ``reads_observation``)."""
+    return all(_acts_on_rows(agent) for agent in agents)
+
+
+class LockstepGames:
+    """Play games of one env configuration in lockstep on ``engine`` (see the module).
+
+    ``env``: an AEC env of the configuration (its ``reset(seed)`` makes each game's first
+    position); ``engine``: :func:`compiled_engine` of it. :meth:`play` takes
+    ``(key, agents, seed, random_opening)`` per game (``agents`` made and seeded as
+    :func:`~.arena.play_task` makes them) and yields ``(key, (returns, scores, steps))`` as
+    games finish.
+    """
+
+    def __init__(self, env: Any, engine: Any, slots: int | None = None) -> None:
+        self.env = env
+        self.engine = engine
+        self.slots = SLOTS if slots is None else slots
+        self.wrap = type(engine.new_initial_state())  # the one-row state class
+
+    def _start(self, seed: int) -> np.ndarray:
+        """The compiled row of the first position of the game of ``seed``."""
+        self.env.reset(seed=seed)
+        return self.engine.from_state(self.env.unwrapped.game_state)
+
+    def play(
+        self,
+        games: Iterable[tuple[Any, list[Any], int, int]],
+        reset_agents: Callable[[list[Any], int], None],
+    ) -> Iterator[tuple[Any, Outcome]]:
+        """Yield ``(key, outcome)`` for every game of ``games`` as it finishes;
+        ``reset_agents(agents, seed)`` seeds a game's agents before its first action."""
+        engine, wrap = self.engine, self.wrap
+        pending = iter(games)
+        states: np.ndarray | None = None
+        live: list[Any] = [None] * self.slots  # per slot: [key, agents, steps, opening, rng]
+        active = np.zeros(self.slots, dtype=bool)
+        actions = np.zeros(self.slots, dtype=np.int64)
+        exhausted = False
+        while True:
+            for slot in range(self.slots):  # fill the free rows in schedule order
+                if exhausted or active[slot]:
+                    continue
+                game = next(pending, None)
+                if game is None:
+                    exhausted = True
+                    break
+                key, agents, seed, opening = game
+                reset_agents(agents, seed)
+                row = self._start(seed)
+                if states is None:
+                    states = np.repeat(row[None], self.slots, axis=0)
+                states[slot] = row
+                rng = np.random.default_rng([seed, 0x09E1])
+                live[slot] = [key, agents, 0, opening, rng]
+                active[slot] = True
+            if states is None or not active.any():
+                return
+            masks = engine._legal_mask(states)  # rows made by the engine: no re-check
+            players = states[:, engine.player_column]
+            for slot in np.flatnonzero(active).tolist():
+                _key, agents, steps, opening, rng = live[slot]
+                if steps < opening:
+                    actions[slot] = int(rng.choice(np.flatnonzero(masks[slot])))
+                else:
+                    view = wrap(engine, states[slot], trusted=True)
+                    actions[slot] = int(agents[players[slot]].act(None, masks[slot], view))
+                live[slot][2] = steps + 1
+            result = engine._step(states, actions, autoreset=False, active=active)
+            for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
+                key, _agents, steps, _opening, _rng = live[slot]
+                view = wrap(engine, states[slot], trusted=True)
+                scores = [int(s) for s in view.scores()]
+                returns = list(view.returns()) if view.is_terminal() else win_returns(scores)
+                active[slot] = False
+                live[slot] = None
+                yield key, ([float(r) for r in returns], scores, steps)
