@@ -67,7 +67,7 @@ def test_nothing_outside_the_commands_imports_them() -> None:
 
 def test_every_module_of_the_package_is_a_command() -> None:
     folder = Path(commands.__file__).parent
-    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
     assert modules == {command.module for command in COMMANDS.values()}
 
 

@@ -1,0 +1,268 @@
+"""The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md):
+``compiled``, ``batched B=<size>``, ``vector B=<size>``, ``mcts`` rows, and pgx / OpenSpiel
+anchors measured in the same run. Imported by :mod:`.benchmark` only when these rows run."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tabletop_zoo.baselines.commands.benchmark import measure, play_engine_game
+from tabletop_zoo.envs.extras import install_command
+from tabletop_zoo.envs.registry import GAMES, new_game
+
+if TYPE_CHECKING:  # the protocol module loads numba, which the fast rows import late
+    from tabletop_zoo.envs.fast_common import FastEngine
+
+BATCH_SIZES = (1, 64, 1024, 4096)
+VECTOR_SIZES = (64, 1024)
+MCTS_SIMULATIONS = 200
+
+
+def fast_row_names() -> list[str]:
+    """Names of the fast-path rows (no numba import needed to list them)."""
+    names = []
+    for spec in GAMES.values():
+        if spec.fast_engine is None:
+            continue
+        for n in spec.benchmark_players:
+            label = spec.label(n)
+            names.append(f"{label} compiled")
+            names += [f"{label} batched B={b}" for b in BATCH_SIZES]
+            names.append(f"{label} batched B={BATCH_SIZES[-1]} threads=2")
+            names += [f"{label} vector B={b}" for b in VECTOR_SIZES]
+            names += [f"{label} mcts({MCTS_SIMULATIONS}) {how}" for how in ("python", "compiled")]
+    return (
+        names
+        + [f"{lib} {game} batched B=1024" for lib in ("pgx",) for game in PGX_GAMES]
+        + [f"open_spiel {game} (python loop)" for game in SPIEL_GAMES]
+    )
+
+
+PGX_GAMES = ("connect_four", "go_9x9")
+SPIEL_GAMES = ("connect_four", "go(board_size=9)")
+
+
+def _cpu_fields(steps: int, cpu_start: float) -> dict:
+    """CPU time of this process since ``cpu_start`` (all threads) and steps per CPU second:
+    on a shared machine the wall-clock rate understates single-thread speed."""
+    cpu = time.process_time() - cpu_start
+    return {"cpu_seconds": round(cpu, 4), "steps_per_cpu_s": steps / cpu if cpu > 0 else None}
+
+
+def measure_batched(
+    engine: FastEngine, batch: int, seconds: float, seed: int, threads: int
+) -> dict:
+    """Random play inside compiled code on ``batch`` games until ``seconds`` have passed."""
+    per_call = max(20, 400_000 // batch)  # steps per game per call: ~0.1-1 s a call
+    parallel = threads > 1
+    engine.random_play(batch, 2, seed, parallel)  # compile / load the cache, untimed
+    steps = games = calls = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        done_steps, done_games = engine.random_play(batch, per_call, seed + calls, parallel)
+        steps, games, calls = steps + done_steps, games + done_games, calls + 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
+            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "steps_per_game": steps / max(games, 1), "threads": threads,
+            **_cpu_fields(steps, cpu)}  # fmt: skip
+
+
+def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> dict:
+    """Learner steps/s of the vector env: random learner actions, random opponents inside."""
+    from tabletop_zoo.wrappers.vector import make_vector_env
+
+    envs = make_vector_env(game, batch, n, opponent="random", seed=seed)
+    envs.reset()
+    for _ in range(3):  # compile / load the cache, untimed
+        envs.step(envs.sample_legal_actions())
+    steps = games = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        _obs, _rewards, terminated, truncated, _infos = envs.step(envs.sample_legal_actions())
+        steps += batch
+        games += int((terminated | truncated).sum())
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
+            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "steps_per_game": steps / max(games, 1), **_cpu_fields(steps, cpu)}  # fmt: skip
+
+
+def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> dict:
+    """Seconds per MCTS(200) decision from positions a few random plies into games."""
+    from tabletop_zoo.baselines.agents.search import MCTSAgent
+
+    rng = np.random.default_rng(seed)
+    agent = MCTSAgent(MCTS_SIMULATIONS, seed=seed, fast=fast)
+
+    def position() -> Any:
+        while True:  # a live position a few random plies into a game
+            state = new_game(game, n).new_initial_state(int(rng.integers(2**31)))
+            for _ in range(int(rng.integers(2, 12))):
+                if state.is_terminal():
+                    break
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            if not state.is_terminal():
+                return state
+
+    def decide(state: Any) -> None:
+        mask = np.zeros(max(state.legal_actions()) + 1, dtype=bool)
+        mask[state.legal_actions()] = True
+        agent.act(None, mask, state)
+
+    if fast:
+        decide(position())  # loads the compiled code, untimed
+    moves = 0
+    start, cpu = time.perf_counter(), time.process_time()
+    while True:
+        decide(position())
+        moves += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    # every decision is made in a game of its own: "games" counts positions searched
+    return {"steps": moves, "games": moves, "seconds": round(elapsed, 4),
+            "steps_per_s": moves / elapsed, "games_per_s": 0.0, "steps_per_game": 0.0,
+            "seconds_per_move": elapsed / moves, "simulations": MCTS_SIMULATIONS,
+            "cpu_seconds_per_move": (time.process_time() - cpu) / moves}  # fmt: skip
+
+
+def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[dict], list[str]]:
+    """The fast-path rows (see the module docstring); notes say what was skipped."""
+    from tabletop_zoo.envs.registry import fast_engine, fast_path_available
+
+    rows: list[dict] = []
+    notes: list[str] = []
+
+    def wanted(name: str) -> bool:
+        return only is None or only == ["batched"] or any(o in name for o in only)
+
+    if not fast_path_available():
+        return rows, [f"skipped the fast-path rows: numba missing ({install_command('fast')})"]
+    for spec in GAMES.values():
+        if spec.fast_engine is None:
+            continue
+        for n in spec.benchmark_players:
+            label = spec.label(n)
+            engine = fast_engine(spec.name, n)
+            name = f"{label} compiled"
+            if wanted(name):
+                play = lambda rng, s, e=engine: play_engine_game(e, rng, s)  # noqa: E731
+                rows.append({"name": name, "kind": "compiled", **measure(play, seconds, seed)})
+            sizes = [(b, 1) for b in BATCH_SIZES] + [(BATCH_SIZES[-1], 2)]
+            for batch, threads in sizes:
+                name = f"{label} batched B={batch}" + (f" threads={threads}" if threads > 1 else "")
+                if wanted(name):
+                    result = measure_batched(engine, batch, seconds, seed, threads)
+                    rows.append({"name": name, "kind": "batched", **result})
+            for batch in VECTOR_SIZES:
+                name = f"{label} vector B={batch}"
+                if wanted(name):
+                    result = measure_vector(spec.name, n, batch, seconds, seed)
+                    rows.append({"name": name, "kind": "vector", **result})
+            timed = {}
+            for how in ("python", "compiled"):
+                name = f"{label} mcts({MCTS_SIMULATIONS}) {how}"
+                if wanted(name):
+                    timed[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
+                    rows.append({"name": name, "kind": "mcts", **timed[how]})
+            if len(timed) == 2:
+                rows[-1]["speedup"] = (
+                    timed["python"]["seconds_per_move"] / timed["compiled"]["seconds_per_move"]
+                )
+    more, more_notes = library_anchor_rows(seconds, seed, wanted)
+    return rows + more, notes + more_notes
+
+
+def library_anchor_rows(
+    seconds: float, seed: int, wanted: Callable[[str], bool]
+) -> tuple[list[dict], list[str]]:
+    """pgx (batched, jit) and OpenSpiel (its Python API) random play, when installed."""
+    rows: list[dict] = []
+    notes: list[str] = []
+    pgx_rows = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
+    spiel_rows = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
+    try:
+        if not pgx_rows:
+            raise ImportError("no pgx row asked for")
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError as exc:
+        if pgx_rows:
+            notes.append(f"skipped the pgx rows: {exc}")
+    else:
+        for game in pgx_rows:
+            name = f"pgx {game} batched B=1024"
+            if not wanted(name):
+                continue
+            env = pgx.make(game)
+            init = jax.jit(jax.vmap(env.init))
+            step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+
+            @jax.jit
+            def random_step(state: Any, key: Any, step: Any = step) -> Any:
+                act_key, step_key = jax.random.split(key)
+                logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+                action = jax.random.categorical(act_key, logits, axis=-1)
+                return step(state, action, jax.random.split(step_key, 1024))
+
+            key = jax.random.PRNGKey(seed)
+            state = init(jax.random.split(key, 1024))
+            state = random_step(state, key)  # compile, untimed
+            jax.block_until_ready(state)
+            steps = 0
+            finished = jnp.zeros((), dtype=jnp.int32)
+            start = time.perf_counter()
+            while True:
+                for _ in range(20):
+                    key, sub = jax.random.split(key)
+                    state = random_step(state, sub)
+                    finished += state.terminated.sum()  # auto_reset keeps the flag
+                jax.block_until_ready(state)
+                steps += 20 * 1024
+                elapsed = time.perf_counter() - start
+                if elapsed >= seconds:
+                    break
+            games = int(finished)
+            rows.append({"name": name, "kind": "batched", "steps": steps, "games": games,
+                         "seconds": round(elapsed, 4), "steps_per_s": steps / elapsed,
+                         "games_per_s": games / elapsed,
+                         "steps_per_game": steps / max(games, 1)})  # fmt: skip
+    try:
+        if not spiel_rows:
+            raise ImportError("no open_spiel row asked for")
+        import pyspiel
+    except ImportError as exc:
+        if spiel_rows:
+            notes.append(f"skipped the open_spiel rows: {exc}")
+    else:
+        for game in spiel_rows:
+            name = f"open_spiel {game} (python loop)"
+            if not wanted(name):
+                continue
+            spiel_game = pyspiel.load_game(game)
+
+            def play(rng: np.random.Generator, _seed: int, g: Any = spiel_game) -> int:
+                state, steps = g.new_initial_state(), 0
+                while not state.is_terminal():
+                    state.observation_tensor(state.current_player())
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(rng.integers(len(legal)))])
+                    steps += 1
+                return steps
+
+            rows.append({"name": name, "kind": "env", **measure(play, seconds, seed)})
+    return rows, notes
+
+
+FAST_ROW_NAMES = fast_row_names()
