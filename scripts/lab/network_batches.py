@@ -141,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(p, exc)
     planes = random_planes(args.game, players, args.rows, args.seed)
     n = len(planes)
-    print(f"{path.name}: {n} positions of random {args.game} games, {players} players")
+    zeros = float((planes == 0).mean())
+    print(f"{path.name}: {n} positions of random {args.game} games, {players} players "
+          f"({zeros:.0%} of the inputs are 0)")  # fmt: skip
     full = net.forward(planes)
     for size in [s for s in (1, 2, 3, 4, 8, 12, 16, 64) if s < n]:
         print(f"BLAS, calls of {size} rows: {differing_rows(net.forward, planes, size, full)} "

@@ -24,7 +24,7 @@ def test_the_fixed_order_product_is_the_same_for_every_call_size(script) -> None
 def test_network_batches_reports_every_way(script, capsys) -> None:
     assert script("network_batches").main(["--game", "mole_hill", "--rows", "16"]) == 0
     out = capsys.readouterr().out
-    assert "mole_hill-2p-alphazero.npz: 16 positions" in out
+    assert "mole_hill-2p-alphazero.npz: 16 positions" in out and "of the inputs are 0" in out
     assert "BLAS, calls of 1 rows: " in out and "rows shuffled between calls" in out
     assert "fixed order (NumPy), calls of 1, 3, 8, 64 rows: [0, 0, 0, 0] rows differ" in out
     if fast_path_available():
