@@ -17,6 +17,11 @@ evaluated in one call of all the rows, and the CPU cost (``time.process_time``):
 * a fixed-order product (every output summed over the inputs in ascending order, one
   rounded multiply and one rounded add per term, zero inputs skipped): in NumPy, and
   compiled by numba when the fast path is on; in calls of 1, 3, 8 and 64 rows.
+
+``--positions K`` (with numba) also searches K positions of a game of the network against
+itself with the agent's search (:class:`AlphaZeroAgent`, default settings) once with BLAS and
+once with the numba fixed-order product, and prints the CPU of each and the moves that
+differ.
 """
 
 from __future__ import annotations
@@ -25,11 +30,12 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.agents.alphazero import check_network_meta
+from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, check_network_meta
 from tabletop_zoo.baselines.agents.numpy_net import ACTIVATIONS, DenseNet
 from tabletop_zoo.baselines.agents.reference import reference_path
 from tabletop_zoo.baselines.agents.threads import limit_threads
@@ -122,6 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--network", default=None, help="network file (default: the reference)")
     p.add_argument("--rows", type=cli.integer(16), default=512, help="positions (default 512)")
     p.add_argument("--seed", type=cli.integer(0), default=0, help="seed of the random games")
+    p.add_argument(
+        "--positions",
+        type=cli.integer(0),
+        default=0,
+        help="also search this many positions of a game of the network against itself with "
+        "BLAS and with the numba fixed-order product: CPU and moves that differ (default 0)",
+    )
     args = p.parse_args(argv)
     limit_threads()  # one BLAS thread, as the agents run
     try:
@@ -182,7 +195,40 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fixed order, NumPy and numba give the same bits: {same}")
     gap = max(float(np.abs(values[0][h] - full[h]).max()) for h in full)
     print(f"fixed order against BLAS in one call: largest difference {gap:.3g}")
+    if args.positions and "fixed order (numba)" in ways:
+        compare_moves(net, args.game, players, args.positions, ways["fixed order (numba)"])
     return 0
+
+
+def compare_moves(net: DenseNet, game: str, players: int, count: int, fixed: Callable) -> None:
+    """Search ``count`` positions (more than one legal action) of a game of the network
+    against itself (seed 0, its default simulations) with ``net.forward`` (BLAS) and with
+    ``fixed``; print the CPU of each way and how many chosen moves differ."""
+    agent = AlphaZeroAgent(net)
+    env = make_env(game, players)
+    positions: list[tuple] = []
+    env.reset(seed=0)
+    for _name in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        state, mask = env.unwrapped.game_state.clone(), obs["action_mask"].copy()
+        if np.flatnonzero(mask).size > 1:
+            positions.append((state, mask))
+        env.step(agent.act(None, mask, env.unwrapped.game_state))
+        if len(positions) >= count:
+            break
+    chosen, seconds = {}, {}
+    for name, forward in (("BLAS", net.forward), ("fixed order (numba)", fixed)):
+        agent.evaluator.net = SimpleNamespace(forward=forward, meta=net.meta)
+        start = time.process_time()
+        chosen[name] = [agent.act(None, mask, state) for state, mask in positions]
+        seconds[name] = time.process_time() - start
+    agent.evaluator.net = net
+    differ = sum(a != b for a, b in zip(*chosen.values(), strict=True))
+    print(f"{len(positions)} searched positions: BLAS {seconds['BLAS']:.2f} CPU s, fixed order "
+          f"(numba) {seconds['fixed order (numba)']:.2f} CPU s, {differ} moves differ")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tabletop_zoo.envs.registry import fast_path_available
 
@@ -29,3 +30,11 @@ def test_network_batches_reports_every_way(script, capsys) -> None:
     assert "fixed order (NumPy), calls of 1, 3, 8, 64 rows: [0, 0, 0, 0] rows differ" in out
     if fast_path_available():
         assert "fixed order, NumPy and numba give the same bits: True" in out
+
+
+@pytest.mark.skipif(not fast_path_available(), reason="the fixed-order search needs numba")
+def test_network_batches_searches_positions_both_ways(script, capsys) -> None:
+    argv = ["--game", "mole_hill", "--rows", "16", "--positions", "2"]
+    assert script("network_batches").main(argv) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("2 searched positions: BLAS ") and last.endswith(" moves differ")
