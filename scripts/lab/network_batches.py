@@ -19,7 +19,8 @@ evaluated in one call of all the rows, and the CPU cost (``time.process_time``):
   compiled by numba when the fast path is on; in calls of 1, 3, 8 and 64 rows.
 
 ``--positions K`` (with numba) also searches K positions of a game of the network against
-itself with the agent's search (:class:`AlphaZeroAgent`, default settings) once with BLAS and
+itself with the agent's search (:class:`AlphaZeroAgent`; a reference network with its
+simulations, ``--network`` with the default) once with BLAS and
 once with the numba fixed-order product, and prints the CPU of each and the moves that
 differ.
 """
@@ -35,9 +36,13 @@ from types import SimpleNamespace
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, check_network_meta
+from tabletop_zoo.baselines.agents.alphazero import (
+    DEFAULT_SIMULATIONS,
+    AlphaZeroAgent,
+    check_network_meta,
+)
 from tabletop_zoo.baselines.agents.numpy_net import ACTIVATIONS, DenseNet
-from tabletop_zoo.baselines.agents.reference import reference_path
+from tabletop_zoo.baselines.agents.reference import reference_entry, reference_path
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import make_env
 from tabletop_zoo.envs.errors import InvalidOptionError
@@ -139,8 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     limit_threads()  # one BLAS thread, as the agents run
     try:
         players = cli.players(args.game, args.num_players)
+        simulations = DEFAULT_SIMULATIONS
         if args.network is None:
-            path = reference_path(f"{args.game}-{players}p-alphazero")
+            reference = f"{args.game}-{players}p-alphazero"
+            path = reference_path(reference)
+            simulations = int(reference_entry(reference).get("simulations", simulations))
         else:
             path = Path(args.network)
         net = DenseNet.load(path)
@@ -196,15 +204,18 @@ def main(argv: list[str] | None = None) -> int:
     gap = max(float(np.abs(values[0][h] - full[h]).max()) for h in full)
     print(f"fixed order against BLAS in one call: largest difference {gap:.3g}")
     if args.positions and "fixed order (numba)" in ways:
-        compare_moves(net, args.game, players, args.positions, ways["fixed order (numba)"])
+        fixed_forward = ways["fixed order (numba)"]
+        compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
     return 0
 
 
-def compare_moves(net: DenseNet, game: str, players: int, count: int, fixed: Callable) -> None:
+def compare_moves(
+    net: DenseNet, game: str, players: int, count: int, simulations: int, fixed: Callable
+) -> None:
     """Search ``count`` positions (more than one legal action) of a game of the network
-    against itself (seed 0, its default simulations) with ``net.forward`` (BLAS) and with
+    against itself (seed 0, ``simulations`` per move) with ``net.forward`` (BLAS) and with
     ``fixed``; print the CPU of each way and how many chosen moves differ."""
-    agent = AlphaZeroAgent(net)
+    agent = AlphaZeroAgent(net, num_simulations=simulations)
     env = make_env(game, players)
     positions: list[tuple] = []
     env.reset(seed=0)
@@ -227,8 +238,11 @@ def compare_moves(net: DenseNet, game: str, players: int, count: int, fixed: Cal
         seconds[name] = time.process_time() - start
     agent.evaluator.net = net
     differ = sum(a != b for a, b in zip(*chosen.values(), strict=True))
-    print(f"{len(positions)} searched positions: BLAS {seconds['BLAS']:.2f} CPU s, fixed order "
-          f"(numba) {seconds['fixed order (numba)']:.2f} CPU s, {differ} moves differ")  # fmt: skip
+    blas, numba_cpu = seconds["BLAS"], seconds["fixed order (numba)"]
+    print(
+        f"{len(positions)} positions searched with {simulations} simulations: BLAS "
+        f"{blas:.2f} CPU s, fixed order (numba) {numba_cpu:.2f} CPU s, {differ} moves differ"
+    )
 
 
 if __name__ == "__main__":

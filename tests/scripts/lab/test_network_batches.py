@@ -37,4 +37,5 @@ def test_network_batches_searches_positions_both_ways(script, capsys) -> None:
     argv = ["--game", "mole_hill", "--rows", "16", "--positions", "2"]
     assert script("network_batches").main(argv) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("2 searched positions: BLAS ") and last.endswith(" moves differ")
+    assert last.startswith("2 positions searched with 1000 simulations: BLAS ")
+    assert last.endswith(" moves differ")
