@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.positions and "fixed order (numba)" in ways:
         fixed_forward = ways["fixed order (numba)"]
         compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
+    elif args.positions:
+        print("--positions: not searched, the fixed-order search needs numba (fast path off)")
     return 0
 
 
