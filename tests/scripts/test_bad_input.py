@@ -78,6 +78,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--out", "{tmp}/net.txt"], "must end in .npz"),
     ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden needs comma separated"),
     ("train_alphazero", [*G, "--num-players", "5"], "num_players must be one of"),
+    ("network_batches", [*G, "--rows", "0"], "must be an integer >= 16"),
+    ("network_batches", [*G, "--network", "{empty}"], "the file is empty"),
     ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
     ("time_agent", [*G, "--agent", "az:{garbage}"], "not a network file of ours"),
     ("time_agent", [*G, "--agent", "random", "--games", "0"], "must be an integer >= 1"),
