@@ -31,9 +31,10 @@ __all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
 
 
 def _compiled(state: EngineState) -> Any | None:
-    """The compiled copy of ``state`` when the fast path is on and its kernels draw what
-    this Python's ``random`` draws (checked once per process), else ``None``."""
-    compiled = fast_state(state)
+    """The compiled copy of ``state`` (``state`` itself if it is a compiled one-row state)
+    when the fast path is on and its kernels draw what this Python's ``random`` draws
+    (checked once per process), else ``None``."""
+    compiled = state if hasattr(state, "search_tree") else fast_state(state)
     if compiled is None:
         return None
     from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
@@ -177,6 +178,30 @@ class _Node:
         return max(self.children.items(), key=key)[0]
 
 
+def _nodes_of(tree: tuple, count: int) -> _Node:
+    """The root :class:`_Node` of a compiled search's tree arrays
+    (:mod:`tabletop_zoo.envs.fast_search`): the same tree as the Python search's."""
+    from tabletop_zoo.envs import fast_search as S
+
+    ints, value, outcome, untried = tree
+    num_players = value.shape[1]
+    nodes = []
+    for i in range(count):
+        row = ints[i]
+        node = _Node(int(row[S.PLAYER]), untried[i, : row[S.UNTRIED]].tolist(), num_players)
+        node.visits = int(row[S.VISITS])
+        node.value = value[i].tolist()
+        if row[S.PROVEN]:
+            node.outcome = outcome[i].tolist()
+        nodes.append(node)
+    for i in range(count):
+        child = int(ints[i, S.FIRST])
+        while child >= 0:
+            nodes[i].children[int(ints[child, S.ACTION])] = nodes[child]
+            child = int(ints[child, S.NEXT])
+    return nodes[0]
+
+
 class MCTSAgent(_SeededAgent):
     """UCT Monte Carlo tree search on the rules engine, with uniform random rollouts and
     MCTS-Solver backups of proven results.
@@ -240,32 +265,42 @@ class MCTSAgent(_SeededAgent):
         legal = _legal_from_mask(action_mask)
         if len(legal) == 1:
             return legal[0]
-        return self.search(state, legal).best_action()
+        found = self._search(state, legal)
+        if isinstance(found, _Node):
+            return found.best_action()
+        from tabletop_zoo.envs.fast_search import ACTION, best_child
+
+        tree = found[0]
+        return int(tree[0][best_child(tree, 0), ACTION])
 
     def search(self, state: EngineState, legal: list[int] | None = None) -> _Node:
         """Run up to ``n_simulations`` playouts from a clone of ``state`` (fewer once the
-        root is proven); return the root node."""
+        root is proven); return the root node of the tree."""
+        found = self._search(state, legal)
+        return found if isinstance(found, _Node) else _nodes_of(*found)
+
+    def _search(self, state: EngineState, legal: list[int] | None) -> _Node | tuple[tuple, int]:
+        """The Python search's root node, or the compiled search's tree arrays and node
+        count (the fast path: the whole search in compiled code, drawing from the agent's
+        generator through a stream, so both give the same tree)."""
         rng = self._rng
         root_legal = list(state.legal_actions() if legal is None else legal)
         rng.shuffle(root_legal)
-        root = _Node(state.current_player, root_legal, state.game.num_players)
         compiled = _compiled(state) if self.fast else None
         if compiled is None:
+            root = _Node(state.current_player, root_legal, state.game.num_players)
             self._simulate(root, state, rng.shuffle, self._rollout)
             return root
         from tabletop_zoo.envs.fast_random import PythonStream  # numba is loaded by now
 
-        # Compiled rollouts draw from the agent's generator through ``stream``; so do the
-        # shuffles meanwhile, and the generator takes the stream's state back at the end.
-        stream = PythonStream(rng)
-        depth = self.max_rollout_depth
+        stream = PythonStream(rng)  # the generator takes the stream's state back at the end
         try:
-            self._simulate(
-                root, compiled, stream.shuffle, lambda sim: sim.rollout(stream.words, depth)
-            )
+            return compiled.search_tree(
+                stream.words, root_legal, self.n_simulations, self.exploration,
+                self.max_rollout_depth, self.solve,
+            )  # fmt: skip
         finally:
             stream.store()
-        return root
 
     def _simulate(
         self,

@@ -198,3 +198,25 @@ def test_the_solver_proves_a_win_in_one_and_avoids_a_loss_in_one_on_both_paths(
                 assert chosen not in moves
             seen[fast] = (chosen, root.visits, root.outcome)
         assert seen[True] == seen[False], (game, players, wanted)
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS[:2])
+def test_the_fast_path_searches_in_compiled_code_from_python_or_compiled_states(
+    game: str, players: int, monkeypatch
+) -> None:
+    """On the fast path the whole search runs in compiled code (the Python simulation loop
+    is never entered), from a Python state or a compiled one-row state alike."""
+    state = _midgame(game, players, 5)
+    mask = np.zeros(state.game.num_actions, dtype=bool)
+    mask[state.legal_actions()] = True
+    expected = MCTSAgent(40, seed=2, fast=False).act(None, mask, state)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python simulation loop ran on the fast path")
+
+    monkeypatch.setattr(MCTSAgent, "_simulate", refuse)
+    compiled = fast_state(state)
+    before = compiled.row.copy()
+    assert MCTSAgent(40, seed=2).act(None, mask, state) == expected
+    assert MCTSAgent(40, seed=2).act(None, mask, compiled) == expected
+    assert (compiled.row == before).all()  # the given row is not changed
