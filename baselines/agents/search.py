@@ -7,8 +7,9 @@ They use only the rules-engine protocol (``legal_actions``,
 ``scores``), so they work for both games and any number of players.
 
 Fast path: when the ``fast`` extra (numba) is installed, greedy and MCTS work on the
-compiled engine's copy of the state (``registry.fast_state``): the same rules, the same
-search, with rollouts and the greedy look-ahead inside compiled code. The compiled code
+compiled engine's copy of the state (``registry.fast_state``; a compiled one-row state is
+used as it is): the same rules, the same search, with the whole MCTS search and the greedy
+look-ahead inside compiled code. The compiled code
 draws from the agent's own ``random.Random`` (:mod:`tabletop_zoo.envs.fast_random`), the
 same numbers in the same order as the Python engine's search, so a seed gives the same
 moves on both paths. ``fast=False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python engine.
@@ -221,7 +222,13 @@ class MCTSAgent(_SeededAgent):
     rollout, and the search stops early once the root is proven. The move played is the
     root child with the best proven result for the mover, then the most visits, then
     the highest summed return (see :meth:`_Node.best_action`). This is the algorithm of
-    OpenSpiel's Python ``MCTSBot`` with its default ``solve=True``.
+    OpenSpiel's Python ``MCTSBot`` with its default ``solve=True``, except that the root's
+    first simulation already expands a move (``MCTSBot`` spends it on a rollout from the
+    root) and a simulation reaching a proven node backs up its result (``MCTSBot`` descends
+    on and may roll out below it).
+
+    On the fast path the whole search runs in compiled code
+    (:mod:`tabletop_zoo.envs.fast_search`) and builds the same tree from the same draws.
 
     Args:
         n_simulations: playouts per decision.
