@@ -564,6 +564,7 @@ def warm_up() -> float:
         state = engine.new_initial_state()
         state.apply_action(state.legal_actions()[0])
         state.clone().rollout(PythonStream(random.Random(0)).words)
+        state.search_tree(PythonStream(random.Random(0)).words, state.legal_actions(), 4, 1.4)
         state.greedy_best()
         state.scores()
     return time.perf_counter() - start

@@ -3,7 +3,9 @@
     python scripts/lab/openspiel_match.py --game mole_hill --simulations 50 --games 20
 
 Both search with the same number of simulations (one random rollout each, UCT constant
-1.4; OpenSpiel's bot with its default MCTS-Solver backups). Seats alternate; in 3-4
+1.4, both with MCTS-Solver backups: OpenSpiel's default, ours unless ``--no-solve``).
+Games ``seed .. seed+games-1``; game ``g`` seats ours first when ``g`` is even, so runs
+split into chunks of an even size add up to one run. Seats alternate; in 3-4
 player games the other seats are uniformly random bots. Prints the wins, draws and
 losses of our agent and the seconds per game. Needs the ``openspiel`` extra.
 """
@@ -22,9 +24,11 @@ from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
-def play_match(game: Any, simulations: int, games: int, seed: int = 0) -> tuple[list[float], float]:
+def play_match(
+    game: Any, simulations: int, games: int, seed: int = 0, solve: bool = True
+) -> tuple[list[float], float]:
     """Our MCTS's head-to-head results (+1 / 0 / -1 per game) and seconds per game
-    (``game``: a ``pyspiel.Game``)."""
+    (``game``: a ``pyspiel.Game``; ``solve``: our agent's MCTS-Solver backups)."""
     import pyspiel
     from open_spiel.python.algorithms import evaluate_bots, mcts
     from open_spiel.python.bots.uniform_random import UniformRandomBot
@@ -40,7 +44,9 @@ def play_match(game: Any, simulations: int, games: int, seed: int = 0) -> tuple[
         bots: list[pyspiel.Bot] = [
             UniformRandomBot(p, np.random.RandomState(seed + 1000 * g + p)) for p in range(n)
         ]
-        bots[ours] = AgentBot(game, MCTSAgent(simulations, exploration=1.4), seed=seed + g)
+        bots[ours] = AgentBot(
+            game, MCTSAgent(simulations, exploration=1.4, solve=solve), seed=seed + g
+        )
         bots[theirs] = mcts.MCTSBot(
             game,
             1.4,
@@ -61,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--simulations", type=cli.integer(1, 1_000_000), default=50)
     p.add_argument("--games", type=cli.integer(1, 100_000), default=20)
     p.add_argument("--seed", type=cli.integer(0, 2**31 - 1), default=0)
+    p.add_argument(
+        "--no-solve", action="store_true", help="our agent without MCTS-Solver backups (plain UCT)"
+    )
     args = p.parse_args(argv)
     try:
         players = cli.players(args.game, args.num_players)
@@ -73,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 
     game = pyspiel.load_game(short_name(args.game), {"players": players})
     try:
-        results, seconds = play_match(game, args.simulations, args.games, args.seed)
+        results, seconds = play_match(
+            game, args.simulations, args.games, args.seed, solve=not args.no_solve
+        )
     except KeyboardInterrupt:
         raise cli.Interrupted("no results (they are printed at the end)") from None
     wins, draws = results.count(1.0), results.count(0.0)

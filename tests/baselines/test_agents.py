@@ -17,6 +17,7 @@ from tabletop_zoo.baselines import (
     make_agent,
 )
 from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.baselines.agents.search import _Node
 from tabletop_zoo.envs.results import win_returns
 
 
@@ -178,6 +179,60 @@ def test_mcts_max_rollout_depth_values_position_by_current_scores(depth, expecte
     state = position([5], [0, 3], 0, max_take=1)
     root = MCTSAgent(n_simulations=1, max_rollout_depth=depth, seed=0).search(state)
     assert root.children[0].value == expected
+
+
+def test_mcts_proves_and_plays_a_win_in_one() -> None:
+    # Pile of 3, take up to 3, the last taker wins: taking 3 (action 2) wins at once. The
+    # solver proves the root when it expands that move and stops searching.
+    state = position([3], [0, 0], 0, max_take=3)
+    for seed in range(5):
+        agent = MCTSAgent(n_simulations=500, seed=seed)
+        root = agent.search(state)
+        assert root.outcome == [1.0, -1.0]
+        assert root.children[2].outcome == [1.0, -1.0]
+        assert root.visits < 500  # stopped once proven
+        assert root.best_action() == 2
+        assert act(MCTSAgent(n_simulations=500, seed=seed), state) == 2
+
+
+def test_mcts_avoids_a_proven_loss_even_when_it_is_the_most_visited() -> None:
+    # "score" rule, seat 0 trails 0-5, pile of 3, take up to 3. Taking 3 (action 2) ends
+    # the game lost at once: a proven loss, never chosen while another move is unproven
+    # (3 simulations expand the 3 moves once each). Taking 1 or 2 loses too against best
+    # play, so 200 simulations prove the root lost.
+    state = position([0, 3], [0, 5], 0, max_take=3, win_rule="score")
+    for seed in range(10):
+        root = MCTSAgent(n_simulations=3, seed=seed).search(state)
+        assert root.children[5].outcome == [-1.0, 1.0]
+        assert root.children[3].outcome is None and root.children[4].outcome is None
+        assert root.best_action() != 5
+    proven = MCTSAgent(n_simulations=200, seed=0).search(state)
+    assert proven.outcome == [-1.0, 1.0]
+
+
+def test_mcts_best_action_ranks_proven_results_then_visits_then_value() -> None:
+    root = _Node(0, [], 2)
+    for action, visits, value, outcome in [
+        (0, 9, 5.0, [-1.0, 1.0]),  # most visited but a proven loss: last
+        (1, 4, 1.0, None),
+        (2, 4, 3.0, None),  # same visits as 1, higher summed return
+        (3, 1, 0.0, [0.0, 0.0]),  # a proven draw counts as an unproven 0
+    ]:
+        child = root.children[action] = _Node(1, [], 2)
+        child.visits, child.value, child.outcome = visits, [value, -value], outcome
+    assert root.best_action() == 2
+    root.children[4] = _Node(-1, [], 2)
+    root.children[4].visits, root.children[4].outcome = 1, [1.0, -1.0]
+    assert root.best_action() == 4  # a proven win beats everything
+    assert root.prove() and root.outcome == [1.0, -1.0]
+
+
+def test_mcts_without_solve_proves_nothing() -> None:
+    state = position([3], [0, 0], 0, max_take=3)
+    root = MCTSAgent(n_simulations=200, seed=0, solve=False).search(state)
+    assert root.visits == 200
+    assert root.outcome is None and all(c.outcome is None for c in root.children.values())
+    assert root.best_action() == 2
 
 
 def test_mcts_does_not_mutate_the_state_and_is_seeded() -> None:

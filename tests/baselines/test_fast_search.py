@@ -95,7 +95,9 @@ def test_fast_and_python_search_choose_the_same_moves(game: str, players: int) -
             ]
             moves = [agent.act(None, mask, state) for agent in agents for _ in range(2)]
             root = agents[1].search(state)
-            tree = sorted((a, c.visits, tuple(c.value)) for a, c in root.children.items())
+            tree = sorted(
+                (a, c.visits, tuple(c.value), c.outcome) for a, c in root.children.items()
+            )
             seen[fast] = (moves, tree, [agent._rng.getstate() for agent in agents])
         assert seen[True] == seen[False], (game, players, i)
 
@@ -134,11 +136,87 @@ def test_mcts_on_the_fast_path_searches_without_touching_the_state(game: str, pl
     agent = MCTSAgent(60, seed=3)
     root = agent.search(state)
     assert state.to_json() == before
-    assert root.visits == 60
-    assert sum(child.visits for child in root.children.values()) == 60
+    assert root.visits == 60 or root.outcome is not None  # a proven root stops early
+    assert sum(child.visits for child in root.children.values()) == root.visits
     assert set(root.children) <= set(state.legal_actions())
     mask = np.zeros(max(state.legal_actions()) + 1, dtype=bool)
     mask[state.legal_actions()] = True
     assert agent.act(None, mask, state) in state.legal_actions()
     first, second = MCTSAgent(60, seed=3), MCTSAgent(60, seed=3)
     assert first.act(None, mask, state) == second.act(None, mask, state)  # seeded
+
+
+def _position_with(game: str, players: int, wanted: float) -> tuple:
+    """The first position of seeded random games where some move ends the game with the
+    result ``wanted`` for the mover (and, for a loss, some other move does not), with
+    those moves."""
+    for seed in range(50):
+        rng = random.Random(seed)
+        state = new_game(game, players).new_initial_state(seed)
+        while not state.is_terminal():
+            results = {}
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply_action(action)
+                results[action] = (
+                    child.returns()[state.current_player] if child.is_terminal() else None
+                )
+            hits = [a for a, r in results.items() if r == wanted]
+            if hits and (wanted > 0 or any(r != wanted for r in results.values())):
+                return state, hits
+            state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError(f"no position with a move of result {wanted} found")
+
+
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],
+)
+def test_the_solver_proves_a_win_in_one_and_avoids_a_loss_in_one_on_both_paths(
+    game: str, players: int
+) -> None:
+    """A move that wins at once is proven, proves the root and is played; a move that
+    loses at once is proven lost and not played while the root is not lost; the same
+    trees on the compiled and the Python engine."""
+    for wanted in (1.0, -1.0):
+        state, moves = _position_with(game, players, wanted)
+        player = state.current_player
+        mask = np.zeros(state.game.num_actions, dtype=bool)
+        mask[state.legal_actions()] = True
+        simulations = 2 * len(state.legal_actions())  # every root move gets expanded
+        seen = {}
+        for fast in (True, False):
+            root = MCTSAgent(simulations, seed=7, fast=fast).search(state)
+            chosen = MCTSAgent(simulations, seed=7, fast=fast).act(None, mask, state)
+            assert chosen == root.best_action()
+            for move in moves:
+                assert root.children[move].outcome[player] == wanted
+            if wanted > 0:
+                assert root.outcome[player] == 1.0 and chosen in moves
+                assert root.visits < simulations  # stopped once proven
+            elif root.outcome is None or root.outcome[player] > -1.0:
+                assert chosen not in moves
+            seen[fast] = (chosen, root.visits, root.outcome)
+        assert seen[True] == seen[False], (game, players, wanted)
+
+
+@pytest.mark.parametrize(("game", "players"), CONFIGS[:2])
+def test_the_fast_path_searches_in_compiled_code_from_python_or_compiled_states(
+    game: str, players: int, monkeypatch
+) -> None:
+    """On the fast path the whole search runs in compiled code (the Python simulation loop
+    is never entered), from a Python state or a compiled one-row state alike."""
+    state = _midgame(game, players, 5)
+    mask = np.zeros(state.game.num_actions, dtype=bool)
+    mask[state.legal_actions()] = True
+    expected = MCTSAgent(40, seed=2, fast=False).act(None, mask, state)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python simulation loop ran on the fast path")
+
+    monkeypatch.setattr(MCTSAgent, "_simulate", refuse)
+    compiled = fast_state(state)
+    before = compiled.row.copy()
+    assert MCTSAgent(40, seed=2).act(None, mask, state) == expected
+    assert MCTSAgent(40, seed=2).act(None, mask, compiled) == expected
+    assert (compiled.row == before).all()  # the given row is not changed

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
-from tabletop_zoo.envs.fast_random import below, check_words
+from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 
 __all__ = ["FastArktiaState", "score"]
 
@@ -40,6 +41,57 @@ def _rollout(row, max_depth, tables, words, out):
         K.apply_action(row, action, nbr, rays, prm, shapes)
         steps += 1
     B.win_rewards(row, prm[K.P_PLAYERS], out)
+
+
+@jit
+def _search(row, tables, tree, words, simulations, c, depth, solve):
+    """The simulation loop of ``MCTSAgent`` from ``row`` (see :mod:`..fast_search`);
+    returns the number of nodes."""
+    nbr, rays, prm, shapes = tables
+    ints, outcome, untried = tree[0], tree[2], tree[3]
+    sim = np.empty_like(row)
+    path = np.empty(simulations + 1, dtype=np.int64)
+    out = np.zeros(prm[K.P_PLAYERS], dtype=np.float32)
+    result = np.zeros(prm[K.P_PLAYERS], dtype=np.float64)
+    nodes = 1
+    for _ in range(simulations):
+        if ints[0, S.PROVEN]:
+            break
+        sim[:] = row
+        node, length = 0, 1
+        path[0] = 0
+        while S.can_descend(tree, node):
+            node = S.select_child(tree, node, c)
+            K.apply_action(sim, ints[node, S.ACTION], nbr, rays, prm, shapes)
+            path[length] = node
+            length += 1
+        if S.can_expand(tree, node):
+            action = S.pop_untried(tree, node)
+            K.apply_action(sim, action, nbr, rays, prm, shapes)
+            child = nodes
+            nodes += 1
+            if sim[K.CUR] < 0:
+                S.set_node(tree, child, -1, sim, 0)
+                if solve:
+                    _rollout(sim, -1, tables, words, out)  # over: the result, no draw
+                    outcome[child, :] = out
+                    ints[child, S.PROVEN] = 1
+            else:
+                count = sim[K.LEGAL_COUNT]
+                S.set_node(tree, child, sim[K.CUR], sim[K.LEGAL : K.LEGAL + count], count)
+                shuffle(words, untried[child, :count])
+            S.add_child(tree, node, child, action)
+            node = child
+            path[length] = node
+            length += 1
+        proven = ints[node, S.PROVEN] == 1
+        if proven:
+            result[:] = outcome[node, :]
+        else:
+            _rollout(sim, depth, tables, words, out)
+            result[:] = out
+        S.backup(tree, path, length, result, proven)
+    return nodes
 
 
 @jit
@@ -82,6 +134,23 @@ class FastArktiaState(FastStateBase):
         depth = -1 if max_depth is None else max_depth
         _rollout(self.row, depth, self.engine.tables, words, out)
         return [float(x) for x in out]
+
+    def search_tree(
+        self,
+        words: np.ndarray,
+        root_actions: list[int],
+        simulations: int,
+        exploration: float,
+        max_depth: int | None = None,
+        solve: bool = True,
+    ) -> tuple[tuple, int]:
+        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
+        the tree arrays and node count. Draws from ``words``; the row is not changed."""
+        return S.run_search(
+            _search, self.row, self.engine.tables, self.current_player, root_actions,
+            self.engine.num_players, self.engine.num_actions, check_words(words),
+            simulations, exploration, max_depth, solve,
+        )  # fmt: skip
 
     def greedy_best(self) -> list[int]:
         """The actions the greedy rule ranks best (result if the game ends, then score

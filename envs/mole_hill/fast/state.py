@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.fast_common import FastStateBase, jit
-from tabletop_zoo.envs.fast_random import below, check_words
+from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
@@ -62,6 +63,54 @@ def _rollout(row, max_depth, buffer, words, out):
 
 
 @jit
+def _search(row, buffer, tree, words, simulations, c, depth, solve):
+    """The simulation loop of ``MCTSAgent`` from ``row`` (see :mod:`..fast_search`);
+    returns the number of nodes."""
+    ints, outcome, untried = tree[0], tree[2], tree[3]
+    sim = np.empty_like(row)
+    path = np.empty(simulations + 1, dtype=np.int64)
+    result = np.zeros(2, dtype=np.float64)
+    nodes = 1
+    for _ in range(simulations):
+        if ints[0, S.PROVEN]:
+            break
+        sim[:] = row
+        node, length = 0, 1
+        path[0] = 0
+        while S.can_descend(tree, node):
+            node = S.select_child(tree, node, c)
+            K.apply_action(sim, ints[node, S.ACTION])
+            path[length] = node
+            length += 1
+        if S.can_expand(tree, node):
+            action = S.pop_untried(tree, node)
+            K.apply_action(sim, action)
+            child = nodes
+            nodes += 1
+            if sim[K.PLAYER] < 0:
+                S.set_node(tree, child, -1, buffer, 0)
+                if solve:
+                    _rollout(sim, -1, buffer, words, result)  # over: the result, no draw
+                    outcome[child, :] = result
+                    ints[child, S.PROVEN] = 1
+            else:
+                count = K.legal_actions(sim, buffer)
+                S.set_node(tree, child, sim[K.PLAYER], buffer, count)
+                shuffle(words, untried[child, :count])
+            S.add_child(tree, node, child, action)
+            node = child
+            path[length] = node
+            length += 1
+        proven = ints[node, S.PROVEN] == 1
+        if proven:
+            result[:] = outcome[node, :]
+        else:
+            _rollout(sim, depth, buffer, words, result)
+        S.backup(tree, path, length, result, proven)
+    return nodes
+
+
+@jit
 def _greedy_best(row, buffer, out):
     """The greedy rule's best actions (result if the game ends, then score margin, one
     ply deep) into ``out``, ascending; returns their count."""
@@ -105,6 +154,23 @@ class FastMoleHillState(FastStateBase):
         depth = -1 if max_depth is None else max_depth
         _rollout(self.row, depth, self._buffer, words, out)
         return out.tolist()
+
+    def search_tree(
+        self,
+        words: np.ndarray,
+        root_actions: list[int],
+        simulations: int,
+        exploration: float,
+        max_depth: int | None = None,
+        solve: bool = True,
+    ) -> tuple[tuple, int]:
+        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
+        the tree arrays and node count. Draws from ``words``; the row is not changed."""
+        return S.run_search(
+            _search, self.row, self._buffer, self.current_player, root_actions,
+            2, self.engine.num_actions, check_words(words),
+            simulations, exploration, max_depth, solve,
+        )  # fmt: skip
 
     def greedy_best(self) -> list[int]:
         """The actions the greedy rule ranks best (result if the game ends, then score
