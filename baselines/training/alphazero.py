@@ -61,6 +61,7 @@ __all__ = [
     "AlphaZeroResult",
     "check_game_options",
     "checkpoint_path",
+    "network_meta",
     "train_alphazero",
 ]
 
@@ -249,6 +250,18 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
         torch.set_flush_denormal(was_flushing)
 
 
+def network_meta(cfg: AlphaZeroConfig, shape: tuple[int, ...], num_actions: int) -> dict:
+    """What a network file of ``cfg``'s game says about itself (kind, game, seats, input
+    shape, actions), the part shared by trained and untrained networks."""
+    return {
+        "kind": "alphazero",
+        "game": cfg.game,
+        "num_players": cfg.num_players,
+        "observation_shape": list(shape),
+        "num_actions": int(num_actions),
+    }
+
+
 def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     """The training loop of :func:`train_alphazero` (``cfg`` checked)."""
     import torch
@@ -260,11 +273,7 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     spec = get_spec(cfg.game)
     shape = tuple(spec.make_observation_encoder(game).shape)
     meta = {
-        "kind": "alphazero",
-        "game": cfg.game,
-        "num_players": cfg.num_players,
-        "observation_shape": list(shape),
-        "num_actions": int(game.num_actions),
+        **network_meta(cfg, shape, game.num_actions),
         "config": {
             k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")
         },

@@ -32,7 +32,7 @@ from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_value
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, network_meta
 from tabletop_zoo.baselines.training.self_play import Record, play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, new_game
@@ -57,14 +57,7 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
         "policy": layer(sizes[-1], game.num_actions),
         "value": layer(sizes[-1], cfg.num_players),
     }
-    meta = {
-        "kind": "alphazero",
-        "game": cfg.game,
-        "num_players": cfg.num_players,
-        "observation_shape": list(shape),
-        "num_actions": int(game.num_actions),
-    }
-    return DenseNet(trunk, heads, "relu", meta)
+    return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
 def serial_self_play_game(
