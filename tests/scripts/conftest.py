@@ -5,6 +5,7 @@ as a fresh module."""
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -35,3 +36,15 @@ def load_script(name: str) -> ModuleType:
 def script():
     """``script("train")`` gives the loaded module."""
     return load_script
+
+
+def _default_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c_popen() -> dict:
+    """``subprocess.Popen`` keywords for the Ctrl-C tests: the child starts with the default
+    SIGINT action. A shell's background job (``cmd &``) starts with SIGINT ignored, and a
+    Python started that way never raises ``KeyboardInterrupt``."""
+    return {"preexec_fn": _default_ctrl_c}

@@ -18,7 +18,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "evaluate.py"
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path) -> None:
+def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path, ctrl_c_popen) -> None:
     out = tmp_path / "out"
     process = subprocess.Popen(
         [
@@ -38,6 +38,7 @@ def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
+        **ctrl_c_popen,
     )
     try:
         bar = ""  # the progress bar (stderr): wait until a game has finished
