@@ -326,7 +326,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, ctrl_c_popen) -> None:
         assert process.stdout.readline().startswith("game")  # the header: it is playing now
         time.sleep(0.5)
         process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=60)
+        _out, err = process.communicate(timeout=120)
     finally:
         process.kill()
     assert process.returncode == 130
