@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -299,7 +298,7 @@ class MCTSAgent(_SeededAgent):
         compiled = _compiled(state) if self.fast else None
         if compiled is None:
             root = _Node(state.current_player, root_legal, state.game.num_players)
-            self._simulate(root, state, rng.shuffle, self._rollout)
+            self._simulate(root, state)
             return root
         from tabletop_zoo.envs.fast_random import PythonStream  # numba is loaded by now
 
@@ -312,14 +311,11 @@ class MCTSAgent(_SeededAgent):
         finally:
             stream.store()
 
-    def _simulate(
-        self,
-        root: _Node,
-        state: EngineState,
-        shuffle: Callable[[list[int]], None],
-        rollout: Callable[[Any], list[float]],
-    ) -> None:
-        """Up to ``n_simulations`` playouts from ``root`` (the node of ``state``)."""
+    def _simulate(self, root: _Node, state: EngineState) -> None:
+        """Up to ``n_simulations`` playouts from ``root`` (the node of ``state``), on the
+        Python engine (the fast path runs the same loop in compiled code)."""
+        shuffle = self._rng.shuffle
+        rollout = self._rollout
         c = self.exploration
         n = len(root.value)
         solve = self.solve
