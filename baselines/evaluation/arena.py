@@ -34,11 +34,12 @@ from tabletop_zoo.baselines.evaluation.batched import (
     batch_switch_on,
     batchable,
     compiled_engine,
+    opening_generator,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, make_raw_env
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.results import final_result
 
 __all__ = [
     "GAMES",
@@ -155,7 +156,7 @@ def play_game(
     for agent in agents:
         check_agent_fits(agent, env)
     check_random_opening(random_opening)
-    opening_rng = np.random.default_rng(None if seed is None else [seed, 0x09E1])
+    opening_rng = opening_generator(seed)
     seat_of = {name: i for i, name in enumerate(names)}
     for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
         reset = getattr(agent, "reset", None)
@@ -179,10 +180,8 @@ def play_game(
         num_steps += 1
         if on_step is not None:
             on_step(env, seat, action)
-    state = live_state(env)
-    scores = [int(s) for s in state.scores()]
-    returns = list(state.returns()) if state.is_terminal() else win_returns(scores)
-    return GameResult(returns=[float(r) for r in returns], scores=scores, num_steps=num_steps)
+    returns, scores = final_result(live_state(env))
+    return GameResult(returns=returns, scores=scores, num_steps=num_steps)
 
 
 # Per-process caches (each worker process of a parallel match has its own).

@@ -42,7 +42,7 @@ import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import fast_path_available, spec_of
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.results import final_result
 
 __all__ = [
     "BATCH_SWITCH",
@@ -51,6 +51,7 @@ __all__ = [
     "batch_switch_on",
     "batchable",
     "compiled_engine",
+    "opening_generator",
 ]
 
 #: Environment variable that keeps every game of a match on the serial path (``0``), e.g.
@@ -58,6 +59,13 @@ __all__ = [
 BATCH_SWITCH = "TABLETOP_ZOO_BATCH"
 
 SLOTS = 64  # games played at once by one LockstepGames
+
+
+def opening_generator(seed: int | None) -> np.random.Generator:
+    """The generator of a game's random opening actions, seeded by the game's seed: the
+    serial arena (:func:`~.arena.play_game`) and the batched one draw the same openings."""
+    return np.random.default_rng(None if seed is None else [seed, 0x09E1])
+
 
 Outcome = tuple[list[float], list[int], int]
 
@@ -156,7 +164,7 @@ class LockstepGames:
                 if states is None:
                     states = np.repeat(row[None], self.slots, axis=0)
                 states[slot] = row
-                rng = np.random.default_rng([seed, 0x09E1])
+                rng = opening_generator(seed)
                 live[slot] = [key, agents, 0, opening, rng]
                 active[slot] = True
             if states is None or not active.any():
@@ -175,8 +183,7 @@ class LockstepGames:
             for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
                 key, _agents, steps, _opening, _rng = live[slot]
                 view = wrap(engine, states[slot], trusted=True)
-                scores = [int(s) for s in view.scores()]
-                returns = list(view.returns()) if view.is_terminal() else win_returns(scores)
+                returns, scores = final_result(view)
                 active[slot] = False
                 live[slot] = None
-                yield key, ([float(r) for r in returns], scores, steps)
+                yield key, (returns, scores, steps)
