@@ -37,6 +37,7 @@ __all__ = [
     "fast_engine",
     "fast_path_available",
     "fast_state",
+    "is_fast_state",
     "get_spec",
     "spec_of",
     "make_env",
@@ -317,6 +318,12 @@ def fast_engine(
 _FAST_ENGINES: dict[int, tuple[Any, Any]] = {}  # id(Game object) -> (Game, compiled engine)
 
 
+def is_fast_state(state: Any) -> bool:
+    """True for a compiled engine's one-row state (a ``fast_common.FastStateBase``)."""
+    compiled = sys.modules.get("tabletop_zoo.envs.fast_common")  # loaded with any such state
+    return compiled is not None and isinstance(state, compiled.FastStateBase)
+
+
 def fast_state(state: Any) -> Any | None:
     """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
     ``rollout`` and ``greedy_best``), or ``None`` when the fast path is unavailable
@@ -325,8 +332,7 @@ def fast_state(state: Any) -> Any | None:
     arena hands the agents) gives a copy of itself."""
     if not fast_path_available():
         return None
-    compiled = sys.modules.get("tabletop_zoo.envs.fast_common")  # loaded with any such state
-    if compiled is not None and isinstance(state, compiled.FastStateBase):
+    if is_fast_state(state):
         return state.clone()
     game = getattr(state, "game", None)
     cached = _FAST_ENGINES.get(id(game))
