@@ -160,14 +160,15 @@ class NetworkEvaluator:
         outputs = self.net.forward(self.planes(states))
         logits, relative = outputs["policy"], np.tanh(outputs["value"])
         n = self.num_players
-        priors, values = [], np.zeros((len(states), n))
-        for i, state in enumerate(states):
-            legal = state.legal_actions()
-            mask = np.zeros(logits.shape[1], dtype=bool)
-            mask[legal] = True
-            priors.append(masked_softmax(logits[i], mask)[legal])
-            seat = state.current_player
-            values[i, [(seat + k) % n for k in range(n)]] = relative[i]
+        legal = [state.legal_actions() for state in states]
+        mask = np.zeros(logits.shape, dtype=bool)
+        for i, actions in enumerate(legal):
+            mask[i, actions] = True
+        probabilities = masked_softmax(logits, mask)  # row by row: the same numbers
+        priors = [probabilities[i, actions] for i, actions in enumerate(legal)]
+        seats = np.array([state.current_player for state in states])
+        values = np.zeros((len(states), n))
+        values[np.arange(len(states))[:, None], (seats[:, None] + np.arange(n)) % n] = relative
         return priors, values
 
 
