@@ -294,6 +294,10 @@ def test_every_part_a_spec_names_imports_and_exposes_its_names(spec: GameSpec) -
     if texts is not None:
         for name in ("NOTATION_HELP", "RULES_SUMMARY"):
             assert isinstance(getattr(texts, name), str), f"{spec.help} lacks {name}"
+        rounds = getattr(texts, "ROUND_NAMES", ())  # optional
+        assert all(isinstance(name, str) for name in rounds), f"{spec.help}: ROUND_NAMES"
+        page = getattr(texts, "RULES_PAGE", None)  # optional: `tabletop-zoo rules GAME`
+        assert page is None or (ROOT / "docs" / "rules" / page).is_file(), f"{spec.help}: {page}"
 
 
 @pytest.mark.parametrize("spec", BUNDLE_SPECS, ids=lambda s: s.name)
