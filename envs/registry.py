@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-if TYPE_CHECKING:  # fast_common loads numba; the registry must not
-    from tabletop_zoo.envs.fast_common import FastEngine
+if TYPE_CHECKING:
+    from tabletop_zoo.envs.fast_protocol import FastEngine
 
 __all__ = [
     "FAST_SWITCH",
@@ -74,7 +74,7 @@ class GameSpec:
     """Training defaults that differ from the generic ones (``baselines.training``)."""
     fast_engine: str | None = None
     """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
-    from a Game object, following :class:`~tabletop_zoo.envs.fast_common.FastEngine`
+    from a Game object, following :class:`~tabletop_zoo.envs.fast_protocol.FastEngine`
     (``envs/<game>/fast/engine.py``; its ``wrap`` gives the one-row view of a game);
     ``None`` if the game has none."""
     gui: str | None = None
@@ -319,8 +319,8 @@ _FAST_ENGINES: dict[int, tuple[Any, Any]] = {}  # id(Game object) -> (Game, comp
 
 
 def is_fast_state(state: Any) -> bool:
-    """True for a compiled engine's one-row state (a ``fast_common.FastStateBase``)."""
-    compiled = sys.modules.get("tabletop_zoo.envs.fast_common")  # loaded with any such state
+    """True for a compiled engine's one-row state (a ``fast_base.FastStateBase``)."""
+    compiled = sys.modules.get("tabletop_zoo.envs.fast_base")  # loaded with any such state
     return compiled is not None and isinstance(state, compiled.FastStateBase)
 
 
@@ -328,7 +328,7 @@ def fast_state(state: Any) -> Any | None:
     """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
     ``rollout`` and ``greedy_best``), or ``None`` when the fast path is unavailable
     (numba missing, ``TABLETOP_ZOO_FAST=0``, or the game has no compiled engine). Search
-    agents use this. A compiled state (a ``fast_common.FastStateBase``, as the batched
+    agents use this. A compiled state (a ``fast_base.FastStateBase``, as the batched
     arena hands the agents) gives a copy of itself."""
     if not fast_path_available():
         return None

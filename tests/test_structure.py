@@ -224,6 +224,15 @@ def test_no_code_names_a_game_outside_its_places() -> None:
 
 # ---------------------------------------------------------------- sizes
 MAX_MODULE_LINES = 750
+#: everything but the rules engines: a module to read in one sitting (about 400 lines)
+MAX_OTHER_MODULE_LINES = 450
+MAX_TEST_FILE_LINES = 600
+
+
+def _is_rules_engine(path: Path) -> bool:
+    """A game's rules engine: ``envs/<game>/rules.py`` or its compiled twin's kernels."""
+    parts = path.relative_to(ROOT).parts
+    return parts[0] == "envs" and (parts[-1] == "rules.py" or parts[-2:] == ("fast", "kernels.py"))
 
 
 def test_no_module_is_over_750_lines() -> None:
@@ -233,6 +242,26 @@ def test_no_module_is_over_750_lines() -> None:
         if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
     ]
     assert not long, f"split these modules (at most {MAX_MODULE_LINES} lines): {long}"
+
+
+def test_modules_other_than_the_rules_engines_are_at_most_450_lines() -> None:
+    long = [
+        f"{path.relative_to(ROOT)}: {lines}"
+        for path in _sources("envs", "wrappers", "baselines", "scripts")
+        if not _is_rules_engine(path)
+        and (lines := len(path.read_text().splitlines())) > MAX_OTHER_MODULE_LINES
+    ]
+    assert not long, f"split these modules (at most {MAX_OTHER_MODULE_LINES} lines): {long}"
+
+
+def test_test_files_are_at_most_600_lines() -> None:
+    """Test files split by topic, mirroring the package, before they grow past this."""
+    long = [
+        f"{path.relative_to(ROOT)}: {lines}"
+        for path in _sources("tests")
+        if (lines := len(path.read_text().splitlines())) > MAX_TEST_FILE_LINES
+    ]
+    assert not long, f"split these test files (at most {MAX_TEST_FILE_LINES} lines): {long}"
 
 
 # ---------------------------------------------------------------- each game a bundle
@@ -265,6 +294,10 @@ def test_every_part_a_spec_names_imports_and_exposes_its_names(spec: GameSpec) -
     if texts is not None:
         for name in ("NOTATION_HELP", "RULES_SUMMARY"):
             assert isinstance(getattr(texts, name), str), f"{spec.help} lacks {name}"
+        rounds = getattr(texts, "ROUND_NAMES", ())  # optional
+        assert all(isinstance(name, str) for name in rounds), f"{spec.help}: ROUND_NAMES"
+        page = getattr(texts, "RULES_PAGE", None)  # optional: `tabletop-zoo rules GAME`
+        assert page is None or (ROOT / "docs" / "rules" / page).is_file(), f"{spec.help}: {page}"
 
 
 @pytest.mark.parametrize("spec", BUNDLE_SPECS, ids=lambda s: s.name)
@@ -287,7 +320,7 @@ def test_the_parts_of_a_registered_game_live_in_its_own_folder(spec: GameSpec) -
     "spec", [s for s in GAMES.values() if s.fast_engine is not None], ids=lambda s: s.name
 )
 def test_every_compiled_engine_follows_the_fast_engine_protocol(spec: GameSpec) -> None:
-    from tabletop_zoo.envs.fast_common import FastEngine
+    from tabletop_zoo.envs.fast_protocol import FastEngine
     from tabletop_zoo.envs.registry import fast_engine
 
     engine = fast_engine(spec.name, spec.default_players)
@@ -314,6 +347,35 @@ def test_only_the_match_model_plays_game_tasks() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and "evaluation" in node.module:
                 used = players & {alias.name for alias in node.names}
                 assert not used, f"{where} imports {sorted(used)}: play matches with play_seatings"
+
+
+def test_only_the_arena_starts_processes_or_ray_tasks() -> None:
+    """The match model's players are the only code that fans games out: no other module
+    imports a process pool or ``multiprocessing``, declares Ray tasks, or calls
+    ``play_task`` / ``play_tasks`` through a module attribute."""
+    allowed = {"baselines/evaluation/arena.py", "baselines/evaluation/ray_backend.py"}
+    found = []
+    for path in _sources("envs", "wrappers", "baselines", "scripts"):
+        where = str(path.relative_to(ROOT))
+        if where in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            found += [
+                f"{where}: imports {name}"
+                for name in names
+                if name.split(".")[0] == "multiprocessing" or name == "concurrent.futures"
+            ]
+            if isinstance(node, ast.Attribute) and node.attr in ("play_task", "play_tasks"):
+                if where != "baselines/evaluation/matches.py":
+                    found.append(f"{where}: calls {node.attr}")
+            if isinstance(node, ast.Attribute) and node.attr == "remote":
+                found.append(f"{where}: declares or calls a Ray task")
+    assert not found, "only the match model plays games elsewhere:\n" + "\n".join(found)
 
 
 def test_test_file_names_are_unique() -> None:

@@ -47,8 +47,8 @@ from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option,
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.envs.registry import fast_engine, get_spec
 
-if TYPE_CHECKING:  # the protocol module loads numba; the env itself does not need it
-    from tabletop_zoo.envs.fast_common import FastEngine
+if TYPE_CHECKING:
+    from tabletop_zoo.envs.fast_protocol import FastEngine
 
 __all__ = ["BatchedVectorEnv", "make_vector_env"]
 
@@ -62,7 +62,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one configuration on a compiled engine, one learner per game.
 
     Args:
-        engine: a compiled engine following :class:`~tabletop_zoo.envs.fast_common.FastEngine`
+        engine: a compiled engine following :class:`~tabletop_zoo.envs.fast_protocol.FastEngine`
             (``tabletop_zoo.envs.registry.fast_engine(...)``).
         num_envs: number of games stepped together.
         opponent: ``"random"``, ``"greedy"`` (both compiled) or a batched policy.

@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 
 def run_script(module: str) -> NoReturn:
     """``python scripts/<module>.py ARGS`` in a clone: the command of ``module`` with
-    ``sys.argv``, named after the script in its messages as before the move."""
+    ``sys.argv``, named after the script (``rate.py``) in its messages."""
     from tabletop_zoo.baselines import cli
 
     cli.run_main(lambda: importlib.import_module(f"{__name__}.{module}").main())

@@ -14,8 +14,8 @@ from tabletop_zoo.baselines.commands.benchmark import measure, play_engine_game
 from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, new_game
 
-if TYPE_CHECKING:  # the protocol module loads numba, which the fast rows import late
-    from tabletop_zoo.envs.fast_common import FastEngine
+if TYPE_CHECKING:
+    from tabletop_zoo.envs.fast_protocol import FastEngine
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 VECTOR_SIZES = (64, 1024)

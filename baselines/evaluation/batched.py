@@ -2,7 +2,7 @@
 
 :func:`~.arena.play_tasks` hands the games whose every seat is an agent that can act on a
 compiled one-row state (:func:`batchable`) to :class:`LockstepGames`; the others are played
-one by one as before (:func:`~.arena.play_game`). The batched path gives the same records:
+one by one (:func:`~.arena.play_game`). The batched path gives the same records:
 
 * every game starts from the position ``env.reset(seed)`` makes (converted to a compiled
   row once) and its agents are made and re-seeded exactly as :func:`~.arena.play_task` and
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: Environment variable that keeps every game of a match on the serial path (``0``), e.g.
-#: to measure the batched arena against it; the agents stay as fast as before.
+#: to measure the batched arena against it; the agents still search on the compiled engine.
 BATCH_SWITCH = "TABLETOP_ZOO_BATCH"
 
 SLOTS = 64  # games played at once by one LockstepGames

@@ -67,8 +67,9 @@ class Picker:
         return self.renderer.draw(state)
 
     def _spot(self, tile: int) -> tuple[float, float, float]:
-        """``(y, x, radius)`` of a tile's clickable disc: as high as before, its bottom
-        ending above the tile's name, so the target ring never runs over the label."""
+        """``(y, x, radius)`` of a tile's clickable disc: its top where a disc of
+        ``SPOT_RADIUS`` around the centre would reach, its bottom ending above the tile's
+        name, so the target ring never runs over the label."""
         y, x = self.renderer.centres[tile]
         radius = SPOT_RADIUS * self.renderer.s
         _name, label_top, _dx = self.renderer.labels[tile]  # offsets from the hex centre

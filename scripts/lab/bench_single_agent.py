@@ -11,8 +11,8 @@ learner's observation and mask) with CPU time (``time.process_time``), the media
 ``--repeats`` runs of ``--steps`` learner steps.
 
 ``--snapshot`` makes every opponent a frozen self-play snapshot (a MaskablePPO ``.zip``)
-sampling from its policy, played as training used to (``sb3``: ``PPOAgent`` with SB3's
-``predict``) or as the opponent pool does now (``numpy``: the exported actor).
+sampling from its policy, played through SB3 (``sb3``: ``PPOAgent`` with SB3's
+``predict``) or as the opponent pool plays it (``numpy``: the exported actor).
 
 ``--forward NAME`` instead times the forward pass of a shipped reference network
 (``ref:NAME``'s actor, as a snapshot plays it) per observation, one at a time and in

@@ -59,7 +59,7 @@ def test_numpy_integers_and_0d_integer_arrays_are_actions(kind) -> None:
 
 
 def test_illegal_action_message_is_notation_and_short() -> None:
-    # 4-player Arktia: the issue measured 488 characters of raw ids; now notation, ten moves
+    # 4-player Arktia, the longest legal list: notation and at most ten moves, not raw ids
     name, spec = max(GAMES.items(), key=lambda item: max(item[1].players))
     env = make_env(name, num_players=max(spec.players), learner_seat=0, illegal_action="raise")
     env.reset(seed=0)

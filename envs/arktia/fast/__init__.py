@@ -5,7 +5,7 @@
 - ``observation``: the env's observation planes from rows;
 - ``state``: one row behind the engine protocol (search agents);
 - ``engine``: :class:`~tabletop_zoo.envs.arktia.fast.engine.FastArktia`, the batched engine
-  (the :class:`~tabletop_zoo.envs.fast_common.FastEngine` protocol).
+  (the :class:`~tabletop_zoo.envs.fast_protocol.FastEngine` protocol).
 
 Importing this package imports nothing; numba loads with the modules.
 """

@@ -39,16 +39,16 @@ from tabletop_zoo.envs.errors import (
     WrongConfigurationError,
     as_integer,
 )
-from tabletop_zoo.envs.fast_common import (
-    FastEngineBase,
-    StepResult,
+from tabletop_zoo.envs.fast_base import FastEngineBase
+from tabletop_zoo.envs.fast_checks import (
     active_rows,
-    bit_list,
     check_count,
     check_opponent,
     configuration_fingerprint,
     seat_array,
 )
+from tabletop_zoo.envs.fast_common import bit_list
+from tabletop_zoo.envs.fast_protocol import StepResult
 
 __all__ = ["FastArktia", "FastArktiaState"]
 

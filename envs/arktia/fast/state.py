@@ -11,7 +11,8 @@ import numpy as np
 from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_common import FastStateBase, jit
+from tabletop_zoo.envs.fast_base import FastStateBase
+from tabletop_zoo.envs.fast_common import jit
 from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 
 __all__ = ["FastArktiaState", "score"]

@@ -4,7 +4,7 @@
 - ``batch``: loops over many rows (step with autoreset, legal masks, rollouts);
 - ``state``: one row behind the engine protocol (search agents);
 - ``engine``: :class:`~tabletop_zoo.envs.mole_hill.fast.engine.FastMoleHill`, the batched
-  engine (the :class:`~tabletop_zoo.envs.fast_common.FastEngine` protocol).
+  engine (the :class:`~tabletop_zoo.envs.fast_protocol.FastEngine` protocol).
 
 Importing this package imports nothing; numba loads with the modules.
 """

@@ -26,16 +26,16 @@ from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
 )
-from tabletop_zoo.envs.fast_common import (
-    FastEngineBase,
-    StepResult,
+from tabletop_zoo.envs.fast_base import FastEngineBase
+from tabletop_zoo.envs.fast_checks import (
     active_rows,
-    bit_list,
     check_count,
     check_opponent,
     configuration_fingerprint,
     seat_array,
 )
+from tabletop_zoo.envs.fast_common import bit_list
+from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs import fast_search as S
-from tabletop_zoo.envs.fast_common import FastStateBase, jit
+from tabletop_zoo.envs.fast_base import FastStateBase
+from tabletop_zoo.envs.fast_common import jit
 from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K

@@ -1,0 +1,286 @@
+"""The bases of the compiled engines of every game: the batched engine's row checks and
+shared methods (:class:`FastEngineBase`) and the one-game view behind the engine protocol
+(:class:`FastStateBase`).
+
+Imported by each game's ``fast/engine.py`` and ``fast/state.py``; needs no numba itself
+(the subclasses bring the compiled code).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidStateError,
+    WrongConfigurationError,
+    as_integer,
+)
+from tabletop_zoo.envs.fast_checks import (
+    CONFIGURATIONS,
+    active_rows,
+    check_actions,
+    check_count,
+    check_seats,
+)
+from tabletop_zoo.envs.fast_protocol import StepResult
+from tabletop_zoo.envs.results import win_returns
+
+__all__ = ["FastEngineBase", "FastStateBase"]
+
+
+class FastEngineBase:
+    """What the batched compiled engines of both games share (``FastArktia``,
+    ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets ``batch`` (its
+    game's ``fast.batch`` module), ``player_column`` (the row's column holding the seat to
+    act, -1 once the game is over), ``config_column`` (the column holding
+    :func:`configuration_fingerprint`), ``num_actions``, ``state_width`` and ``config``, and
+    gives ``_check_rows``.
+
+    Every public method that takes rows checks them first (:meth:`check_states`): a row
+    that is not a position of this configuration gets an ``InvalidStateError`` (a
+    ``WrongConfigurationError`` if another configuration made it), never a crash. The
+    ``_``-prefixed twins (``_step``, ``_legal_mask``, ...) skip the check, for rows the
+    engine produced itself (the vector env's).
+    """
+
+    batch: Any
+    player_column: int
+    config_column: int
+    num_actions: int
+    num_players: int
+    state_width: int
+    config: np.int64
+    row_problems: tuple[str, ...]
+
+    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+        """(index, code) of the first bad row of ``states``, (-1, 0) if none."""
+        raise NotImplementedError
+
+    def check_states(self, states: Any, writeable: bool = False) -> np.ndarray:
+        """``states`` if it is a C-contiguous ``(B, state_width)`` ``int64`` array of rows
+        this engine can play (positions of its configuration); else InvalidStateError
+        (WrongConfigurationError naming the configuration that made the rows).
+        ``writeable``: the call will change the rows in place."""
+        if not isinstance(states, np.ndarray):
+            raise InvalidStateError(
+                f"states must be a NumPy int64 array of shape (B, {self.state_width}), "
+                f"got {type(states).__name__}"
+            )
+        if states.ndim != 2 or states.dtype != np.int64:
+            raise InvalidStateError(
+                f"states must be an int64 array of shape (B, {self.state_width}), "
+                f"got {states.dtype} {states.shape}"
+            )
+        if states.shape[1] != self.state_width:
+            if states.shape[1] > self.config_column and len(states):
+                self._refuse_configuration(states, 0)
+            raise WrongConfigurationError(
+                f"states have {states.shape[1]} columns, but rows of {self!r} have "
+                f"{self.state_width}: rows of another configuration?"
+            )
+        if not states.flags.c_contiguous:
+            raise InvalidStateError("states must be C-contiguous (np.ascontiguousarray)")
+        if writeable and not states.flags.writeable:
+            raise InvalidStateError("states must be writeable: this call changes the rows")
+        bad, code = self._check_rows(states)
+        if bad >= 0:
+            if code == 1:
+                self._refuse_configuration(states, bad)
+            raise InvalidStateError(
+                f"game row {bad} is not a position of {self!r}: {self.row_problems[code]}"
+            )
+        return states
+
+    def _refuse_configuration(self, states: np.ndarray, index: int) -> None:
+        """WrongConfigurationError naming who made row ``index`` (if it is not ours)."""
+        found = int(states[index, self.config_column])
+        if found == int(self.config):
+            return
+        maker = CONFIGURATIONS.get(found)
+        if maker is None:
+            players = found & 0xFF
+            maker = (
+                f"an engine for {players} players (another configuration)"
+                if 1 <= players <= 8 and found > 0xFF
+                else f"no compiled engine (configuration column {found})"
+            )
+        raise WrongConfigurationError(
+            f"game row {index} was made by {maker}; this engine is {self!r}"
+            f" ({self.num_players} players)"
+        )
+
+    def check_row(self, row: Any) -> np.ndarray:
+        """:meth:`check_states` for one ``(state_width,)`` row; returns it."""
+        if not isinstance(row, np.ndarray) or row.ndim != 1:
+            raise InvalidStateError(
+                f"row must be a 1-d NumPy int64 array of {self.state_width} columns, "
+                f"got {type(row).__name__} {getattr(row, 'shape', '')}"
+            )
+        self.check_states(row.reshape(1, -1))
+        return row
+
+    def seed(self, seed: int) -> None:
+        """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
+        random flowers); ``seed`` an int 0..2**32 - 1."""
+        self.batch.seed(check_count("seed", seed, 0, 2**32 - 1))
+
+    def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game (-1 where inactive or over)."""
+        return self._random_actions(self.check_states(states), active)
+
+    def _random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        out = np.full(len(states), -1, dtype=np.int64)
+        self.batch.random_actions(states, active_rows(active, len(states)), out)
+        return out
+
+    def current_players(self, states: np.ndarray) -> np.ndarray:
+        """Seat to act per game (-1 where the game is over)."""
+        return self.check_states(states)[:, self.player_column].copy()
+
+    def is_terminal(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: the game is over (only without autoreset)."""
+        return self.check_states(states)[:, self.player_column] < 0
+
+    def legal_mask(self, states: np.ndarray) -> np.ndarray:
+        """``(B, num_actions)`` bool: the legal actions of the seat to act."""
+        return self._legal_mask(self.check_states(states))
+
+    def _legal_mask(self, states: np.ndarray) -> np.ndarray:
+        mask = np.zeros((len(states), self.num_actions), dtype=bool)
+        self.batch.legal_mask(states, mask)
+        return mask
+
+    def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+        """Start new games in the rows where ``which`` (bool mask) is set."""
+        self.check_states(states, writeable=True)
+        self._reset_games(states, self.check_which(which, len(states)))
+
+    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
+        until seat ``seats[i]`` is to act or the game ends (or is truncated, in an engine with
+        a turn limit); no autoreset."""
+        states = self.check_states(states, True)
+        seats = check_seats(seats, len(states), self.num_players)
+        return self._play_opponents(states, seats, opponent, active)
+
+    def _play_opponents(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """``(B, *observation_shape)`` float32 planes, game ``i`` seen by ``seats[i]`` (the
+        env's planes)."""
+        states = self.check_states(states)
+        return self._observe(states, check_seats(seats, len(states), self.num_players))
+
+    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _step_inputs(
+        self, states: np.ndarray, actions: Any, active: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The checked ``actions`` and ``active`` mask of a step on ``states``;
+        IllegalActionError (nothing changed) naming the first game whose action is not
+        legal and its legal actions (:meth:`_legal_list`, at most 20)."""
+        actions = check_actions(actions, len(states))
+        active = active_rows(active, len(states))
+        bad = self.batch.first_illegal(states, actions, active)
+        if bad >= 0:
+            legal = self._legal_list(states, bad)
+            raise IllegalActionError(
+                f"game {bad}: action {actions[bad]} is not legal; legal: {legal[:20]}"
+            )
+        return actions, active
+
+    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:  # pragma: no cover
+        """The legal actions of game ``index``, as the error of a step lists them."""
+        raise NotImplementedError
+
+    def check_new_batch(self, batch_size: Any) -> int:
+        """``batch_size`` as an int 0..2**24 (InvalidOptionError)."""
+        return check_count("batch_size", batch_size, 0, 2**24)
+
+    def check_which(self, which: Any, batch_size: int) -> np.ndarray:
+        """A ``(batch_size,)`` bool row selection (InvalidOptionError)."""
+        return active_rows(which, batch_size, "which")
+
+
+class FastStateBase:
+    """What the one-game views of both compiled engines share (``FastArktiaState``,
+    ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
+    go through the pure-Python state (text, notation, JSON). A subclass gives ``scores``
+    and the compiled ``legal_actions`` and ``_apply_checked``."""
+
+    __slots__ = ("engine", "row")
+
+    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
+        """``row``: a ``(state_width,)`` int64 row of ``engine``, checked
+        (``engine.check_row``) unless ``trusted`` (rows the engine produced itself)."""
+        self.engine = engine
+        self.row = row if trusted else engine.check_row(row)
+
+    @property
+    def game(self) -> Any:
+        """The rules engine's Game object (options, layout)."""
+        return self.engine.game
+
+    def clone(self) -> Any:
+        """An independent copy."""
+        return type(self)(self.engine, self.row.copy(), trusted=True)
+
+    @property
+    def current_player(self) -> int:
+        """Seat that decides now; -1 once the game is over."""
+        return int(self.row[self.engine.player_column])
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.row[self.engine.player_column] < 0
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action``; IllegalActionError (nothing changed) if it is not legal (the
+        reference engine's message)."""
+        a = as_integer(action)
+        if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
+            self.to_state().apply_action(action)  # raises the reference engine's message
+            raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
+        """Play ``action`` (an int in range) in compiled code if it is legal; False (row
+        unchanged) if not."""
+        raise NotImplementedError
+
+    def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it
+        """Score per seat as the position stands."""
+        raise NotImplementedError
+
+    def returns(self) -> list[float]:
+        """+1/-1/0 per seat from the scores at the end (``results.win_returns``), zeros
+        before."""
+        if not self.is_terminal():
+            return [0.0] * self.engine.num_players
+        return win_returns(self.scores())
+
+    def to_state(self) -> Any:
+        """The equivalent pure-Python state."""
+        return self.engine.to_state(self.row)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse notation, checked against this position."""
+        return self.to_state().string_to_action(text)
+
+    def to_json(self) -> str:
+        """The Python state's JSON."""
+        return self.to_state().to_json()
+
+    def __str__(self) -> str:
+        return str(self.to_state())

@@ -1,0 +1,104 @@
+"""The argument checks of the compiled engines' public calls, and the configuration
+fingerprint that marks every row with the engine that made it.
+
+Plain NumPy (no numba): bad input gets one of our errors (``envs/errors.py``) before any
+compiled code sees it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+
+__all__ = [
+    "CONFIGURATIONS",
+    "active_rows",
+    "check_actions",
+    "check_count",
+    "check_opponent",
+    "check_seats",
+    "configuration_fingerprint",
+    "seat_array",
+]
+
+
+#: Engines made in this process by fingerprint (``configuration_fingerprint``), so that a
+#: row of another configuration is refused naming the engine that made it.
+CONFIGURATIONS: dict[int, str] = {}
+
+
+def configuration_fingerprint(description: str, num_players: int, name: str) -> np.int64:
+    """The ``CONFIG`` column value of the rows of an engine: a hash of ``description``
+    (the game and every option that shapes a row) with the player count in the low 8
+    bits; ``name`` (how messages name the engine) is remembered in :data:`CONFIGURATIONS`."""
+    digest = int.from_bytes(hashlib.blake2b(description.encode(), digest_size=8).digest(), "big")
+    value = (digest & ((1 << 62) - 1) & ~0xFF) | num_players
+    CONFIGURATIONS[value] = name
+    return np.int64(value)
+
+
+def check_count(name: str, value: Any, low: int = 0, high: int = 2**31 - 1) -> int:
+    """``value`` as an int in ``low..high`` (InvalidOptionError naming ``name``)."""
+    count = as_integer(value)
+    if count is None or not low <= count <= high:
+        raise InvalidOptionError(f"{name} must be an int {low}..{high}, got {value!r}")
+    return count
+
+
+def check_seats(seats: Any, batch_size: int, num_players: int) -> np.ndarray:
+    """``seats`` (an integer or integer array, broadcast to the batch) as a contiguous
+    ``int64`` array of seats ``0..num_players - 1`` (InvalidOptionError)."""
+    array = np.asarray(seats)
+    if array.dtype.kind not in "iu" or array.ndim > 1 or array.size not in (1, batch_size):
+        raise InvalidOptionError(
+            f"seats must be an integer or an integer array of shape ({batch_size},), "
+            f"got {array.dtype} {array.shape}"
+        )
+    if np.any((array < 0) | (array >= num_players)):
+        raise InvalidOptionError(f"seats must be in 0..{num_players - 1}")
+    return np.ascontiguousarray(np.broadcast_to(array.astype(np.int64), (batch_size,)))
+
+
+def seat_array(seats: Any, batch_size: int) -> np.ndarray:
+    """``seats`` broadcast to a contiguous ``int64`` array without range checks (for seats
+    :func:`check_seats` or the engine itself produced)."""
+    if isinstance(seats, np.ndarray) and seats.dtype == np.int64 and seats.shape == (batch_size,):
+        return np.ascontiguousarray(seats)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (batch_size,)))
+
+
+def check_opponent(opponent: Any) -> None:
+    """Refuse a compiled opponent other than ``"random"`` or ``"greedy"``
+    (InvalidOptionError)."""
+    if opponent not in ("random", "greedy"):
+        raise InvalidOptionError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+
+
+def check_actions(actions: Any, batch_size: int) -> np.ndarray:
+    """``actions`` as an ``int64`` array of shape ``(batch_size,)`` (IllegalActionError)."""
+    array = np.asarray(actions)
+    if array.shape != (batch_size,) or array.dtype.kind not in "iu":
+        raise IllegalActionError(
+            f"actions must be an integer array of shape ({batch_size},), "
+            f"got {array.dtype} {array.shape}"
+        )
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise IllegalActionError(f"action {array.max()} is out of range")
+    return array.astype(np.int64, copy=False)
+
+
+def active_rows(active: Any, batch_size: int, name: str = "active") -> np.ndarray:
+    """The ``active`` mask of a batched call (all rows when ``None``); a bool array of
+    shape ``(batch_size,)`` (InvalidOptionError otherwise: no coercion of other types)."""
+    if active is None:
+        return np.ones(batch_size, dtype=np.bool_)
+    mask = np.asarray(active)
+    if mask.shape != (batch_size,) or mask.dtype != np.bool_:
+        raise InvalidOptionError(
+            f"{name} must be a bool array of shape ({batch_size},), got {mask.dtype} {mask.shape}"
+        )
+    return np.ascontiguousarray(mask)
