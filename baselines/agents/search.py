@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs.protocol import EngineState
-from tabletop_zoo.envs.registry import fast_state
+from tabletop_zoo.envs.registry import fast_state, is_fast_state
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
@@ -34,7 +34,7 @@ def _compiled(state: EngineState) -> Any | None:
     """The compiled copy of ``state`` (``state`` itself if it is a compiled one-row state)
     when the fast path is on and its kernels draw what this Python's ``random`` draws
     (checked once per process), else ``None``."""
-    compiled = state if hasattr(state, "search_tree") else fast_state(state)
+    compiled = state if is_fast_state(state) else fast_state(state)
     if compiled is None:
         return None
     from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
