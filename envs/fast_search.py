@@ -40,11 +40,13 @@ MAX_UTILITY = 1.0  # baselines.agents.search.MAX_UTILITY
 
 
 def new_tree(capacity: int, num_players: int, num_actions: int) -> tuple:
-    """Empty arrays for ``capacity`` nodes: ``(ints, value, outcome, untried)``."""
+    """Empty arrays for ``capacity`` nodes: ``(ints, value, outcome, untried)``. ``untried``
+    is left unset (a node's row is written up to its count before it is read): zeroing
+    ``capacity x num_actions`` entries cost more than many a search."""
     ints = np.zeros((capacity, COLUMNS), dtype=np.int64)
     value = np.zeros((capacity, num_players), dtype=np.float64)
     outcome = np.zeros((capacity, num_players), dtype=np.float64)
-    untried = np.zeros((capacity, max(1, num_actions)), dtype=np.int64)
+    untried = np.empty((capacity, max(1, num_actions)), dtype=np.int64)
     return ints, value, outcome, untried
 
 
