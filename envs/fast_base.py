@@ -8,12 +8,14 @@ Imported by each game's ``fast/engine.py`` and ``fast/state.py``; needs no numba
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
+    InvalidOptionError,
     InvalidStateError,
     WrongConfigurationError,
     as_integer,
@@ -181,6 +183,16 @@ class FastEngineBase:
         env's planes)."""
         states = self.check_states(states)
         return self._observe(states, check_seats(seats, len(states), self.num_players))
+
+    def observe_positions(self, positions: Sequence[Any]) -> np.ndarray:
+        """The planes of one-row states of this engine (:class:`FastStateBase`, checked
+        when made), each seen by its seat to act; none may be finished. What a search
+        evaluates leaf by leaf, without checking rows again."""
+        rows = np.stack([position.row for position in positions])
+        seats = rows[:, self.player_column].copy()
+        if (seats < 0).any():
+            raise InvalidOptionError("observe_positions: a finished position has no seat to act")
+        return self._observe(rows, seats)
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

@@ -28,7 +28,7 @@ from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
-from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec
+from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec, is_fast_state
 from tabletop_zoo.envs.results import score_margins, win_returns
 
 __all__ = [
@@ -150,10 +150,8 @@ class NetworkEvaluator:
         """Observation planes of the seat to act, one per state (the compiled engine's
         planes, the same numbers, for states of the compiled engine)."""
         encoder = self.encoder(states[0])
-        engine = getattr(states[0], "engine", None)
-        if engine is not None and hasattr(engine, "observe"):  # compiled rows
-            rows = np.stack([s.row for s in states])
-            return engine.observe(rows, np.array([s.current_player for s in states]))
+        if is_fast_state(states[0]):
+            return states[0].engine.observe_positions(states)
         return np.stack([encoder.encode(s, s.current_player) for s in states])
 
     def __call__(self, states: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
