@@ -5,13 +5,7 @@ Hand-built positions use ``ArktiaState.from_json``; their expected answers were 
 out from the rules (``docs/rules/ARKTIA.md``) and the plane table documented in
 ``tabletop_zoo.envs.arktia.observation``, not copied from the code's output.
 
-Default 2-player layout (R2), tile (text line, text column) -> grid cell (line, column // 2):
-
-    a1 (0,2)  a2 (0,4)  a3 (0,6)
-    b1 (1,1)  b2 (1,3)  b3 (1,5)  b4 (1,7)
-    c1 (2,0)  c2 (2,2)  c3 (2,4)  c4 (2,6)
-    d1 (3,1)  d2 (3,3)  d3 (3,5)  d4 (3,7)
-    e1 (4,2)  e2 (4,4)  e3 (4,6)
+The default 2-player layout with its grid cells: ``test_arktia_env.py``.
 """
 
 from __future__ import annotations

@@ -6,13 +6,7 @@ Positions are hand-built through ``from_json`` (helper ``position``); the expect
 answers are worked out by hand from the rule texts and rulings (tile geometry in
 comments).
 
-2-player default layout (doubled columns; names per R4)::
-
-      a1  a2  a3             a1(0,2) a2(0,4) a3(0,6)
-    b1  b2  b3  b4           b1(1,1) b2(1,3) b3(1,5) b4(1,7)
-  c1  c2  c3  c4             c1(2,0) c2(2,2) c3(2,4) c4(2,6)
-    d1  d2  d3  d4           d1(3,1) d2(3,3) d3(3,5) d4(3,7)
-      e1  e2  e3             e1(4,2) e2(4,4) e3(4,6)
+The 2-player default layout with its cell names: ``arktia_positions.py``.
 """
 
 from __future__ import annotations
