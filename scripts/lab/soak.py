@@ -20,6 +20,9 @@ any violation (the first few are printed).
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
 import os
 import random
