@@ -44,6 +44,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("evaluate", ["--agents", "random"], "at least 2 agents"),
     ("evaluate", [*G, "--agents", "random,az:{empty}"], "the file is empty"),
     ("evaluate", [*G, "--agents", "random,ppo:{missing}"], "no saved MaskablePPO model"),
+    ("evaluate", [*G, "--agents", "random,ppo:{garbage}"], "MaskablePPO model from '{garbage}'"),
     ("evaluate", [*G, "--filler", "human"], "'human' is not allowed here"),
     ("ppo_vector", ["--seed", "-1"], "must be an integer in 0..4294967295"),
     ("ppo_vector", ["--num-envs", "0"], "must be an integer >= 1, got 0"),
@@ -54,6 +55,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("rate", [*G, "--agent", "random", "--csv", "{tmp}/x.txt"], "must end in .csv"),
     ("rate", [*G, "--agent", "random", "--rounds", "0"], "must be an integer >= 1"),
     ("rate", [*G, "--agent", "az:{truncated}"], "not a network file of ours"),
+    ("rate", [*G, "--agent", "ppo:{empty}"], "cannot load a MaskablePPO model from '{empty}'"),
     ("rate", [*G, "--agent", "random,greedy"], "--agent takes one agent spec"),
     ("rate", [*G, "--agent", "random", "--against", "mcts:0"], "positive integer N"),
     ("rate", [*G, "--agent", "random", "--num-players", "3"], "is played by"),
@@ -84,6 +86,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("network_batches", [*G, "--network", "{empty}"], "the file is empty"),
     ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
     ("time_agent", [*G, "--agent", "az:{garbage}"], "not a network file of ours"),
+    ("time_agent", [*G, "--agent", "ppo:{truncated}"], "MaskablePPO model from '{truncated}'"),
     ("time_agent", [*G, "--agent", "random", "--games", "0"], "must be an integer >= 1"),
     ("time_agent", [*G, "--agent", "random", "--num-players", "5"], "is played by"),
     ("openspiel_match", ["--simulations", "0"], "must be an integer in 1..1000000"),
@@ -155,6 +158,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train", [*G, "--pool", "wizard", "--runs-dir", "{tmp}"], "unknown agent spec"),
     ("soak", ["--steps", "0"], "must be an integer >= 1"),
     ("soak", ["--seed", "x"], "must be an integer in 0..4294967295"),
+    ("soak", ["--env-option", "max_turns"], "--env-option needs KEY=VALUE"),
+    ("soak", ["--env-option", "max_turns=0"], "max_turns"),
+    ("soak", ["--num-players", "3"], "--num-players needs --game"),
+    ("soak", [*G, "--env-option", "colour=red"], "unknown option"),
     ("regen_golden", ["--bogus"], "unrecognized arguments"),
     ("rules", ["chess"], "invalid choice: 'chess'"),
     ("rules", ["--summary"], "--summary needs a game"),
@@ -268,6 +275,7 @@ def test_bad_input_is_one_line_and_a_nonzero_exit(case, files, tmp_path) -> None
     name, argv, message = case
     values = {**files, "tmp": str(tmp_path)}
     argv = [a.format(**values) for a in argv]
+    message = message.format(**values)  # the file a message names
     result = run_script(name, argv, cwd=tmp_path)
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode in (1, 2), (result.returncode, result.stderr)
