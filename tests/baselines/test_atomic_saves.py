@@ -123,23 +123,40 @@ def test_a_failed_eval_csv_append_keeps_the_rows_before(tmp_path, monkeypatch) -
 
 def test_a_failed_recording_keeps_the_previous_one(tmp_path, monkeypatch) -> None:
     pytest.importorskip("imageio")
-    import imageio.v3 as iio
-
     from tabletop_zoo.wrappers.recording import save_animation
 
     frames = [np.zeros((16, 16, 3), np.uint8), np.full((16, 16, 3), 255, np.uint8)]
     path = save_animation(frames, tmp_path / "game.gif")
     before = path.read_bytes()
-
-    def half_write(target, *args, **kwargs):
-        with open(target, "wb") as handle:
-            handle.write(b"GIF89a")
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(iio, "imwrite", half_write)
+    _disk_full(monkeypatch)
     with pytest.raises(OSError):
         save_animation(frames[::-1], path)
     assert path.read_bytes() == before and _names(tmp_path) == ["game.gif"]
+
+
+def test_a_recording_that_cannot_be_written_is_one_error(tmp_path, monkeypatch) -> None:
+    """A file that cannot be opened for writing (seen in /proc as root): one OSError, and
+    nothing left for imageio to retry (and print a traceback about) when it is collected."""
+    pytest.importorskip("imageio")
+    import gc
+    import sys
+
+    from tabletop_zoo.wrappers.recording import save_animation
+
+    blocked = tmp_path / "blocked.gif"
+    blocked.mkdir()  # the temporary name is a folder: opening it to write fails
+    monkeypatch.setattr(_files, "temporary_name", lambda path: blocked)
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    frames = [np.zeros((16, 16, 3), np.uint8)] * 2
+    errors = []
+    try:
+        save_animation(frames, tmp_path / "game.gif")
+    except OSError as exc:
+        errors.append(type(exc))  # not the exception: its frames would keep imageio's writer
+    gc.collect()
+    assert errors == [IsADirectoryError]
+    assert unraisable == [] and _names(tmp_path) == ["blocked.gif"]
 
 
 # ---------------------------------------------------------------- killed workers
