@@ -8,6 +8,7 @@ caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every 
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,8 @@ class TrainConfig:
             ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
             ("torch_threads", self.torch_threads >= 1, ">= 1"),
             ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
-            ("name", self.name is None or self.name.strip() not in ("", ".", ".."), "a folder"),
+            ("name", self.name is None or _folder_name(self.name),
+             "one folder name inside runs_dir (no '/', not '.' or '..')"),
         ]  # fmt: skip
         for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
             if not ok:
@@ -218,3 +220,9 @@ class TrainConfig:
 def _holds_a_run(folder: Path) -> bool:
     """True if ``folder`` has files of a training run (config, evaluations or snapshots)."""
     return any((folder / name).exists() for name in ("config.json", "eval.csv", "snapshots"))
+
+
+def _folder_name(name: str) -> bool:
+    """True if ``name`` names one folder (a run folder stays inside ``runs_dir``)."""
+    text = name.strip()
+    return text not in ("", ".", "..") and "/" not in text and os.sep not in text

@@ -155,6 +155,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train", ["--seed", "-1"], "must be an integer in 0..4294967295"),
     ("train", ["--learning-rate", "inf"], "must be a number > 0"),
     ("train", ["--runs-dir", ""], "output folder name is empty"),
+    ("train", [*G, "--name", "../elsewhere", "--runs-dir", "{tmp}"], "one folder name inside"),
     ("train", [*G, "--pool", "wizard", "--runs-dir", "{tmp}"], "unknown agent spec"),
     ("soak", ["--steps", "0"], "must be an integer >= 1"),
     ("soak", ["--seed", "x"], "must be an integer in 0..4294967295"),
