@@ -53,8 +53,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--total-timesteps", type=cli.integer(1), default=2_000_000)
     p.add_argument("--cpu-budget", type=POSITIVE, default=None,
                    help="stop training after this many CPU-seconds of this process")  # fmt: skip
-    p.add_argument("--num-envs", type=cli.integer(1), default=64)
-    p.add_argument("--num-steps", type=cli.integer(1), default=64, help="rollout steps per env")
+    p.add_argument("--num-envs", type=cli.integer(1, cli.MAX_LAYER), default=64)
+    p.add_argument(
+        "--num-steps", type=cli.integer(1, cli.MAX_LAYER), default=64, help="rollout steps per env"
+    )
     p.add_argument("--learning-rate", type=POSITIVE, default=1e-3)
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--gamma", type=cli.number(0, 1), default=0.99)
@@ -65,9 +67,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ent-coef", type=cli.number(0), default=0.01)
     p.add_argument("--vf-coef", type=cli.number(0), default=0.5)
     p.add_argument("--max-grad-norm", type=POSITIVE, default=0.5)
-    p.add_argument("--hidden", type=cli.integer(1), default=128, help="units per hidden layer")
+    p.add_argument(
+        "--hidden", type=cli.integer(1, cli.MAX_LAYER), default=128, help="units per hidden layer"
+    )
     p.add_argument("--snapshot-every", type=cli.integer(1), default=20, help="updates")
-    p.add_argument("--torch-threads", type=cli.integer(1), default=1)
+    p.add_argument("--torch-threads", type=cli.PROCESSES, default=1)
     p.add_argument("--log-every", type=cli.integer(1), default=10, help="updates between logs")
     p.add_argument("--eval-games", type=cli.integer(0), default=50,
                    help="per opponent per seat; 0 = none")  # fmt: skip

@@ -15,7 +15,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.cli import folder_problem
+from tabletop_zoo.baselines.cli import MAX_PROCESSES, folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
@@ -182,7 +182,7 @@ class TrainConfig:
             ("ent_coef", self.ent_coef >= 0, ">= 0"),
             ("n_epochs", self.n_epochs >= 1, ">= 1"),
             ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
-            ("torch_threads", self.torch_threads >= 1, ">= 1"),
+            ("torch_threads", 1 <= self.torch_threads <= MAX_PROCESSES, f"in 1..{MAX_PROCESSES}"),
             ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
             ("name", self.name is None or _folder_name(self.name),
              "one folder name inside runs_dir (no '/', not '.' or '..')"),

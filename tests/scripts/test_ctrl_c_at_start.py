@@ -5,7 +5,8 @@ else's (``tabletop_zoo._startup``).
 The child stalls at a chosen import: a ``sitecustomize`` put on its ``PYTHONPATH`` adds an
 import finder that, when the module named by ``STALL_AT`` is first imported, prints
 ``stalling`` and sleeps. The test sends SIGINT only once it has read that line, so the
-interruption lands inside that import however slow the machine is.
+interruption lands inside that import however slow the machine is. (Also: ``run_main``'s
+one line for running out of memory.)
 """
 
 from __future__ import annotations
@@ -177,3 +178,18 @@ def test_every_script_imports_the_package_before_any_other_library(path: Path) -
     import installs the guard; numpy first would leave its import unguarded."""
     others = [m for m in _first_imports(path) if m.split(".")[0] not in sys.stdlib_module_names]
     assert others == [], f"{path.name} imports {others} before tabletop_zoo"
+
+
+def test_run_main_turns_running_out_of_memory_into_one_line(capsys) -> None:
+    """A flag that asks for more memory than there is (no cap can know the machine)."""
+    from tabletop_zoo.baselines import cli
+
+    def asks_too_much() -> int:
+        raise MemoryError
+
+    with pytest.raises(SystemExit) as exc:
+        cli.run_main(asks_too_much, prog="tool.py")
+    assert exc.value.code == 1
+    assert capsys.readouterr().err == (
+        "tool.py: error: not enough memory for this run (do the flags ask for too much?)\n"
+    )

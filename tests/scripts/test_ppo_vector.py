@@ -74,7 +74,7 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
     [
         (["--game", "chess"], "invalid choice"),
         (["--num-players", "7"], "--num-players must be one of"),
-        (["--num-envs", "0"], "must be an integer >= 1"),
+        (["--num-envs", "0"], "must be an integer in 1..65536"),
         (["--learning-rate", "-1"], "must be a number > 0"),
         (["--learning-rate", "inf"], "must be a number > 0"),
         (["--gamma", "1.5"], "must be a number in 0..1"),
