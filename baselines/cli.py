@@ -14,7 +14,7 @@ every flag is checked before the work starts:
   unwritable file and Ctrl-C into one line::
 
       prog: error: <message>          exit 2  (TabletopZooError: bad flag, spec, file)
-      prog: error: <message>          exit 1  (MissingExtraError, OSError)
+      prog: error: <message>          exit 1  (MissingExtraError, OSError, MemoryError)
       prog: interrupted: <message>    exit 130 (Ctrl-C; the message says what was saved)
 
   A script that keeps partial results catches ``KeyboardInterrupt``, saves them and raises
@@ -62,6 +62,11 @@ __all__ = [
 USAGE_ERROR = 2
 FAILURE = 1
 INTERRUPTED = 130
+MAX_PROCESSES = 256
+"""The most worker processes or threads a flag may ask for (a larger number is a typo, and
+the libraries below overflow on a huge one)."""
+MAX_LAYER = 65_536
+"""The widest network layer and the most parallel envs a flag may ask for."""
 
 
 _PROGRAM: str | None = None
@@ -116,6 +121,9 @@ def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoRetur
         code = _say(prog, f"error: {exc}", USAGE_ERROR)
     except OSError as exc:
         code = _say(prog, f"error: {os_error_text(exc)}", FAILURE)
+    except MemoryError:
+        message = "not enough memory for this run (do the flags ask for too much?)"
+        code = _say(prog, f"error: {message}", FAILURE)
     sys.exit(0 if code is None else code)
 
 
@@ -162,6 +170,8 @@ def _wanted(low: float | None, high: float | None, kind: str = "an integer") -> 
 
 SEED = integer(0, 2**32 - 1)
 """argparse type of every ``--seed``: ``0..2**32-1`` (the seeds NumPy and SB3 take)."""
+PROCESSES = integer(1, MAX_PROCESSES)
+"""argparse type of ``--workers`` and ``--torch-threads``: ``1..MAX_PROCESSES``."""
 
 
 def number(

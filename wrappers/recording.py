@@ -29,7 +29,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
-from tabletop_zoo.envs._files import atomic_path
+from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import require_extra
 
@@ -69,13 +69,16 @@ def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0)
 
     if suffix == ".mp4":
         require_extra("video", "recording an MP4")
+    if suffix == ".gif":  # encoded in memory, then written: a failed write leaves imageio
+        # no half-open file to retry when it is collected (its "Exception ignored" traceback)
+        # duration per frame in milliseconds; loop=0 repeats forever
+        data = iio.imwrite(
+            "<bytes>", np.stack(frames), extension=".gif", duration=1000.0 / fps, loop=0
+        )
+        return write_bytes_atomic(path, data)
     with atomic_path(path) as temporary:  # the temporary name keeps the suffix (the format)
-        if suffix == ".gif":
-            # duration per frame in milliseconds; loop=0 repeats forever
-            iio.imwrite(temporary, np.stack(frames), duration=1000.0 / fps, loop=0)
-        else:
-            video = np.stack([_even_size(f) for f in frames])
-            iio.imwrite(temporary, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
+        video = np.stack([_even_size(f) for f in frames])
+        iio.imwrite(temporary, video, plugin="FFMPEG", fps=fps, macro_block_size=1)
     return path
 
 

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="results/tournament",
         help="output folder (default results/tournament)",
     )
-    p.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
+    p.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     p.add_argument(
         "--random-opening", type=cli.integer(0), default=0, metavar="K",
         help="the first K actions of every game are random legal actions (default 0): two "

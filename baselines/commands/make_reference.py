@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the first K actions of every game are random (needed when two members are "
         "deterministic and the game has no chance); rate.py uses the same K on this ladder",
     )  # fmt: skip
-    ladder.add_argument("--workers", type=cli.integer(1), default=1, help="processes playing games")
+    ladder.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     ladder.add_argument(
         "--plot",
         type=cli.output_file(".png"),

@@ -17,11 +17,11 @@ from __future__ import annotations
 import argparse
 import copy
 import time
-from pathlib import Path
 
 import numpy as np
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs._files import atomic_path
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
@@ -41,16 +41,7 @@ from tabletop_zoo.baselines.evaluation import evaluate_agent  # noqa: E402
 from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
 
 GAMES_WITH_ENGINES = [name for name, spec in GAMES.items() if spec.fast_engine is not None]
-
-
-def positive(kind: type):  # noqa: ANN201 - argparse type factory
-    def check(text: str):  # noqa: ANN202
-        value = kind(text)
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-        return value
-
-    return check
+POSITIVE = cli.number(0, low_open=True)  # a finite number > 0 (no nan, no inf)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -58,39 +49,51 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--game", choices=GAMES_WITH_ENGINES, default=GAMES_WITH_ENGINES[0])
     p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
     p.add_argument("--opponent", choices=["random", "greedy", "snapshot"], default="random")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--total-timesteps", type=positive(int), default=2_000_000)
-    p.add_argument("--cpu-budget", type=positive(float), default=None,
+    p.add_argument("--seed", type=cli.SEED, default=0)
+    p.add_argument("--total-timesteps", type=cli.integer(1), default=2_000_000)
+    p.add_argument("--cpu-budget", type=POSITIVE, default=None,
                    help="stop training after this many CPU-seconds of this process")  # fmt: skip
-    p.add_argument("--num-envs", type=positive(int), default=64)
-    p.add_argument("--num-steps", type=positive(int), default=64, help="rollout steps per env")
-    p.add_argument("--learning-rate", type=positive(float), default=1e-3)
+    p.add_argument("--num-envs", type=cli.integer(1, cli.MAX_LAYER), default=64)
+    p.add_argument(
+        "--num-steps", type=cli.integer(1, cli.MAX_LAYER), default=64, help="rollout steps per env"
+    )
+    p.add_argument("--learning-rate", type=POSITIVE, default=1e-3)
     p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--gae-lambda", type=float, default=0.95)
-    p.add_argument("--num-minibatches", type=positive(int), default=4)
-    p.add_argument("--update-epochs", type=positive(int), default=4)
-    p.add_argument("--clip-coef", type=float, default=0.2)
-    p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--vf-coef", type=float, default=0.5)
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
-    p.add_argument("--hidden", type=positive(int), default=128, help="units per hidden layer")
-    p.add_argument("--snapshot-every", type=positive(int), default=20, help="updates")
-    p.add_argument("--torch-threads", type=positive(int), default=1)
-    p.add_argument("--log-every", type=positive(int), default=10, help="updates between logs")
-    p.add_argument("--eval-games", type=int, default=50, help="per opponent per seat; 0 = none")
-    p.add_argument("--eval-opponents", default="random,greedy", help="agent specs, comma separated")
-    p.add_argument("--save", default=None, help="write the trained network's weights (.pt)")
+    p.add_argument("--gamma", type=cli.number(0, 1), default=0.99)
+    p.add_argument("--gae-lambda", type=cli.number(0, 1), default=0.95)
+    p.add_argument("--num-minibatches", type=cli.integer(1), default=4)
+    p.add_argument("--update-epochs", type=cli.integer(1), default=4)
+    p.add_argument("--clip-coef", type=POSITIVE, default=0.2)
+    p.add_argument("--ent-coef", type=cli.number(0), default=0.01)
+    p.add_argument("--vf-coef", type=cli.number(0), default=0.5)
+    p.add_argument("--max-grad-norm", type=POSITIVE, default=0.5)
+    p.add_argument(
+        "--hidden", type=cli.integer(1, cli.MAX_LAYER), default=128, help="units per hidden layer"
+    )
+    p.add_argument("--snapshot-every", type=cli.integer(1), default=20, help="updates")
+    p.add_argument("--torch-threads", type=cli.PROCESSES, default=1)
+    p.add_argument("--log-every", type=cli.integer(1), default=10, help="updates between logs")
+    p.add_argument("--eval-games", type=cli.integer(0), default=50,
+                   help="per opponent per seat; 0 = none")  # fmt: skip
+    p.add_argument("--eval-opponents", default="random,greedy",
+                   help=f"agent specs, comma separated: {cli.agent_help()}")  # fmt: skip
+    p.add_argument("--save", type=cli.output_file(), default=None,
+                   help="write the trained network's weights (.pt)")  # fmt: skip
     args = p.parse_args(argv)
     players = GAMES[args.game].players
     args.num_players = players[0] if args.num_players is None else args.num_players
     if args.num_players not in players:
         p.error(f"--num-players must be one of {list(players)} for {args.game}")
-    for flag in ("seed", "eval_games"):
-        if getattr(args, flag) < 0:
-            p.error(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(args, flag)}")
     if (args.num_envs * args.num_steps) % args.num_minibatches:
         p.error("--num-envs x --num-steps must be divisible by --num-minibatches")
+    specs, args.eval_opponents = args.eval_opponents, []
+    if args.eval_games:  # the specs before training, not after it
+        try:
+            args.eval_opponents = cli.check_agents(
+                specs, args.game, args.num_players, flag="--eval-opponents"
+            )
+        except ValueError as exc:
+            cli.fail(p, exc)
     return args
 
 
@@ -252,16 +255,13 @@ def run(argv: list[str] | None = None) -> int:
 
     cpu = time.process_time() - cpu_start
     print(f"trained {global_step} steps in {cpu:.1f} CPU-s ({global_step / cpu:.0f} steps/CPU-s)")
-    if args.save:
-        path = Path(args.save)
-        tmp = path.with_name(path.name + ".tmp")
-        torch.save(agent.state_dict(), tmp)
-        tmp.replace(path)
-        print(f"saved {path}")
+    if args.save is not None:
+        with atomic_path(args.save) as temporary:  # a failed or killed save keeps the old file
+            torch.save(agent.state_dict(), temporary)
+        print(f"saved {args.save}")
     if args.eval_games:
         player = ArenaPlayer(agent.eval(), "ppo_vector")
-        opponents = [o.strip() for o in args.eval_opponents.split(",") if o.strip()]
-        for row in evaluate_agent(player, args.game, args.num_players, opponents,
+        for row in evaluate_agent(player, args.game, args.num_players, args.eval_opponents,
                                   args.eval_games, seed=args.seed + 1):  # fmt: skip
             lo, hi = row.interval("wins")
             print(f"vs {row.opponent:<10} games {row.games:4d}  win {row.rate('wins'):.3f} "

@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
     )  # fmt: skip
     p.add_argument(
-        "--workers", type=cli.integer(1), default=1,
+        "--workers", type=cli.PROCESSES, default=1,
         help="processes playing games (2 on a 2-core machine: about half the wall time, "
         "the same games)",
     )  # fmt: skip

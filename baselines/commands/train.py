@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=cli.SEED, default=d.seed)
     p.add_argument("--timesteps", type=int, default=None, help="learner steps (per game)")
-    p.add_argument("--n-envs", type=int, default=d.n_envs, help="parallel envs")
+    p.add_argument(
+        "--n-envs", type=cli.integer(1, cli.MAX_PROCESSES), default=d.n_envs, help="parallel envs"
+    )
     p.add_argument(
         "--vec",
         choices=["dummy", "subproc"],
@@ -106,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-every", type=int, default=None, help="0 = final evaluation only")
     p.add_argument("--eval-games", type=int, default=None, help="games per opponent per seat")
     p.add_argument("--final-eval-games", type=int, default=None, help="same, final evaluation")
-    p.add_argument("--torch-threads", type=int, default=d.torch_threads)
+    p.add_argument("--torch-threads", type=cli.PROCESSES, default=d.torch_threads)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1 = print logs)")
     p.add_argument(

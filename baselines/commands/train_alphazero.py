@@ -86,8 +86,10 @@ def hidden_sizes(text: str) -> tuple[int, ...]:
         sizes = tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
         sizes = ()
-    if not sizes or min(sizes) < 1:
-        raise ValueError(f"--hidden needs comma separated layer sizes >= 1, got {text!r}")
+    if not sizes or min(sizes) < 1 or max(sizes) > cli.MAX_LAYER:
+        raise ValueError(
+            f"--hidden needs comma separated layer sizes in 1..{cli.MAX_LAYER}, got {text!r}"
+        )
     return sizes
 
 

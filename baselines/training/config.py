@@ -8,13 +8,14 @@ caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every 
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.cli import folder_problem
+from tabletop_zoo.baselines.cli import MAX_PROCESSES, folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
@@ -181,9 +182,10 @@ class TrainConfig:
             ("ent_coef", self.ent_coef >= 0, ">= 0"),
             ("n_epochs", self.n_epochs >= 1, ">= 1"),
             ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
-            ("torch_threads", self.torch_threads >= 1, ">= 1"),
+            ("torch_threads", 1 <= self.torch_threads <= MAX_PROCESSES, f"in 1..{MAX_PROCESSES}"),
             ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
-            ("name", self.name is None or self.name.strip() not in ("", ".", ".."), "a folder"),
+            ("name", self.name is None or _folder_name(self.name),
+             "one folder name inside runs_dir (no '/', not '.' or '..')"),
         ]  # fmt: skip
         for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
             if not ok:
@@ -218,3 +220,9 @@ class TrainConfig:
 def _holds_a_run(folder: Path) -> bool:
     """True if ``folder`` has files of a training run (config, evaluations or snapshots)."""
     return any((folder / name).exists() for name in ("config.json", "eval.csv", "snapshots"))
+
+
+def _folder_name(name: str) -> bool:
+    """True if ``name`` names one folder (a run folder stays inside ``runs_dir``)."""
+    text = name.strip()
+    return text not in ("", ".", "..") and "/" not in text and os.sep not in text

@@ -13,7 +13,13 @@ package ``tabletop_zoo`` (``package-dir`` in ``pyproject.toml``); the sub-packag
 ``envs/``, ``wrappers/`` and ``baselines/``.
 """
 
+# ruff: noqa: E402 - the guard below runs before every other import
+
 from __future__ import annotations
+
+from tabletop_zoo._startup import guard_program_start
+
+guard_program_start()  # first: Ctrl-C during the imports below is one line in our programs
 
 from importlib import metadata
 from types import ModuleType

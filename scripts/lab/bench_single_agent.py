@@ -23,6 +23,9 @@ batches of 2, 4 and 8 (what batching the snapshots' moves across envs could save
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
 import statistics
 import time

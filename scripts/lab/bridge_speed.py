@@ -11,6 +11,9 @@ seconds per row (``--seconds``). Needs the library's extra.
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
 import time
 import warnings

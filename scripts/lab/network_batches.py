@@ -27,6 +27,9 @@ differ.
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
 import time
 from collections.abc import Callable

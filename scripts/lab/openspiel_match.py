@@ -12,6 +12,9 @@ losses of our agent and the seconds per game. Needs the ``openspiel`` extra.
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
 import time
 from typing import Any

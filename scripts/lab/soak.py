@@ -2,6 +2,8 @@
 
     python scripts/lab/soak.py --steps 1000000                 # every game of GAMES, every count
     python scripts/lab/soak.py --game <name> --steps 20000 --seed 3
+    python scripts/lab/soak.py --steps 5000 --env-option max_turns=30   # truncation
+    python scripts/lab/soak.py --game <name> --num-players N --env-option KEY=VALUE
 
 Each (game, player count) plays seeded random games through the wrapped ``env()`` until
 ``--steps`` AEC steps are done. At every step it checks: the acting agent's mask equals
@@ -14,21 +16,30 @@ clone's random action; rewards stay 0 until the end, all agents end
 together, and the final rewards are the engine's ``returns()`` (or the truncation
 rewards); ``info["scores"]`` are the engine's scores. Resident memory is sampled after
 the first tenth of the budget and at the end ("memory flat": growth under
-``--max-growth-mb``). Prints one row of counts per (game, player count) and exits 1 on
+``--max-growth-mb``). ``--env-option KEY=VALUE`` (repeatable, the env's options, values
+read as JSON when they parse) soaks a variant: truncation (``max_turns``), score rewards,
+a game's own options; every (game, count) is built with them before the first step, so a
+bad option is one line. Prints one row of counts per (game, player count) and exits 1 on
 any violation (the first few are printed).
 """
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
 import argparse
+import json
 import os
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_state, make_env, new_game
 
 
@@ -131,10 +142,18 @@ def _check_after_step(env, counts: SoakCounts, total: dict[str, float]) -> bool:
     return True
 
 
-def soak(game: str, num_players: int, steps: int, seed: int, check_every: int = 1) -> SoakCounts:
-    """Random legal play of ``game`` for ``steps`` AEC steps with every invariant checked."""
+def soak(
+    game: str,
+    num_players: int,
+    steps: int,
+    seed: int,
+    check_every: int = 1,
+    options: dict[str, Any] | None = None,
+) -> SoakCounts:
+    """Random legal play of ``game`` (env ``options``) for ``steps`` AEC steps with every
+    invariant checked."""
     counts = SoakCounts(GAMES[game].label(num_players))
-    env = make_env(game, num_players)
+    env = make_env(game, num_players, **(options or {}))
     rng = random.Random(seed)
     env.reset(seed=seed)
     start = time.perf_counter()
@@ -170,10 +189,27 @@ def main(argv: list[str] | None = None) -> int:
         "--check-every", type=cli.integer(1), default=1, help="JSON/clone checks every k steps (1)"
     )
     parser.add_argument("--max-growth-mb", type=cli.number(0), default=50.0)
+    parser.add_argument(
+        "--num-players", type=cli.integer(1), default=None, help="one count (needs --game)"
+    )
+    parser.add_argument(
+        "--env-option", action="append", default=[], metavar="KEY=VALUE",
+        help="env option for every run (repeatable), e.g. max_turns=30; JSON values",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    if args.steps < 1 or args.check_every < 1:
-        parser.error("--steps and --check-every must be positive")
     specs = [GAMES[args.game]] if args.game else list(GAMES.values())
+    try:  # every run's env is built once before the header: a bad option is one line
+        options = env_options(args.env_option)
+        if args.num_players is not None:
+            if args.game is None:
+                raise InvalidOptionError("--num-players needs --game")
+            cli.players(args.game, args.num_players)
+        runs = [(spec, n) for spec in specs for n in spec.players
+                if args.num_players in (None, n)]  # fmt: skip
+        for spec, n in runs:
+            make_env(spec.name, n, **options).close()
+    except InvalidOptionError as exc:
+        cli.fail(parser, exc)
     header = (
         f"{'game':<14}{'steps':>10}{'games':>8}{'term':>8}{'trunc':>7}{'json':>10}"
         f"{'clones':>10}{'mem MB':>8}{'secs':>8}{'violations':>11}"
@@ -182,24 +218,40 @@ def main(argv: list[str] | None = None) -> int:
         fast_state(new_game(spec.name, spec.default_players))  # from the header on it plays
     print(header)
     failed = False
-    for spec in specs:
-        for n in spec.players:
-            try:
-                c = soak(spec.name, n, args.steps, args.seed, args.check_every)
-            except KeyboardInterrupt:
-                raise cli.Interrupted("the rows printed above are complete") from None
-            if c.memory_growth_mb > args.max_growth_mb:
-                c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
-            print(
-                f"{c.label:<14}{c.steps:>10,}{c.games:>8,}{c.terminated:>8,}{c.truncated:>7,}"
-                f"{c.json_round_trips:>10,}{c.clones:>10,}{c.memory_growth_mb:>8.1f}"
-                f"{c.seconds:>8.0f}{len(c.violations):>11,}",
-                flush=True,
-            )
-            for violation in c.violations[:5]:
-                print(f"    {violation}")
-            failed |= bool(c.violations)
+    for spec, n in runs:
+        try:
+            c = soak(spec.name, n, args.steps, args.seed, args.check_every, options)
+        except KeyboardInterrupt:
+            raise cli.Interrupted("the rows printed above are complete") from None
+        if c.memory_growth_mb > args.max_growth_mb:
+            c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
+        print(
+            f"{c.label:<14}{c.steps:>10,}{c.games:>8,}{c.terminated:>8,}{c.truncated:>7,}"
+            f"{c.json_round_trips:>10,}{c.clones:>10,}{c.memory_growth_mb:>8.1f}"
+            f"{c.seconds:>8.0f}{len(c.violations):>11,}",
+            flush=True,
+        )
+        for violation in c.violations[:5]:
+            print(f"    {violation}")
+        failed |= bool(c.violations)
     return 1 if failed else 0
+
+
+def env_options(items: list[str]) -> dict[str, Any]:
+    """``["KEY=VALUE", ...]`` as env options; values are JSON when they parse (``true``,
+    ``30``), else strings. ``InvalidOptionError`` for an item without ``=``."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidOptionError(f"--env-option needs KEY=VALUE, got {item!r}")
+        if key.strip() == "num_players":
+            raise InvalidOptionError("--env-option num_players: use --num-players")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
 
 
 if __name__ == "__main__":

@@ -59,6 +59,31 @@ def test_a_failed_snapshot_leaves_no_file(tmp_path) -> None:
     assert _names(tmp_path) == ["snapshots"]  # no step_10.zip, no temporary file
 
 
+def test_a_full_disk_at_the_final_save_of_training_leaves_no_torn_model(tmp_path, monkeypatch):
+    """The reported case: the final ``final_model.zip`` save fails; no torn model, no
+    temporary file (the snapshots of the same run go through the same writer)."""
+    pytest.importorskip("sb3_contrib")
+    from tabletop_zoo.baselines.training import TrainConfig, train
+
+    real = _files._fsync_file
+
+    def no_space_for_zips(path):
+        if str(path).endswith(".zip"):
+            raise OSError(28, "No space left on device")
+        real(path)
+
+    monkeypatch.setattr(_files, "_fsync_file", no_space_for_zips)
+    cfg = TrainConfig(game="mole_hill", name="full", engine="python", runs_dir=str(tmp_path),
+                      timesteps=64, n_envs=2, n_steps=32, batch_size=64, n_epochs=1,
+                      net_arch=(8,), snapshot_every=0, eval_every=0, final_eval_games=1,
+                      progress_bar=False)  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):
+        train(cfg, log=lambda *_: None)
+    names = _names(tmp_path / "full")
+    assert "final_model.zip" not in names and not [n for n in names if ".tmp-" in n], names
+    assert "config.json" in names
+
+
 def test_failed_result_writes_keep_the_previous_results(tmp_path, monkeypatch) -> None:
     pytest.importorskip("matplotlib")
     from tabletop_zoo.baselines.evaluation import round_robin
@@ -98,23 +123,40 @@ def test_a_failed_eval_csv_append_keeps_the_rows_before(tmp_path, monkeypatch) -
 
 def test_a_failed_recording_keeps_the_previous_one(tmp_path, monkeypatch) -> None:
     pytest.importorskip("imageio")
-    import imageio.v3 as iio
-
     from tabletop_zoo.wrappers.recording import save_animation
 
     frames = [np.zeros((16, 16, 3), np.uint8), np.full((16, 16, 3), 255, np.uint8)]
     path = save_animation(frames, tmp_path / "game.gif")
     before = path.read_bytes()
-
-    def half_write(target, *args, **kwargs):
-        with open(target, "wb") as handle:
-            handle.write(b"GIF89a")
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(iio, "imwrite", half_write)
+    _disk_full(monkeypatch)
     with pytest.raises(OSError):
         save_animation(frames[::-1], path)
     assert path.read_bytes() == before and _names(tmp_path) == ["game.gif"]
+
+
+def test_a_recording_that_cannot_be_written_is_one_error(tmp_path, monkeypatch) -> None:
+    """A file that cannot be opened for writing (seen in /proc as root): one OSError, and
+    nothing left for imageio to retry (and print a traceback about) when it is collected."""
+    pytest.importorskip("imageio")
+    import gc
+    import sys
+
+    from tabletop_zoo.wrappers.recording import save_animation
+
+    blocked = tmp_path / "blocked.gif"
+    blocked.mkdir()  # the temporary name is a folder: opening it to write fails
+    monkeypatch.setattr(_files, "temporary_name", lambda path: blocked)
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    frames = [np.zeros((16, 16, 3), np.uint8)] * 2
+    errors = []
+    try:
+        save_animation(frames, tmp_path / "game.gif")
+    except OSError as exc:
+        errors.append(type(exc))  # not the exception: its frames would keep imageio's writer
+    gc.collect()
+    assert errors == [IsADirectoryError]
+    assert unraisable == [] and _names(tmp_path) == ["blocked.gif"]
 
 
 # ---------------------------------------------------------------- killed workers

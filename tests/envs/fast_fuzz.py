@@ -8,7 +8,9 @@ Arktia 2p, 2p without neutral pieces, 3p, 3p with neutral pieces, 4p) each round
 rows from random play and mutates them (one column or several set to extreme or random
 int64 values, bits flipped, whole random rows, rows of another configuration), then calls
 every public entry of the batched engine and of the one-row view with them, and also
-passes arrays of the wrong dtype, shape, order or mutability. Every call must return or
+passes arrays of the wrong dtype, shape, order or mutability; and steps the vector env with
+fuzzed learner actions and a batched opponent policy whose outputs are fuzzed (its rows must
+still pass the engine's check after every call). Every call must return or
 raise one of our errors (``TabletopZooError``); anything else is printed and the driver
 exits 2. Prints how many calls were made and how many were refused.
 """
@@ -183,6 +185,61 @@ def fuzz_shapes(engine: Any, states: np.ndarray, tally: Tally) -> None:
     tally.call("random_play", lambda: engine.random_play(2, -1))
 
 
+def bad_actions(rng: np.random.Generator, legal: np.ndarray, num_actions: int) -> Any:
+    """Actions for a batch whose legal choice is ``legal``: legal ones, or (most of the
+    time) a fuzzed array: extreme or illegal values, floats, bools, uint64, wrong length."""
+    kind = int(rng.integers(8))
+    size = len(legal)
+    if kind == 0:
+        return legal
+    if kind == 1:
+        return rng.choice(EXTREMES, size=size)
+    if kind == 2:
+        out = legal.copy()
+        out[rng.integers(size)] = rng.integers(-2, num_actions + 2)
+        return out
+    if kind == 3:
+        return legal.astype(np.float64) + 0.25
+    if kind == 4:
+        return np.ones(size, dtype=bool)
+    if kind == 5:
+        return np.full(size, 2**64 - 1, dtype=np.uint64)
+    if kind == 6:
+        return legal[: int(rng.integers(size))] if size > 1 else np.append(legal, 0)
+    return [int(a) for a in legal] + [None]
+
+
+def fuzz_vector(engine: Any, rng: np.random.Generator, tally: Tally) -> None:
+    """The vector env with fuzzed learner actions and an opponent policy whose outputs are
+    fuzzed the same way; after every call its rows must still pass the engine's check."""
+    from tabletop_zoo.wrappers.vector import BatchedVectorEnv
+
+    def opponent(observations: np.ndarray, masks: np.ndarray) -> Any:
+        legal = masks.argmax(axis=1).astype(np.int64)
+        return bad_actions(rng, legal, engine.num_actions) if rng.random() < 0.1 else legal
+
+    seat = None if rng.random() < 0.5 else int(rng.integers(engine.num_players))
+    envs = BatchedVectorEnv(engine, 4, opponent, learner_seat=seat, seed=int(rng.integers(99)))
+    for _ in range(5):  # a failed reset leaves the env unready: try again
+        if tally.call("vector reset", envs.reset) is not None:
+            break
+    else:
+        return
+
+    def rows_still_valid() -> None:
+        try:
+            engine.check_states(envs.states.copy())
+        except TabletopZooError as exc:  # not a refusal: the env broke its own rows
+            raise AssertionError(f"the vector env left a bad row: {exc}") from None
+
+    for _ in range(20):
+        actions = envs.sample_legal_actions()
+        if rng.random() < 0.5:  # half the steps legal, so that the games move on
+            actions = bad_actions(rng, actions, engine.num_actions)
+        tally.call("vector step", lambda a=actions: envs.step(a))
+        tally.call("vector rows still valid", rows_still_valid)
+
+
 def run(rounds: int, seed: int) -> Tally:
     """The fuzz (see the module docstring)."""
     rng = np.random.default_rng(seed)
@@ -202,6 +259,7 @@ def run(rounds: int, seed: int) -> Tally:
             fuzz_view(engine, pool[int(rng.integers(len(pool)))], rng, tally)
             other = pools[(index + 1) % len(pools)]
             tally.call("foreign rows", lambda e=engine, o=other: e.legal_mask(o.copy()))
+            fuzz_vector(engine, rng, tally)
     for engine, pool in zip(engines, pools, strict=True):
         fuzz_shapes(engine, pool[:4].copy(), tally)
     return tally

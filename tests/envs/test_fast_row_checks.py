@@ -194,10 +194,21 @@ def run_fuzz(rounds: int, seed: int) -> subprocess.CompletedProcess:
     )
 
 
+def test_one_round_of_fuzzed_rows_and_actions_in_a_child_process() -> None:
+    """The fuzz below, one round (a few seconds): in the default run, so that a crash or a
+    new kind of failure shows up there too."""
+    out = run_fuzz(1, 2)
+    assert out.returncode >= 0, f"killed by signal {-out.returncode}: {out.stderr[-2000:]}"
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    calls, refused = (int(x) for x in out.stdout.split()[1:4:2])
+    assert calls > 500 and 0 < refused < calls
+
+
 @pytest.mark.slow
 def test_fuzzed_rows_never_kill_the_process() -> None:
-    """Mutated, extreme and foreign rows through every public entry in a child process:
-    no signal (a negative return code) and no error other than ours."""
+    """Mutated, extreme and foreign rows through every public entry, fuzzed actions and
+    opponent outputs through the vector env, in a child process: no signal (a negative
+    return code) and no error other than ours."""
     out = run_fuzz(4, 0)
     assert out.returncode >= 0, f"killed by signal {-out.returncode}: {out.stderr[-2000:]}"
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]

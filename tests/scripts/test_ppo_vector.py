@@ -37,7 +37,7 @@ def test_a_few_hundred_steps_then_the_arena(script, tmp_path, capsys, game, play
     assert f"{game} ({players} players) vs {opponent}: 2 updates of 128 steps" in out
     assert "update     2  steps       256" in out and "steps/CPU-s" in out
     assert f"vs random     games {players:4d}" in out  # one game per seat
-    assert saved.is_file() and not list(tmp_path.glob("*.tmp"))
+    assert [p.name for p in tmp_path.iterdir()] == ["policy.pt"]  # no temporary file left
 
 
 def test_the_cpu_budget_stops_training(script, capsys) -> None:
@@ -50,16 +50,40 @@ def test_the_cpu_budget_stops_training(script, capsys) -> None:
     assert "vs random     games" not in out  # no evaluation
 
 
+def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch) -> None:
+    ppo = script("ppo_vector")
+    saved = tmp_path / "policy.pt"
+    saved.write_bytes(b"the weights of an earlier run")
+
+    def disk_full(_weights, target) -> None:
+        with open(target, "wb") as handle:
+            handle.write(b"half the weights")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ppo.torch, "save", disk_full)
+    argv = ["--total-timesteps", "64", "--num-envs", "8", "--num-steps", "8", "--hidden", "8",
+            "--eval-games", "0", "--save", str(saved)]  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):  # run_main: one line, exit 1
+        ppo.main(argv)
+    assert saved.read_bytes() == b"the weights of an earlier run"
+    assert list(tmp_path.iterdir()) == [saved]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--game", "chess"], "invalid choice"),
         (["--num-players", "7"], "--num-players must be one of"),
-        (["--num-envs", "0"], "must be > 0"),
-        (["--learning-rate", "-1"], "must be > 0"),
+        (["--num-envs", "0"], "must be an integer in 1..65536"),
+        (["--learning-rate", "-1"], "must be a number > 0"),
+        (["--learning-rate", "inf"], "must be a number > 0"),
+        (["--gamma", "1.5"], "must be a number in 0..1"),
+        (["--max-grad-norm", "nan"], "must be a number > 0"),
         (["--opponent", "mcts"], "invalid choice"),
-        (["--eval-games", "-1"], "--eval-games must be >= 0"),
-        (["--seed", "-1"], "--seed must be >= 0"),
+        (["--eval-games", "-1"], "must be an integer >= 0"),
+        (["--seed", "-1"], "must be an integer in 0..4294967295"),
+        (["--eval-opponents", "random,wizard"], "--eval-opponents: unknown agent spec 'wizard'"),
+        (["--save", ""], "output file name is empty"),
         (["--num-envs", "3", "--num-steps", "3", "--num-minibatches", "2"], "divisible"),
     ],
 )

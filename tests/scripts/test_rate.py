@@ -35,6 +35,17 @@ def test_rate_against_a_fixed_field(script, capsys) -> None:
     assert line.split()[3] == "3"  # one seating per seat of the greedy agent
 
 
+def test_rate_writes_its_games_to_csv(script, tmp_path, capsys) -> None:
+    rate = script("rate")
+    path = tmp_path / "games.csv"
+    argv = ["--game", "mole_hill", "--agent", "greedy", "--against", "random", "--rounds", "2"]
+    assert rate.main([*argv, "--csv", str(path)]) == 0
+    rows = path.read_text().splitlines()
+    assert rows[0].startswith("game,seats") and len(rows) == 1 + 4  # 2 rounds x 2 seats
+    assert str(path) in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv"]
+
+
 def test_rate_refuses_a_bad_spec_and_a_missing_ladder(script, tmp_path, monkeypatch, capsys):
     rate = script("rate")
     with pytest.raises(SystemExit):

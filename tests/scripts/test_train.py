@@ -54,7 +54,7 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys, engine) -> Non
         (["--eval-games", "0"], "eval_games must be >= 1"),
         (["--eval-every", "-1"], "eval_every must be >= 0"),
         (["--snapshot-every", "-1"], "snapshot_every must be >= 0"),
-        (["--torch-threads", "0"], "torch_threads must be >= 1"),
+        (["--torch-threads", "0"], "must be an integer in 1..256"),
         (["--verbose", "7"], "verbose must be 0, 1 or 2"),
         (["--pool", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
         (["--env-option", "num_players=3"], "use --num-players 3"),

@@ -1,5 +1,6 @@
 """The soak script (``scripts/lab/soak.py``) on a tiny budget: every game and player count
-plays, every invariant is checked, the counts are printed and no violation is found."""
+plays, every invariant is checked, the counts are printed and no violation is found; also
+with truncation (a small ``max_turns``) and with the games' option variants."""
 
 from __future__ import annotations
 
@@ -47,3 +48,36 @@ def test_soak_reports_a_violation() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "JSON round trip changed the state" in out.stdout
+
+
+def soak_rows(*argv: str) -> list[list[str]]:
+    """Run the soak with ``argv``; its rows split into label and the nine numbers."""
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), *argv], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return [row.rsplit(maxsplit=9) for row in out.stdout.splitlines()[1:]]
+
+
+def test_truncation_soaks_in_every_game() -> None:
+    """A small ``max_turns``: most games end by truncation, every invariant still holds."""
+    rows = soak_rows("--steps", "150", "--seed", "4", "--env-option", "max_turns=10")
+    assert len(rows) == sum(len(spec.players) for spec in GAMES.values())
+    for _label, _steps, games, _term, truncated, *_, violations in rows:
+        assert violations == "0" and int(truncated) >= 1 and int(games) >= int(truncated)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--game", "mole_hill", "--env-option", "random_flowers=true"],
+        ["--game", "mole_hill", "--env-option", "reward_mode=score"],
+        ["--game", "arktia", "--num-players", "3", "--env-option", "neutral_pieces=true"],
+        ["--game", "arktia", "--num-players", "2", "--env-option", "neutral_pieces=false"],
+        ["--game", "arktia", "--env-option", "reward_mode=score", "--env-option", "max_turns=25"],
+    ],
+)
+def test_option_variants_soak_without_violations(argv) -> None:
+    for _label, steps, *_, violations in soak_rows("--steps", "400", "--seed", "5", *argv):
+        assert violations == "0" and int(steps.replace(",", "")) >= 400

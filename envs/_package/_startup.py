@@ -1,0 +1,96 @@
+"""Ctrl-C while one of our programs starts: one line and exit 130, never Python's traceback.
+
+A command (the ``tabletop-zoo`` console script, a shim ``scripts/X.py`` or a lab tool
+``scripts/lab/X.py`` of a clone) turns Ctrl-C into one line in
+:func:`tabletop_zoo.baselines.cli.run_main`. Before that runs, the program imports the
+package (numpy, gymnasium, pettingzoo: about half a second, longer on a busy machine), and a
+``KeyboardInterrupt`` raised there reaches Python's top level, which prints a traceback.
+
+:func:`guard_program_start` runs first in ``import tabletop_zoo`` (standard library only,
+before any of the package's heavy imports). When the main program is one of ours it chains
+a ``sys.excepthook`` that, for an interruption, prints ``<program>: interrupted`` and exits
+130, as ``run_main`` does; every other exception goes to the previous hook (a bug keeps its
+traceback). Other programs that import the package (a user's script, a notebook, pytest,
+multiprocessing's workers) are left alone. Ctrl-C before the interpreter reaches this module
+(its own start-up, a few milliseconds) still gets Python's message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["INTERRUPTED", "guard_program_start", "our_program"]
+
+INTERRUPTED = 130
+"""The exit code of an interrupted command (``128 + SIGINT``, as a shell reports it)."""
+
+CONSOLE_SCRIPT = "tabletop-zoo"
+_REPOSITORY = Path(__file__).resolve().parents[2]  # envs/_package/ -> the clone's root
+
+
+def our_program(argv: list[str] | None = None, main_file: str | None = None) -> str | None:
+    """The name our program gives itself in its messages, or ``None`` if the main program
+    is not one of ours. ``argv`` and ``main_file`` default to ``sys.argv`` and the file of
+    the ``__main__`` module.
+
+    * the console script (``tabletop-zoo COMMAND``): ``"tabletop-zoo COMMAND"``;
+    * a script of the clone's ``scripts/`` folder (shims, lab tools): its file name
+      (``"evaluate.py"``), as :func:`~tabletop_zoo.baselines.cli.run_main` names it.
+    """
+    argv = list(sys.argv if argv is None else argv)
+    if main_file is None:
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not argv or not main_file:
+        return None
+    launcher = re.sub(r"(-script\.pyw?|\.exe)$", "", Path(argv[0]).name)
+    if launcher == CONSOLE_SCRIPT:
+        command = argv[1] if len(argv) > 1 else ""
+        return f"{CONSOLE_SCRIPT} {command}" if re.fullmatch(r"[a-z][a-z_-]*", command) else (
+            CONSOLE_SCRIPT
+        )  # fmt: skip
+    try:
+        script = Path(main_file).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    scripts = _REPOSITORY / "scripts"
+    if (_REPOSITORY / "pyproject.toml").is_file() and script.is_relative_to(scripts):
+        return Path(argv[0]).name
+    return None
+
+
+def _interrupted(error: BaseException | None) -> bool:
+    """True if ``error`` is a ``KeyboardInterrupt`` or was raised while handling one (a
+    library that turns it into its own error)."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def guard_program_start() -> None:
+    """If the main program is one of ours (:func:`our_program`), make an interruption that
+    reaches Python's top level one line on stderr and exit code 130 (module docstring)."""
+    program = our_program()
+    if program is None:
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None):
+        if not _interrupted(error):
+            previous(kind, error, trace)
+            return
+        try:
+            sys.stdout.flush()
+        except Exception:  # noqa: BLE001 - a closed or broken stdout: the line still goes out
+            pass
+        print(f"{program}: interrupted", file=sys.stderr, flush=True)
+        os._exit(INTERRUPTED)
+
+    sys.excepthook = hook
