@@ -7,6 +7,7 @@ import functools
 
 import numpy as np
 import pytest
+from az_networks import small_network
 from nim_game import NimGame
 
 from tabletop_zoo.baselines import make_agent
@@ -15,7 +16,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, get_spec, new_game
+from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, new_game
 
 
 def _solve(state) -> tuple[float, ...]:
@@ -96,24 +97,7 @@ def test_puct_plays_terminal_wins_without_evaluating_them() -> None:
 
 
 def _net(game: str, players: int, value_bias: list[float], trunk: int = 0) -> DenseNet:
-    g = new_game(game, players)
-    shape = get_spec(game).make_observation_encoder(g).shape
-    inputs = int(np.prod(shape))
-    rng = np.random.default_rng(0)
-    layers = [(rng.normal(0, 0.05, (inputs, trunk)), np.zeros(trunk))] if trunk else []
-    width = trunk or inputs
-    heads = {
-        "policy": (rng.normal(0, 0.05, (width, g.num_actions)), np.zeros(g.num_actions)),
-        "value": (np.zeros((width, players)), np.asarray(value_bias)),
-    }
-    meta = {
-        "kind": "alphazero",
-        "game": game,
-        "num_players": players,
-        "observation_shape": list(shape),
-        "num_actions": g.num_actions,
-    }
-    return DenseNet(layers, heads, "relu", meta)
+    return small_network(game, players, trunk=trunk, value_bias=value_bias)
 
 
 def test_network_values_are_turned_from_relative_to_absolute_seats() -> None:

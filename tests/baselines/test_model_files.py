@@ -10,35 +10,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from az_networks import small_network
 
 from tabletop_zoo.baselines.agents import make_agent, numpy_net
 from tabletop_zoo.baselines.agents.checks import check_agent_spec
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
-from tabletop_zoo.envs.registry import get_spec, new_game
 
 GAME, PLAYERS = "mole_hill", 2
 
 
 def good_network(game: str = GAME, players: int = PLAYERS, hidden: int = 8) -> DenseNet:
     """A small AlphaZero network of ``game`` that plays."""
-    g = new_game(game, players)
-    shape = get_spec(game).make_observation_encoder(g).shape
-    rng = np.random.default_rng(0)
-    inputs = int(np.prod(shape))
-    trunk = [(rng.normal(0, 0.05, (inputs, hidden)), np.zeros(hidden))]
-    heads = {
-        "policy": (rng.normal(0, 0.05, (hidden, g.num_actions)), np.zeros(g.num_actions)),
-        "value": (np.zeros((hidden, players)), np.zeros(players)),
-    }
-    meta = {
-        "kind": "alphazero",
-        "game": game,
-        "num_players": players,
-        "observation_shape": list(shape),
-        "num_actions": g.num_actions,
-    }
-    return DenseNet(trunk, heads, "relu", meta)
+    return small_network(game, players, trunk=hidden)
 
 
 def _arrays(net: DenseNet) -> dict[str, np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from az_networks import small_network
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
@@ -18,23 +19,8 @@ CASES = [(name, n) for name in GAMES if get_spec(name).fast_engine for n in get_
 
 def _net(game: str, players: int, score_weight: float) -> DenseNet:
     """A small random network whose values differ from position to position."""
-    g = new_game(game, players)
-    shape = get_spec(game).make_observation_encoder(g).shape
-    inputs, width = int(np.prod(shape)), 16
-    rng = np.random.default_rng(players)
-    heads = {
-        "policy": (rng.normal(0, 0.3, (width, g.num_actions)), np.zeros(g.num_actions)),
-        "value": (rng.normal(0, 0.3, (width, players)), np.zeros(players)),
-    }
-    meta = {
-        "kind": "alphazero",
-        "game": game,
-        "num_players": players,
-        "observation_shape": list(shape),
-        "num_actions": g.num_actions,
-        "config": {"score_weight": score_weight},
-    }
-    return DenseNet([(rng.normal(0, 0.1, (inputs, width)), np.zeros(width))], heads, "relu", meta)
+    config = {"score_weight": score_weight}
+    return small_network(game, players, 16, 0.3, value_scale=0.3, seed=players, config=config)
 
 
 def _positions(game: str, players: int) -> list:
