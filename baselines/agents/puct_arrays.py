@@ -34,8 +34,8 @@ NEW_LEAF, COLLISION, FINISHED_LEAF = 0, 1, 2  # what select_path reached
 
 @jit
 def backup_path(
-    node_player, node_visits, node_value, edge_value, edge_visits,
-    path_nodes, path_edges, length, leaf, values,
+    node_player, node_visits, node_value, edge_value, path_nodes, path_edges, length, leaf,
+    values,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a numba kernel
     """``PUCTSearch._backup``: add ``values`` to ``leaf`` and along the path, and take back
     each step's virtual loss (after the values, as the node search does)."""
@@ -105,8 +105,8 @@ def select_path(
             return length, COLLISION
         if node_status[child] == FINISHED:
             backup_path(
-                node_player, node_visits, node_value, edge_value, edge_visits,
-                path_nodes, path_edges, length, child, node_result[child],
+                node_player, node_visits, node_value, edge_value, path_nodes, path_edges,
+                length, child, node_result[child],
             )  # fmt: skip
             return length, FINISHED_LEAF
         node = child
@@ -188,8 +188,8 @@ class _Tree:
         """:func:`backup_path` of ``values`` along the path ``nodes``/``edges`` to ``leaf``."""
         values = np.asarray(values, dtype=np.float64)
         backup_path(
-            self.node_player, self.node_visits, self.node_value, self.edge_value,
-            self.edge_visits, nodes, edges, len(nodes), leaf, values,
+            self.node_player, self.node_visits, self.node_value, self.edge_value, nodes, edges,
+            len(nodes), leaf, values,
         )  # fmt: skip
 
     def undo(self, nodes: np.ndarray, edges: np.ndarray) -> None:
