@@ -216,24 +216,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     for spec in specs:  # the compiled twins load (or compile) before the header, so that
         fast_state(new_game(spec.name, spec.default_players))  # from the header on it plays
-    print(header)
     failed = False
-    for spec, n in runs:
-        try:
+    try:  # a Ctrl-C anywhere from the header on (between two rows too) says the same
+        print(header, flush=True)
+        for spec, n in runs:
             c = soak(spec.name, n, args.steps, args.seed, args.check_every, options)
-        except KeyboardInterrupt:
-            raise cli.Interrupted("the rows printed above are complete") from None
-        if c.memory_growth_mb > args.max_growth_mb:
-            c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
-        print(
-            f"{c.label:<14}{c.steps:>10,}{c.games:>8,}{c.terminated:>8,}{c.truncated:>7,}"
-            f"{c.json_round_trips:>10,}{c.clones:>10,}{c.memory_growth_mb:>8.1f}"
-            f"{c.seconds:>8.0f}{len(c.violations):>11,}",
-            flush=True,
-        )
-        for violation in c.violations[:5]:
-            print(f"    {violation}")
-        failed |= bool(c.violations)
+            if c.memory_growth_mb > args.max_growth_mb:
+                c.violations.append(f"memory grew {c.memory_growth_mb:.1f} MB")
+            print(
+                f"{c.label:<14}{c.steps:>10,}{c.games:>8,}{c.terminated:>8,}{c.truncated:>7,}"
+                f"{c.json_round_trips:>10,}{c.clones:>10,}{c.memory_growth_mb:>8.1f}"
+                f"{c.seconds:>8.0f}{len(c.violations):>11,}",
+                flush=True,
+            )
+            for violation in c.violations[:5]:
+                print(f"    {violation}", flush=True)
+            failed |= bool(c.violations)
+    except KeyboardInterrupt:
+        raise cli.Interrupted("the rows printed above are complete") from None
     return 1 if failed else 0
 
 

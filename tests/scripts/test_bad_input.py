@@ -346,8 +346,8 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, ctrl_c_popen) -> None:
         _out, err = process.communicate(timeout=120)
     finally:
         process.kill()
-    assert process.returncode == 130
-    assert err == "soak.py: interrupted: the rows printed above are complete\n"
+    expected = "soak.py: interrupted: the rows printed above are complete\n"
+    assert (process.returncode, err) == (130, expected)  # both shown when it fails
 
 
 @pytest.mark.slow
