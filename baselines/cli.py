@@ -18,7 +18,9 @@ every flag is checked before the work starts:
       prog: interrupted: <message>    exit 130 (Ctrl-C; the message says what was saved)
 
   A script that keeps partial results catches ``KeyboardInterrupt``, saves them and raises
-  :class:`Interrupted` saying what it wrote.
+  :class:`Interrupted` saying what it wrote. While numba compiles, Ctrl-C waits until the
+  compiler step is over (:func:`_ctrl_c`): raised inside llvmlite's callbacks, Python
+  would print it as ignored and the program would go on.
 
 The agent forms in every ``--help`` come from :data:`~tabletop_zoo.baselines.agents.
 AGENT_SPECS` through :func:`agent_help`.
@@ -29,10 +31,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn
 
 from tabletop_zoo.baselines.agents import agent_spec_forms
@@ -109,6 +115,9 @@ def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoRetur
     line on stderr (see the module docstring for the codes). Errors that are not ours
     (bugs) keep their traceback."""
     prog = prog or Path(sys.argv[0]).name
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _ctrl_c)  # only Python's own handler is replaced
     try:
         code = main()
     except Interrupted as exc:
@@ -125,6 +134,25 @@ def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoRetur
         message = "not enough memory for this run (do the flags ask for too much?)"
         code = _say(prog, f"error: {message}", FAILURE)
     sys.exit(0 if code is None else code)
+
+
+_COMPILER = re.compile(r"[/\\](numba|llvmlite)[/\\]")  # a frame of numba's compiler
+_RETRY_SECONDS = 0.05
+
+
+def _ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """SIGINT while a command runs: ``KeyboardInterrupt``, except inside numba or llvmlite
+    (compiling a kernel). A ``KeyboardInterrupt`` raised in llvmlite's ctypes callbacks is
+    printed as ignored and lost, and the program goes on; there the signal is sent again
+    shortly, until it lands after the compiler step."""
+    while frame is not None:
+        if _COMPILER.search(frame.f_code.co_filename):
+            retry = threading.Timer(_RETRY_SECONDS, os.kill, (os.getpid(), signum))
+            retry.daemon = True
+            retry.start()
+            return
+        frame = frame.f_back
+    raise KeyboardInterrupt
 
 
 def _say(prog: str, message: str, code: int) -> int:
