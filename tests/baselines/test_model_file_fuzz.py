@@ -1,7 +1,8 @@
 """Mutated model files (``az:`` networks and ``ppo:`` zips): every load either works or is
 refused with our error (an ``InvalidOptionError``: ``ModelFileError``,
 ``UntrustedModelError``) naming the file; nothing else is raised and nothing of the file
-runs. A few mutations of each kind in the default run, many with the long tests."""
+runs. A few network mutations in the default run; PPO files (whose model takes seconds to
+build) and many of both with the long tests."""
 
 from __future__ import annotations
 
@@ -112,6 +113,7 @@ def test_mutated_networks_load_or_are_refused(tmp_path) -> None:
     assert outcomes["refused"] > 20  # the mutations do break files
 
 
+@pytest.mark.slow  # building the SB3 model costs more than the fuzz (5-6 s)
 def test_mutated_ppo_files_load_or_are_refused(ppo_files, tmp_path) -> None:
     pytest.importorskip("sb3_contrib")
     outcomes = fuzz_ppo_files(40, 0, ppo_files.good, tmp_path)
