@@ -15,7 +15,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.cli import MAX_PROCESSES, folder_problem
+from tabletop_zoo.baselines.cli import MAX_LAYER, MAX_PROCESSES, folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
@@ -175,7 +175,11 @@ class TrainConfig:
             raise InvalidOptionError("the opponent pool needs at least one baseline agent")
         check_seed(self.seed)
         checks = [
-            ("net_arch", all(isinstance(n, int) and n >= 1 for n in self.net_arch), ">= 1 each"),
+            (
+                "net_arch",
+                all(isinstance(n, int) and 1 <= n <= MAX_LAYER for n in self.net_arch),
+                f"in 1..{MAX_LAYER} each",
+            ),
             ("learning_rate", self.learning_rate > 0, "> 0"),
             ("gamma", 0 < self.gamma <= 1, "in (0, 1]"),
             ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
