@@ -45,7 +45,7 @@ def test_tiny_training_run_prints_table(script, tmp_path, capsys, engine) -> Non
         (["--net-arch", "64,x"], "--net-arch"),
         (["--env-option", "no_such_option=1"], "no_such_option"),
         (["--num-players", "3"], "2-player"),
-        (["--net-arch", "0"], "net_arch must be >= 1 each"),
+        (["--net-arch", "0"], "net_arch must be in 1..65536 each"),
         (["--seed", "-1"], "--seed: must be an integer in 0.."),
         (["--learning-rate", "nan"], "--learning-rate: must be a number > 0"),
         (["--gamma", "5"], "--gamma: must be a number > 0 and <= 1"),
