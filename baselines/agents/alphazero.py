@@ -29,7 +29,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
 from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec, is_fast_state
-from tabletop_zoo.envs.results import score_margins, win_returns
+from tabletop_zoo.envs.results import final_result, score_margins
 
 __all__ = [
     "DEFAULT_SIMULATIONS",
@@ -47,18 +47,17 @@ def game_values(state: Any, score_weight: float = 0.0, score_scale: float = 5.0)
     """Value of every seat (absolute order, in ``[-1, 1]``) of a finished or cut game.
 
     ``(1 - score_weight) * result + score_weight * tanh(margin / score_scale)``: the result
-    is the engine's ``returns()`` (a game cut before its end: :func:`win_returns` of the
+    is the engine's ``returns()`` (a game cut before its end: ``win_returns`` of the
     scores as they stand, as the envs score a truncated game) and the margin each seat's
     score minus the best other score. ``score_weight=0`` is the plain result; a weight
     tells a narrow win from a wide one and a draw from a near-win, which the result alone
     does not (many Mole Hill games between good players are drawn).
     """
-    result = np.asarray(
-        state.returns() if state.is_terminal() else win_returns(state.scores()), np.float64
-    )
+    returns, scores = final_result(state)
+    result = np.asarray(returns, np.float64)
     if not score_weight:
         return result
-    margin = np.tanh(np.asarray(score_margins(state.scores()), np.float64) / score_scale)
+    margin = np.tanh(np.asarray(score_margins(scores), np.float64) / score_scale)
     return (1.0 - score_weight) * result + score_weight * margin
 
 
