@@ -41,6 +41,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from tabletop_zoo._startup import INTERRUPTED
 from tabletop_zoo.baselines.agents import agent_spec_forms
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
@@ -67,7 +68,6 @@ __all__ = [
 
 USAGE_ERROR = 2
 FAILURE = 1
-INTERRUPTED = 130
 MAX_PROCESSES = 256
 """The most worker processes or threads a flag may ask for (a larger number is a typo, and
 the libraries below overflow on a huge one)."""
