@@ -149,6 +149,8 @@ class _Tree:
         self.edge_value = np.zeros((edges, num_players))
         self.edge_child = np.full(edges, -1, dtype=np.int64)
         self.edge_action = np.zeros(edges, dtype=np.int64)
+        self.path_nodes = np.zeros(nodes, dtype=np.int64)  # a path visits each node once
+        self.path_edges = np.zeros(nodes, dtype=np.int64)
         self.nodes, self.edges = 0, 0
 
     def add_node(self, player: int) -> int:
@@ -176,13 +178,15 @@ class _Tree:
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def select(self, c_puct: float, nodes: np.ndarray, edges: np.ndarray) -> tuple[int, int]:
-        """:func:`select_path` on this tree."""
-        return select_path(
+    def select(self, c_puct: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """:func:`select_path` on this tree: the path's nodes and edges (copies) and what
+        it reached."""
+        length, reached = select_path(
             self.node_player, self.node_visits, self.node_value, self.node_edges,
             self.node_status, self.node_result, self.edge_prior, self.edge_visits,
-            self.edge_value, self.edge_child, c_puct, nodes, edges,
+            self.edge_value, self.edge_child, c_puct, self.path_nodes, self.path_edges,
         )  # fmt: skip
+        return self.path_nodes[:length].copy(), self.path_edges[:length].copy(), reached
 
     def backup(self, nodes: np.ndarray, edges: np.ndarray, leaf: int, values: Any) -> None:
         """:func:`backup_path` of ``values`` along the path ``nodes``/``edges`` to ``leaf``."""
@@ -226,10 +230,8 @@ def _simulate_batch(search: PUCTSearch, tree: _Tree, positions: list[Any], budge
     descents, the new leaves evaluated together; returns how many were completed."""
     pending: list[tuple[np.ndarray, np.ndarray, int, Any]] = []
     finished = 0
-    nodes, edges = np.zeros(len(positions) + 1, np.int64), np.zeros(len(positions) + 1, np.int64)
     for _ in range(min(search.batch_size, budget)):
-        length, reached = tree.select(search.c_puct, nodes, edges)
-        path = nodes[:length].copy(), edges[:length].copy()
+        *path, reached = tree.select(search.c_puct)
         if reached == FINISHED_LEAF:
             finished += 1
             continue
