@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.dense_rows import flat_columns, network_rows
 from tabletop_zoo.envs._files import write_bytes_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 
@@ -32,6 +33,8 @@ __all__ = [
     "DenseNet",
     "flush_subnormals",
     "masked_softmax",
+    "segment_softmax",
+    "softmax",
 ]
 
 ACTIVATIONS = {
@@ -60,6 +63,22 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     top = masked.max(axis=-1, keepdims=True)
     weights = np.where(mask, np.exp(masked - top), 0.0)
     return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Softmax of a 1-d array of logits (e.g. those of the legal actions)."""
+    return segment_softmax(logits, np.array([0, len(logits)]))
+
+
+def segment_softmax(logits: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Softmax of each segment ``logits[starts[i]:starts[i + 1]]`` (none empty), end to
+    end. A segment's numbers depend on its logits alone, not on the others."""
+    counts = np.diff(starts)
+    if counts.size and counts.min() < 1:
+        raise ValueError("segment_softmax: every segment needs at least one logit")
+    top = np.maximum.reduceat(logits, starts[:-1])
+    weights = np.exp(logits - np.repeat(top, counts))
+    return weights / np.repeat(np.add.reduceat(weights, starts[:-1]), counts)
 
 
 class DenseNet:
@@ -108,6 +127,37 @@ class DenseNet:
         for weight, bias in self.trunk:
             x = act(x @ weight + bias)
         return {name: x @ weight + bias for name, (weight, bias) in self.heads.items()}
+
+    def forward_rows(
+        self, inputs: np.ndarray, legal: Sequence[Sequence[int]]
+    ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
+        """The outputs agents play from: ``(policy, heads)``, the ``policy`` head's logits
+        at each row's ``legal`` actions and the other heads' outputs.
+
+        Unlike :meth:`forward` (one BLAS product per layer), every row is computed alone in
+        one fixed order (:mod:`.dense_rows`), so a row's numbers are the same whatever the
+        other rows of the call, with or without numba; a position gets the same values
+        searched alone or beside other games. Only the legal actions' logits are computed.
+        """
+        flat, starts = flat_columns(legal)
+        policy, heads = self.forward_flat(inputs, flat, starts)
+        return [policy[starts[i] : starts[i + 1]] for i in range(len(legal))], heads
+
+    def forward_flat(
+        self, inputs: np.ndarray, actions: np.ndarray, starts: np.ndarray
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """:meth:`forward_rows` with the legal actions end to end (``actions``) and
+        where each row's begin (``starts``, ``rows + 1`` offsets); the logits come end to
+        end as well."""
+        x = np.asarray(inputs, np.float32).reshape(len(inputs), -1)
+        if x.shape[1] != self.input_size:
+            raise InvalidOptionError(
+                f"network expects {self.input_size} inputs per observation, got {x.shape[1]}"
+            )
+        return network_rows(
+            x, self.trunk, ACTIVATIONS[self.activation], self.heads, actions, starts,
+            relu=self.activation == "relu",
+        )  # fmt: skip
 
     def save(self, path: str | Path) -> Path:
         """Write the network as a compressed ``.npz`` (float16 weights), atomically: a

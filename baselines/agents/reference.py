@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, softmax
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -133,11 +133,11 @@ class PolicyNetAgent:
         mask = np.asarray(action_mask, dtype=bool)
         if not mask.any():
             raise ValueError("action_mask has no legal action; agents can only act when one exists")
-        logits = self.net.forward(np.asarray(observation)[None])["policy"][0]
-        if self.deterministic:
-            return int(np.argmax(np.where(mask, logits, -np.inf)))
-        probabilities = masked_softmax(logits.astype(np.float64), mask)
-        return int(self.rng.choice(len(probabilities), p=probabilities))
+        legal = np.flatnonzero(mask)
+        logits = self.net.forward_rows(np.asarray(observation)[None], [legal])[0][0]
+        if self.deterministic:  # the first of equal logits: the lowest action
+            return int(legal[np.argmax(logits)])
+        return int(legal[self.rng.choice(len(legal), p=softmax(logits.astype(np.float64)))])
 
 
 def reference_agent(name: str, seed: int | None = None) -> Any:

@@ -1,0 +1,298 @@
+"""Dense layers computed row by row in one fixed order: the outputs of a row do not depend
+on the other rows of the call, nor on whether numba is installed.
+
+A matrix product on NumPy's BLAS rounds a row's outputs differently with the size of the
+call (its kernels block and vectorise the sum by shape). Agents that play from a network
+(:class:`~.alphazero.AlphaZeroAgent`, the reference policies) use these layers instead, so
+that a position gets the same numbers whether its game is searched alone, with other
+leaves of the same search, or beside other games of a batched match, and on every install.
+
+The order: output ``j`` of row ``i`` is ``0``, plus ``x[i, k] * weight[k, j]`` for every
+input ``k`` with ``x[i, k] != 0`` in ascending ``k``, each product and each sum rounded
+to float32, plus ``bias[j]`` last. Skipping zero inputs changes no number: a product with
+a zero input is a zero, and adding a zero to a sum that starts at ``+0`` never changes it.
+The inputs of our networks are mostly zeros (board planes, ReLU outputs), so skipping is
+also the fast part. Two implementations do exactly this:
+
+* a numba kernel (the ``fast`` path: :func:`~tabletop_zoo.envs.registry.fast_path_available`);
+* NumPy, row by row: the products of the row's nonzero inputs, summed by ``np.cumsum``
+  (sequential by definition) from ``+0``.
+
+numba compiles without ``fastmath``, so it neither reassociates the sums nor fuses a
+product and a sum into one rounding; ``tests/baselines/test_dense_rows.py`` compares the
+two bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs.registry import fast_path_available
+
+__all__ = ["dense_columns", "dense_layer", "flat_columns", "network_rows"]
+
+
+def _layer_kernel(x, weight, bias, out):  # noqa: ANN001, ANN202 - a numba kernel
+    """``out[i] = x[i] @ weight + bias`` in the module's order."""
+    rows, inputs = x.shape
+    width = weight.shape[1]
+    for i in range(rows):
+        for j in range(width):
+            out[i, j] = 0.0
+        for k in range(inputs):
+            v = x[i, k]
+            if v != 0.0:
+                for j in range(width):
+                    out[i, j] += v * weight[k, j]
+        for j in range(width):
+            out[i, j] += bias[j]
+
+
+def _columns_kernel(x, weight, bias, columns, starts, out):  # noqa: ANN001, ANN202
+    """``out[starts[i]:starts[i + 1]]`` = row ``i``'s outputs at ``columns`` of that range."""
+    rows, inputs = x.shape
+    for i in range(rows):
+        first, last = starts[i], starts[i + 1]
+        for c in range(first, last):
+            out[c] = 0.0
+        for k in range(inputs):
+            v = x[i, k]
+            if v != 0.0:
+                for c in range(first, last):
+                    out[c] += v * weight[k, columns[c]]
+        for c in range(first, last):
+            out[c] += bias[columns[c]]
+
+
+def _relu_network_kernel(
+    x, trunk_weights, trunk_biases, value_weight, value_bias, policy_weight, policy_bias,
+    columns, starts, value_out, policy_out,
+):  # fmt: skip  # noqa: ANN001, ANN202 - a numba kernel
+    """A ReLU trunk with a ``value`` head and the ``policy`` head at ``columns`` (as
+    :func:`_columns_kernel`), row by row, in the module's order."""
+    rows, inputs = x.shape
+    size = inputs
+    for layer in range(len(trunk_weights)):
+        size = max(size, trunk_weights[layer].shape[1])
+    current = np.zeros(size, np.float32)
+    following = np.zeros(size, np.float32)
+    for i in range(rows):
+        width_in = inputs
+        for k in range(inputs):
+            current[k] = x[i, k]
+        for layer in range(len(trunk_weights)):
+            weight, bias = trunk_weights[layer], trunk_biases[layer]
+            width = weight.shape[1]
+            for j in range(width):
+                following[j] = 0.0
+            for k in range(width_in):
+                v = current[k]
+                if v != 0.0:
+                    for j in range(width):
+                        following[j] += v * weight[k, j]
+            for j in range(width):
+                following[j] += bias[j]
+                if following[j] < 0.0:  # ReLU (a zero's sign does not matter: skipped)
+                    following[j] = 0.0
+            current, following, width_in = following, current, width
+        for j in range(value_weight.shape[1]):
+            value_out[i, j] = 0.0
+        for k in range(width_in):
+            v = current[k]
+            if v != 0.0:
+                for j in range(value_weight.shape[1]):
+                    value_out[i, j] += v * value_weight[k, j]
+        for j in range(value_weight.shape[1]):
+            value_out[i, j] += value_bias[j]
+        first, last = starts[i], starts[i + 1]
+        for c in range(first, last):
+            policy_out[c] = 0.0
+        for k in range(width_in):
+            v = current[k]
+            if v != 0.0:
+                for c in range(first, last):
+                    policy_out[c] += v * policy_weight[k, columns[c]]
+        for c in range(first, last):
+            policy_out[c] += policy_bias[columns[c]]
+
+
+_COMPILED: list = []
+
+
+def _kernels() -> tuple:
+    """The numba-compiled kernels (imports numba on first use)."""
+    if not _COMPILED:
+        from tabletop_zoo.envs.fast_common import jit
+
+        _COMPILED.extend([jit(_layer_kernel), jit(_columns_kernel), jit(_relu_network_kernel)])
+    return tuple(_COMPILED)
+
+
+def _row_sum(row: np.ndarray, weight: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
+    """One row's sums (bias not added) in the module's order, with NumPy."""
+    nonzero = np.flatnonzero(row)
+    width = weight.shape[1] if columns is None else len(columns)
+    if nonzero.size == 0 or width == 0:
+        return np.zeros(width, np.float32)
+    block = weight[nonzero] if columns is None else weight[np.ix_(nonzero, columns)]
+    terms = row[nonzero, None] * block
+    terms[0] += np.float32(0.0)  # the sum starts at +0, as the kernel's does
+    return np.cumsum(terms, axis=0, dtype=np.float32)[-1]
+
+
+def _as_float32(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three arrays as C-contiguous float32 (no copy when they are), shapes checked."""
+    x, weight, bias = (np.ascontiguousarray(a, dtype=np.float32) for a in (x, weight, bias))
+    if weight.ndim != 2 or bias.shape != (weight.shape[1],):
+        raise ValueError(f"a dense layer needs weight (in, out) and bias (out,), got "
+                         f"{weight.shape} and {bias.shape}")  # fmt: skip
+    if x.ndim != 2 or x.shape[1] != weight.shape[0]:
+        raise ValueError(f"a dense layer of {weight.shape} takes rows of {weight.shape[0]} "
+                         f"inputs, got {x.shape}")  # fmt: skip
+    return x, weight, bias
+
+
+def dense_layer(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray, compiled: bool | None = None
+) -> np.ndarray:
+    """``x @ weight + bias`` (float32), every row alone in the module's fixed order.
+
+    Args:
+        x: ``(rows, inputs)``.
+        weight: ``(inputs, outputs)``; computed in float32.
+        bias: ``(outputs,)``.
+        compiled: numba (``True``) or NumPy (``False``); default: the fast path when it
+            is available. Both give the same bits.
+    """
+    x, weight, bias = _as_float32(x, weight, bias)
+    if compiled is None:
+        compiled = fast_path_available()
+    if compiled:
+        out = np.empty((x.shape[0], weight.shape[1]), np.float32)
+        _kernels()[0](x, weight, bias, out)
+        return out
+    out = np.stack([_row_sum(row, weight, None) for row in x]) if len(x) else None
+    if out is None:
+        return np.zeros((0, weight.shape[1]), np.float32)
+    out += bias
+    return out
+
+
+def dense_columns(
+    x: np.ndarray,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    columns: np.ndarray,
+    starts: np.ndarray,
+    compiled: bool | None = None,
+) -> np.ndarray:
+    """Row ``i``'s outputs of ``x @ weight + bias`` at ``columns[starts[i]:starts[i + 1]]``
+    only, end to end (float32), in the order of :func:`dense_layer`: the same numbers as
+    its outputs at those columns.
+
+    Args:
+        x: ``(rows, inputs)``.
+        weight, bias: the layer, as for :func:`dense_layer`.
+        columns, starts: every row's columns end to end (e.g. the legal actions) and
+            where each row's begin (``rows + 1`` entries; :func:`flat_columns` makes them).
+        compiled: as for :func:`dense_layer`.
+    """
+    x, weight, bias = _as_float32(x, weight, bias)
+    columns, starts = _check_columns(columns, starts, len(x), weight.shape[1])
+    if compiled is None:
+        compiled = fast_path_available()
+    if compiled:
+        out = np.empty(len(columns), np.float32)
+        _kernels()[1](x, weight, bias, columns, starts, out)
+        return out
+    parts = [
+        _row_sum(x[i], weight, columns[starts[i] : starts[i + 1]])
+        + bias[columns[starts[i] : starts[i + 1]]]
+        for i in range(len(x))
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+
+def flat_columns(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``(flat, starts)``: per-row column lists end to end, and where each row's begin."""
+    starts = np.zeros(len(columns) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in columns], out=starts[1:])
+    if not len(columns):
+        return np.zeros(0, np.int64), starts
+    return np.concatenate([np.asarray(c, dtype=np.int64).ravel() for c in columns]), starts
+
+
+def _check_columns(
+    columns: np.ndarray, starts: np.ndarray, rows: int, width: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``columns`` and ``starts`` as int64, checked against ``rows`` and ``width``."""
+    columns = np.ascontiguousarray(columns, dtype=np.int64)
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    if (
+        columns.ndim != 1
+        or starts.shape != (rows + 1,)
+        or starts[0] != 0
+        or starts[-1] != len(columns)
+        or (rows and np.diff(starts).min() < 0)
+    ):
+        raise ValueError("columns must be 1-d and starts the rows + 1 offsets into them")
+    if columns.size and (columns.min() < 0 or columns.max() >= width):
+        raise ValueError(f"columns must be integers in [0, {width})")
+    return columns, starts
+
+
+def network_rows(
+    x: np.ndarray,
+    trunk: Sequence[tuple[np.ndarray, np.ndarray]],
+    activation: Any,
+    heads: dict[str, tuple[np.ndarray, np.ndarray]],
+    columns: np.ndarray,
+    starts: np.ndarray,
+    relu: bool,
+    compiled: bool | None = None,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A dense network row by row: ``(policy, outputs)``, the ``policy`` head at each
+    row's columns, end to end (:func:`dense_columns`), and every other head's outputs.
+
+    Args:
+        x: ``(rows, inputs)``.
+        trunk: ``(weight, bias)`` per layer (float32, C-contiguous), ``activation`` after
+            each (a function on NumPy arrays).
+        heads: name -> ``(weight, bias)``; ``policy`` is computed at ``columns`` only.
+        relu: the activation is ReLU; a ReLU network with exactly the heads ``policy``
+            and ``value`` runs as one compiled call on the fast path (the same bits).
+        compiled: as for :func:`dense_layer`.
+    """
+    if compiled is None:
+        compiled = fast_path_available()
+    if compiled and relu and trunk and sorted(heads) == ["policy", "value"]:
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != trunk[0][0].shape[0]:
+            raise ValueError(f"the network takes rows of {trunk[0][0].shape[0]} inputs, "
+                             f"got {x.shape}")  # fmt: skip
+        columns, starts = _check_columns(columns, starts, len(x), heads["policy"][0].shape[1])
+        value = np.empty((len(x), heads["value"][0].shape[1]), np.float32)
+        policy = np.empty(len(columns), np.float32)
+        _kernels()[2](
+            x, tuple(w for w, _ in trunk), tuple(b for _, b in trunk), *heads["value"],
+            *heads["policy"], columns, starts, value, policy,
+        )  # fmt: skip
+        return policy, {"value": value}
+    for weight, bias in trunk:
+        x = activation(dense_layer(x, weight, bias, compiled))
+    outputs = {
+        name: dense_layer(x, weight, bias, compiled)
+        for name, (weight, bias) in heads.items()
+        if name != "policy"
+    }
+    policy = (
+        dense_columns(x, *heads["policy"], columns, starts, compiled)
+        if "policy" in heads
+        else np.zeros(0, np.float32)
+    )
+    return policy, outputs
