@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.dense_rows import flat_columns
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
@@ -154,19 +155,25 @@ class NetworkEvaluator:
         return np.stack([encoder.encode(s, s.current_player) for s in states])
 
     def __call__(self, states: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
-        outputs = self.net.forward(self.planes(states))
-        logits, relative = outputs["policy"], np.tanh(outputs["value"])
-        n = self.num_players
-        legal = [state.legal_actions() for state in states]
-        mask = np.zeros(logits.shape, dtype=bool)
-        for i, actions in enumerate(legal):
-            mask[i, actions] = True
-        probabilities = masked_softmax(logits, mask)  # row by row: the same numbers
-        priors = [probabilities[i, actions] for i, actions in enumerate(legal)]
+        actions, starts = flat_columns([state.legal_actions() for state in states])
         seats = np.array([state.current_player for state in states])
-        values = np.zeros((len(states), n))
-        values[np.arange(len(states))[:, None], (seats[:, None] + np.arange(n)) % n] = relative
-        return priors, values
+        priors, values = self.evaluate_planes(self.planes(states), actions, starts, seats)
+        return [priors[starts[i] : starts[i + 1]] for i in range(len(states))], values
+
+    def evaluate_planes(
+        self, planes: np.ndarray, actions: np.ndarray, starts: np.ndarray, seats: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(priors, values)`` from the positions' planes, legal actions (ascending, end
+        to end, row ``i``'s from ``starts[i]``) and seats to act, the priors end to end:
+        what :meth:`__call__` returns. The search on compiled rows (:mod:`.puct_arrays`)
+        builds these in batched engine calls. A position's numbers do not depend on the
+        other positions of the call (:meth:`~.numpy_net.DenseNet.forward_flat`)."""
+        logits, heads = self.net.forward_flat(planes, actions, starts)
+        relative = np.tanh(heads["value"])
+        n = self.num_players
+        values = np.zeros((len(seats), n))
+        values[np.arange(len(seats))[:, None], (seats[:, None] + np.arange(n)) % n] = relative
+        return segment_softmax(logits, starts), values
 
 
 class AlphaZeroAgent:

@@ -26,7 +26,14 @@ from tabletop_zoo.envs.fast_common import jit
 if TYPE_CHECKING:
     from tabletop_zoo.baselines.agents.puct import PUCTSearch
 
-__all__ = ["ArrayRoot", "backup_path", "run_on_arrays", "select_path", "undo_path"]
+__all__ = [
+    "ArrayRoot",
+    "backup_path",
+    "expand_and_backup",
+    "run_on_arrays",
+    "select_path",
+    "undo_path",
+]
 
 NEW, EXPANDED, FINISHED = 0, 1, 2  # node status: not yet evaluated, has edges, game over
 NEW_LEAF, COLLISION, FINISHED_LEAF = 0, 1, 2  # what select_path reached
@@ -112,6 +119,33 @@ def select_path(
         node = child
 
 
+@jit
+def expand_and_backup(
+    node_player, node_visits, node_value, node_edges, node_status, edge_value, edge_action,
+    edge_prior, first_edge, leaves, path_nodes, path_edges, lengths, actions, starts,
+    priors, values,
+):  # fmt: skip  # noqa: ANN001, ANN201 - a numba kernel
+    """For each new leaf ``leaves[i]`` in turn, ``_Tree.expand`` (its edges: the actions
+    ``actions[starts[i]:starts[i + 1]]`` with their ``priors``, from edge ``first_edge``
+    on) and then :func:`backup_path` of ``values[i]`` along path ``i``; returns the next
+    free edge."""
+    edge = first_edge
+    for i in range(leaves.shape[0]):
+        leaf, first, last = leaves[i], starts[i], starts[i + 1]
+        node_edges[leaf, 0] = edge
+        node_edges[leaf, 1] = last - first
+        for c in range(first, last):
+            edge_action[edge + c - first] = actions[c]
+            edge_prior[edge + c - first] = priors[c]
+        node_status[leaf] = EXPANDED
+        edge += last - first
+        backup_path(
+            node_player, node_visits, node_value, edge_value, path_nodes[i], path_edges[i],
+            lengths[i], leaf, values[i],
+        )  # fmt: skip
+    return edge
+
+
 class ArrayRoot:
     """The root after a search: what :class:`~.puct.PUCTNode` offers of it (actions,
     priors, visit counts and summed values per child)."""
@@ -151,7 +185,16 @@ class _Tree:
         self.edge_action = np.zeros(edges, dtype=np.int64)
         self.path_nodes = np.zeros(nodes, dtype=np.int64)  # a path visits each node once
         self.path_edges = np.zeros(nodes, dtype=np.int64)
+        self.batch_nodes = self.batch_edges = np.zeros((0, nodes), dtype=np.int64)
         self.nodes, self.edges = 0, 0
+
+    def batch_paths(self, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Path buffers (nodes, edges) for ``batch_size`` descents of one batch."""
+        if len(self.batch_nodes) < batch_size:
+            shape = (batch_size, len(self.node_player))
+            self.batch_nodes = np.zeros(shape, dtype=np.int64)
+            self.batch_edges = np.zeros(shape, dtype=np.int64)
+        return self.batch_nodes, self.batch_edges
 
     def add_node(self, player: int) -> int:
         """A new node (not yet evaluated) of seat ``player``."""
@@ -218,10 +261,17 @@ def run_on_arrays(search: PUCTSearch, state: Any) -> ArrayRoot:
         fraction = search.noise_fraction
         tree.edge_prior[:count] = (1 - fraction) * tree.edge_prior[:count] + fraction * noise
     root_priors = tree.edge_prior[:count].copy()
-    positions = [state]  # the position of each node
     done = 0
-    while done < search.num_simulations:
-        done += _simulate_batch(search, tree, positions, search.num_simulations - done)
+    if hasattr(search.evaluate, "evaluate_planes"):  # the network agent's evaluator
+        rows = np.empty((len(tree.node_player), len(state.row)), dtype=np.int64)
+        rows[0] = state.row  # the position of each node
+        holder = state.clone()
+        while done < search.num_simulations:
+            done += _simulate_rows(search, tree, rows, holder, search.num_simulations - done)
+    else:
+        positions = [state]  # the position of each node
+        while done < search.num_simulations:
+            done += _simulate_batch(search, tree, positions, search.num_simulations - done)
     return ArrayRoot(state.current_player, tree.edge_action[:count], root_priors, tree)
 
 
@@ -260,3 +310,70 @@ def _simulate_batch(search: PUCTSearch, tree: _Tree, positions: list[Any], budge
     if not pending and not finished:
         raise RuntimeError("PUCT search made no progress")
     return len(pending) + finished
+
+
+def _simulate_rows(
+    search: PUCTSearch, tree: _Tree, rows: np.ndarray, holder: Any, budget: int
+) -> int:
+    """:func:`_simulate_batch` with the positions as rows of the compiled engine
+    (``rows[node]``), for an evaluator with ``evaluate_planes``: the new leaves' legal
+    actions and planes come from batched engine calls, and :func:`expand_and_backup`
+    gives them their edges and values in one call (the order of the node search).
+    ``holder``: a compiled state object whose row is pointed at the leaf being stepped."""
+    engine = holder.engine
+    column = engine.player_column
+    path_nodes, path_edges = tree.batch_paths(search.batch_size)
+    leaves: list[int] = []
+    lengths: list[int] = []
+    finished = 0
+    for _ in range(min(search.batch_size, budget)):
+        b = len(leaves)
+        length, reached = select_path(
+            tree.node_player, tree.node_visits, tree.node_value, tree.node_edges,
+            tree.node_status, tree.node_result, tree.edge_prior, tree.edge_visits,
+            tree.edge_value, tree.edge_child, search.c_puct, path_nodes[b], path_edges[b],
+        )  # fmt: skip
+        if reached == FINISHED_LEAF:
+            finished += 1
+            continue
+        if reached == COLLISION:
+            undo_path(tree.node_player, tree.edge_value, tree.edge_visits, path_nodes[b],
+                      path_edges[b], length)  # fmt: skip
+            break
+        edge = path_edges[b, length - 1]
+        leaf = tree.nodes
+        rows[leaf] = rows[path_nodes[b, length - 1]]
+        holder.row = rows[leaf]
+        holder._apply_checked(int(tree.edge_action[edge]))  # legal: an edge of the tree
+        player = int(rows[leaf, column])
+        tree.add_node(player)
+        tree.edge_child[edge] = leaf
+        if player < 0:
+            tree.node_result[leaf] = np.asarray(search.terminal_value(holder), np.float64)
+            tree.node_status[leaf] = FINISHED
+            tree.backup(path_nodes[b, :length], path_edges[b, :length], leaf,
+                        tree.node_result[leaf])  # fmt: skip
+            finished += 1
+        else:
+            leaves.append(leaf)
+            lengths.append(length)
+    if leaves:
+        leaf_rows = rows[leaves]
+        seats = leaf_rows[:, column].copy()
+        which, actions = np.nonzero(engine._legal_mask(leaf_rows))  # ascending per leaf
+        starts = np.zeros(len(leaves) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(which, minlength=len(leaves)), out=starts[1:])
+        priors, values = search.evaluate.evaluate_planes(
+            engine._observe(leaf_rows, seats), actions, starts, seats
+        )
+        if tree.edges + len(actions) > len(tree.edge_prior):
+            tree._grow(2 * (tree.edges + len(actions)))
+        tree.edges = expand_and_backup(
+            tree.node_player, tree.node_visits, tree.node_value, tree.node_edges,
+            tree.node_status, tree.edge_value, tree.edge_action, tree.edge_prior, tree.edges,
+            np.array(leaves, dtype=np.int64), path_nodes, path_edges,
+            np.array(lengths, dtype=np.int64), actions, starts, priors, values,
+        )  # fmt: skip
+    if not leaves and not finished:
+        raise RuntimeError("PUCT search made no progress")
+    return len(leaves) + finished
