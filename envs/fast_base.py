@@ -65,7 +65,8 @@ class FastEngineBase:
         """``states`` if it is a C-contiguous ``(B, state_width)`` ``int64`` array of rows
         this engine can play (positions of its configuration); else InvalidStateError
         (WrongConfigurationError naming the configuration that made the rows).
-        ``writeable``: the call will change the rows in place."""
+        ``writeable``: the call will change the rows in place. A read-only array (such
+        as the vector env's ``states`` view) is returned as a writeable copy."""
         if not isinstance(states, np.ndarray):
             raise InvalidStateError(
                 f"states must be a NumPy int64 array of shape (B, {self.state_width}), "
@@ -87,6 +88,8 @@ class FastEngineBase:
             raise InvalidStateError("states must be C-contiguous (np.ascontiguousarray)")
         if writeable and not states.flags.writeable:
             raise InvalidStateError("states must be writeable: this call changes the rows")
+        if not states.flags.writeable:  # read through a copy: numba compiles each kernel
+            states = states.copy()  # once for writeable arrays, not again for read-only ones
         bad, code = self._check_rows(states)
         if bad >= 0:
             if code == 1:
@@ -115,14 +118,15 @@ class FastEngineBase:
         )
 
     def check_row(self, row: Any) -> np.ndarray:
-        """:meth:`check_states` for one ``(state_width,)`` row; returns it."""
+        """:meth:`check_states` for one ``(state_width,)`` row; returns it (a writeable
+        copy if it is read-only)."""
         if not isinstance(row, np.ndarray) or row.ndim != 1:
             raise InvalidStateError(
                 f"row must be a 1-d NumPy int64 array of {self.state_width} columns, "
                 f"got {type(row).__name__} {getattr(row, 'shape', '')}"
             )
-        self.check_states(row.reshape(1, -1))
-        return row
+        checked = self.check_states(row.reshape(1, -1))
+        return row if row.flags.writeable else checked[0]
 
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (random and greedy actions; Mole Hill's

@@ -60,15 +60,21 @@ def check_seats(seats: Any, batch_size: int, num_players: int) -> np.ndarray:
         )
     if np.any((array < 0) | (array >= num_players)):
         raise InvalidOptionError(f"seats must be in 0..{num_players - 1}")
-    return np.ascontiguousarray(np.broadcast_to(array.astype(np.int64), (batch_size,)))
+    return np.array(np.broadcast_to(array.astype(np.int64), (batch_size,)))  # writeable
 
 
 def seat_array(seats: Any, batch_size: int) -> np.ndarray:
     """``seats`` broadcast to a contiguous ``int64`` array without range checks (for seats
     :func:`check_seats` or the engine itself produced)."""
-    if isinstance(seats, np.ndarray) and seats.dtype == np.int64 and seats.shape == (batch_size,):
+    if (
+        isinstance(seats, np.ndarray)
+        and seats.dtype == np.int64
+        and seats.shape == (batch_size,)
+        and seats.flags.writeable
+    ):
         return np.ascontiguousarray(seats)
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (batch_size,)))
+    # a writeable copy: numba compiles each kernel once, for writeable arrays
+    return np.array(np.broadcast_to(np.asarray(seats, dtype=np.int64), (batch_size,)))
 
 
 def check_opponent(opponent: Any) -> None:

@@ -127,6 +127,50 @@ def test_arrays_that_are_not_rows_are_refused(game: str) -> None:
     engine.legal_mask(read_only)  # reading a read-only array is fine
 
 
+def _read_only(argument) -> bool:  # noqa: ANN001 - a numba type
+    """Whether a numba argument type is (or holds) a read-only array."""
+    from numba import types
+
+    if isinstance(argument, types.BaseTuple):
+        return any(_read_only(item) for item in argument.types)
+    return isinstance(argument, types.Array) and not argument.mutable
+
+
+@pytest.mark.parametrize(("game", "players"), [("mole_hill", 2), ("arktia", 3)])
+def test_read_only_rows_and_seats_compile_no_second_version(game: str, players: int) -> None:
+    """The vector env hands out its rows read-only; numba would compile every kernel
+    that reads them a second time (for read-only arrays). The engine reads them through
+    writeable copies instead: the same answers, one compiled version."""
+    engine = fast_engine(game, players)
+    states = played(engine, 4)
+    read_only = states.copy()
+    read_only.flags.writeable = False
+    seats = np.zeros(4, dtype=np.int64)
+    seats.flags.writeable = False
+    assert np.array_equal(engine.legal_mask(read_only), engine.legal_mask(states))
+    assert np.array_equal(engine.observe(read_only, seats), engine.observe(states, 0))
+    assert np.array_equal(engine.scores(read_only), engine.scores(states))
+    engine.wrap(read_only[1]).legal_actions()
+    engine.check_row(read_only[2])
+    compiled = [
+        value
+        for module in {
+            sys.modules[type(engine).__module__.rsplit(".", 1)[0] + "." + name]
+            for name in ("batch", "kernels")
+        }  # fmt: skip
+        for value in vars(module).values()
+        if hasattr(value, "signatures")
+    ]
+    assert compiled
+    read_only_versions = [
+        (function.py_func.__name__, signature)
+        for function in compiled
+        for signature in function.signatures
+        if any(_read_only(argument) for argument in signature)
+    ]
+    assert not read_only_versions
+
+
 @pytest.mark.parametrize("game", ["mole_hill", "arktia"])
 def test_arguments_beside_the_rows_are_checked(game: str) -> None:
     engine = fast_engine(game)
