@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import game_values
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
 from tabletop_zoo.baselines.training.self_play_positions import (
     CompiledPositions,
@@ -235,9 +235,12 @@ class _SelfPlay:
         for i, result in found.values.items():
             values[i] = result
         if len(valued):
-            outputs = self.net.forward(found.planes[valued])
-            priors[valued] = masked_softmax(outputs["policy"], found.masks[valued])
-            values[valued] = _absolute(np.tanh(outputs["value"]), found.players[valued])
+            which, actions = np.nonzero(found.masks[valued])  # each row's ascending
+            starts = np.zeros(len(valued) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(which, minlength=len(valued)), out=starts[1:])
+            logits, heads = self.net.forward_flat(found.planes[valued], actions, starts)
+            priors[valued[which], actions] = segment_softmax(logits, starts)
+            values[valued] = _absolute(np.tanh(heads["value"]), found.players[valued])
             self.stats.evaluations += len(valued)
         grown = ~is_root  # new nodes: every leaf (finished or valued) and the searched roots
         grown[valued] = True
