@@ -79,6 +79,8 @@ def _relu_network_kernel(
         size = max(size, trunk_weights[layer].shape[1])
     current = np.zeros(size, np.float32)
     following = np.zeros(size, np.float32)
+    actions = policy_weight.shape[1]
+    every = np.zeros(actions, np.float32)
     for i in range(rows):
         width_in = inputs
         for k in range(inputs):
@@ -108,13 +110,24 @@ def _relu_network_kernel(
         for j in range(value_weight.shape[1]):
             value_out[i, j] += value_bias[j]
         first, last = starts[i], starts[i + 1]
-        for c in range(first, last):
-            policy_out[c] = 0.0
-        for k in range(width_in):
-            v = current[k]
-            if v != 0.0:
-                for c in range(first, last):
-                    policy_out[c] += v * policy_weight[k, columns[c]]
+        if 8 * (last - first) >= actions:  # many legal actions: every sum (vectorised)
+            for j in range(actions):
+                every[j] = 0.0
+            for k in range(width_in):
+                v = current[k]
+                if v != 0.0:
+                    for j in range(actions):
+                        every[j] += v * policy_weight[k, j]
+            for c in range(first, last):
+                policy_out[c] = every[columns[c]]
+        else:  # few: only theirs (the same sums)
+            for c in range(first, last):
+                policy_out[c] = 0.0
+            for k in range(width_in):
+                v = current[k]
+                if v != 0.0:
+                    for c in range(first, last):
+                        policy_out[c] += v * policy_weight[k, columns[c]]
         for c in range(first, last):
             policy_out[c] += policy_bias[columns[c]]
 
