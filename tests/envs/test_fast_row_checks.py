@@ -152,12 +152,14 @@ def test_read_only_rows_and_seats_compile_no_second_version(game: str, players: 
     assert np.array_equal(engine.scores(read_only), engine.scores(states))
     engine.wrap(read_only[1]).legal_actions()
     engine.check_row(read_only[2])
+    engine.to_state(read_only[3])
+    engine.greedy_actions(read_only)
     compiled = [
         value
         for module in {
             sys.modules[type(engine).__module__.rsplit(".", 1)[0] + "." + name]
-            for name in ("batch", "kernels")
-        }  # fmt: skip
+            for name in ("batch", "kernels", "state")
+        }
         for value in vars(module).values()
         if hasattr(value, "signatures")
     ]

@@ -142,14 +142,14 @@ class FastArktia(FastEngineBase):
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""
-        self.check_states(states)
+        states = self.check_states(states)  # read-only: a writeable copy
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
         return out
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, n)`` scores (R21) as the positions stand."""
-        self.check_states(states)
+        states = self.check_states(states)  # read-only: a writeable copy
         return np.array(
             [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
         )
@@ -268,7 +268,7 @@ class FastArktia(FastEngineBase):
     def to_state(self, row: np.ndarray) -> ArktiaState:
         """The Python state of a compiled row, rebuilt through ``from_json`` (which checks
         material, connectivity and the legal actions with the reference rules)."""
-        self.check_row(row)
+        row = self.check_row(row)  # read-only: a writeable copy
         data = json.loads(self.game.new_initial_state().to_json())
         names = self.game.layout.names
         n = self.num_players

@@ -116,14 +116,14 @@ class FastMoleHill(FastEngineBase):
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
         ties broken uniformly at random (-1 where inactive or over)."""
-        self.check_states(states)
+        states = self.check_states(states)  # read-only: a writeable copy
         out = np.full(len(states), -1, dtype=np.int64)
         B.greedy_actions(states, active_rows(active, len(states)), out)
         return out
 
     def scores(self, states: np.ndarray) -> np.ndarray:
         """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
-        self.check_states(states)
+        states = self.check_states(states)  # read-only: a writeable copy
         return np.array([[score(row, 0), score(row, 1)] for row in states], dtype=np.int64)
 
     def step(
@@ -194,7 +194,7 @@ class FastMoleHill(FastEngineBase):
     def to_state(self, row: np.ndarray) -> MoleHillState:
         """The Python state of a compiled row (rebuilt through ``from_json``, which replays
         the round's moves with the reference rules)."""
-        self.check_row(row)
+        row = self.check_row(row)  # read-only: a writeable copy
         data = json.loads(self.game.new_initial_state().to_json())
         data["red_flowers"] = [action_to_string(s) for s in bit_list(row[K.RED])]
         data["white_flowers"] = [action_to_string(s) for s in bit_list(row[K.WHITE])]
