@@ -110,6 +110,21 @@ def random_planes(game: str, players: int, rows: int, seed: int) -> np.ndarray:
     return np.stack(planes[:rows])
 
 
+def legal_outputs(forward: Callable) -> Callable:
+    """``DenseNet.forward_flat`` (the legal actions' logits end to end, the other heads)
+    from a full ``forward``."""
+
+    def forward_flat(
+        inputs: np.ndarray, actions: np.ndarray, starts: np.ndarray
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        outputs = forward(inputs)
+        rows = np.repeat(np.arange(len(inputs)), np.diff(starts))
+        others = {name: value for name, value in outputs.items() if name != "policy"}
+        return outputs["policy"][rows, actions], others
+
+    return forward_flat
+
+
 def differing_rows(forward: Callable, planes: np.ndarray, size: int, full: dict) -> int:
     """Rows whose outputs, evaluated in calls of ``size`` rows, differ from ``full``."""
     outputs = [forward(planes[i : i + size]) for i in range(0, len(planes), size)]
@@ -237,7 +252,7 @@ def compare_moves(
             break
     chosen, seconds = {}, {}
     for name, forward in (("BLAS", net.forward), ("fixed order (numba)", fixed)):
-        agent.evaluator.net = SimpleNamespace(forward=forward, meta=net.meta)
+        agent.evaluator.net = SimpleNamespace(forward_flat=legal_outputs(forward), meta=net.meta)
         start = time.process_time()
         chosen[name] = [agent.act(None, mask, state) for state, mask in positions]
         seconds[name] = time.process_time() - start
