@@ -81,43 +81,36 @@ def _relu_network_kernel(
     following = np.zeros(size, np.float32)
     actions = policy_weight.shape[1]
     every = np.zeros(actions, np.float32)
+
+    def sums(source, count, weight, target):  # noqa: ANN001, ANN202 - inlined by numba
+        """``target[j]`` = the sum over ``k < count`` of ``source[k] * weight[k, j]`` in
+        the module's order (no bias)."""
+        for j in range(weight.shape[1]):
+            target[j] = 0.0
+        for k in range(count):
+            v = source[k]
+            if v != 0.0:
+                for j in range(weight.shape[1]):
+                    target[j] += v * weight[k, j]
+
     for i in range(rows):
         width_in = inputs
         for k in range(inputs):
             current[k] = x[i, k]
         for layer in range(len(trunk_weights)):
             weight, bias = trunk_weights[layer], trunk_biases[layer]
-            width = weight.shape[1]
-            for j in range(width):
-                following[j] = 0.0
-            for k in range(width_in):
-                v = current[k]
-                if v != 0.0:
-                    for j in range(width):
-                        following[j] += v * weight[k, j]
-            for j in range(width):
+            sums(current, width_in, weight, following)
+            for j in range(weight.shape[1]):
                 following[j] += bias[j]
                 if following[j] < 0.0:  # ReLU (a zero's sign does not matter: skipped)
                     following[j] = 0.0
-            current, following, width_in = following, current, width
-        for j in range(value_weight.shape[1]):
-            value_out[i, j] = 0.0
-        for k in range(width_in):
-            v = current[k]
-            if v != 0.0:
-                for j in range(value_weight.shape[1]):
-                    value_out[i, j] += v * value_weight[k, j]
+            current, following, width_in = following, current, weight.shape[1]
+        sums(current, width_in, value_weight, value_out[i])
         for j in range(value_weight.shape[1]):
             value_out[i, j] += value_bias[j]
         first, last = starts[i], starts[i + 1]
         if 8 * (last - first) >= actions:  # many legal actions: every sum (vectorised)
-            for j in range(actions):
-                every[j] = 0.0
-            for k in range(width_in):
-                v = current[k]
-                if v != 0.0:
-                    for j in range(actions):
-                        every[j] += v * policy_weight[k, j]
+            sums(current, width_in, policy_weight, every)
             for c in range(first, last):
                 policy_out[c] = every[columns[c]]
         else:  # few: only theirs (the same sums)
