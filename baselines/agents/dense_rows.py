@@ -182,9 +182,9 @@ def dense_layer(
         out = np.empty((x.shape[0], weight.shape[1]), np.float32)
         _kernels()[0](x, weight, bias, out)
         return out
-    out = np.stack([_row_sum(row, weight, None) for row in x]) if len(x) else None
-    if out is None:
+    if not len(x):
         return np.zeros((0, weight.shape[1]), np.float32)
+    out = np.stack([_row_sum(row, weight, None) for row in x])
     out += bias
     return out
 
