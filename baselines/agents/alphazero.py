@@ -36,12 +36,22 @@ __all__ = [
     "DEFAULT_SIMULATIONS",
     "AlphaZeroAgent",
     "NetworkEvaluator",
+    "absolute_values",
     "check_network_meta",
     "game_values",
     "model_shape",
 ]
 
 DEFAULT_SIMULATIONS = 64
+
+
+def absolute_values(relative: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """Network values (row ``i`` relative to the seat to act, ``seats[i]``: output ``k`` is
+    seat ``(seats[i] + k) % n``'s) in absolute seat order, float64."""
+    k, n = relative.shape
+    values = np.zeros((k, n))
+    values[np.arange(k)[:, None], (seats[:, None] + np.arange(n)) % n] = relative
+    return values
 
 
 def game_values(state: Any, score_weight: float = 0.0, score_scale: float = 5.0) -> np.ndarray:
@@ -169,11 +179,7 @@ class NetworkEvaluator:
         builds these in batched engine calls. A position's numbers do not depend on the
         other positions of the call (:meth:`~.numpy_net.DenseNet.forward_flat`)."""
         logits, heads = self.net.forward_flat(planes, actions, starts)
-        relative = np.tanh(heads["value"])
-        n = self.num_players
-        values = np.zeros((len(seats), n))
-        values[np.arange(len(seats))[:, None], (seats[:, None] + np.arange(n)) % n] = relative
-        return segment_softmax(logits, starts), values
+        return segment_softmax(logits, starts), absolute_values(np.tanh(heads["value"]), seats)
 
 
 class AlphaZeroAgent:

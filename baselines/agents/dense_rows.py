@@ -32,7 +32,7 @@ import numpy as np
 
 from tabletop_zoo.envs.registry import fast_path_available
 
-__all__ = ["dense_columns", "dense_layer", "flat_columns", "network_rows"]
+__all__ = ["dense_columns", "dense_layer", "flat_columns", "mask_columns", "network_rows"]
 
 
 def _layer_kernel(x, weight, bias, out):  # noqa: ANN001, ANN202 - a numba kernel
@@ -231,6 +231,16 @@ def flat_columns(columns: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     if not len(columns):
         return np.zeros(0, np.int64), starts
     return np.concatenate([np.asarray(c, dtype=np.int64).ravel() for c in columns]), starts
+
+
+def mask_columns(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, columns, starts)`` of a ``(rows, width)`` bool mask: the row and column of
+    every true entry, row by row with each row's columns ascending, and where each row's
+    begin (``rows + 1`` offsets, as :func:`flat_columns` gives them)."""
+    rows, columns = np.nonzero(masks)
+    starts = np.zeros(len(masks) + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(masks, axis=1), out=starts[1:])
+    return rows, columns.astype(np.int64, copy=False), starts
 
 
 def _check_columns(

@@ -4,8 +4,10 @@ the compiled engine (the ``fast`` extra; this module loads numba).
 :meth:`PUCTSearch.run <.puct.PUCTSearch.run>` hands a compiled position here. The tree's
 statistics live in NumPy arrays (nodes and edges) and numba kernels do the per-leaf
 work that dominates a search in Python: :func:`select_path` (``argmax Q + U`` from the
-root down to a new leaf, with the virtual loss of each step) and :func:`backup_path`. The
-positions, the network calls and the batching stay in Python, as in the node search.
+root down to a new leaf, with the virtual loss of each step), :func:`backup_path` and
+:func:`expand_and_backup`. Every node's position is a row of one array; the new leaves of
+a batch get their legal actions (and, for the AlphaZero agent's evaluator, their planes)
+from batched engine calls; the batching stays in Python, as in the node search.
 
 It is the node search step for step: the same floating-point operations in the same order
 (``U = c_puct * P * sqrt(N + 1) / (1 + n)``; virtual loss ``-1`` taken back after the
@@ -17,10 +19,12 @@ same compiled positions), in a fraction of the time.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.dense_rows import mask_columns
 from tabletop_zoo.envs.fast_common import jit
 
 if TYPE_CHECKING:
@@ -169,9 +173,10 @@ class ArrayRoot:
 
 
 class _Tree:
-    """Node and edge arrays with room for ``nodes`` nodes (edges grow on demand)."""
+    """Node and edge arrays with room for ``nodes`` nodes (edges grow on demand), and the
+    paths of up to ``batch_size`` descents of one batch."""
 
-    def __init__(self, nodes: int, edges: int, num_players: int) -> None:
+    def __init__(self, nodes: int, edges: int, num_players: int, batch_size: int) -> None:
         self.node_player = np.zeros(nodes, dtype=np.int64)
         self.node_visits = np.zeros(nodes)
         self.node_value = np.zeros((nodes, num_players))
@@ -183,18 +188,10 @@ class _Tree:
         self.edge_value = np.zeros((edges, num_players))
         self.edge_child = np.full(edges, -1, dtype=np.int64)
         self.edge_action = np.zeros(edges, dtype=np.int64)
-        self.path_nodes = np.zeros(nodes, dtype=np.int64)  # a path visits each node once
-        self.path_edges = np.zeros(nodes, dtype=np.int64)
-        self.batch_nodes = self.batch_edges = np.zeros((0, nodes), dtype=np.int64)
+        # descent b's path: a path visits each node once
+        self.path_nodes = np.zeros((batch_size, nodes), dtype=np.int64)
+        self.path_edges = np.zeros((batch_size, nodes), dtype=np.int64)
         self.nodes, self.edges = 0, 0
-
-    def batch_paths(self, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Path buffers (nodes, edges) for ``batch_size`` descents of one batch."""
-        if len(self.batch_nodes) < batch_size:
-            shape = (batch_size, len(self.node_player))
-            self.batch_nodes = np.zeros(shape, dtype=np.int64)
-            self.batch_edges = np.zeros(shape, dtype=np.int64)
-        return self.batch_nodes, self.batch_edges
 
     def add_node(self, player: int) -> int:
         """A new node (not yet evaluated) of seat ``player``."""
@@ -206,50 +203,66 @@ class _Tree:
     def expand(self, node: int, actions: list[int], priors: np.ndarray) -> None:
         """Give ``node`` its edges (``PUCTNode.expand``)."""
         first, count = self.edges, len(actions)
-        if first + count > len(self.edge_prior):
-            self._grow(2 * (first + count))
+        self.reserve(count)
         self.edge_action[first : first + count] = actions
         self.edge_prior[first : first + count] = np.asarray(priors, dtype=np.float64)
         self.node_edges[node] = first, count
         self.node_status[node] = EXPANDED
         self.edges += count
 
-    def _grow(self, size: int) -> None:
+    def reserve(self, count: int) -> None:
+        """Room for ``count`` more edges."""
+        size = self.edges + count
+        if size <= len(self.edge_prior):
+            return
         for name in ("edge_prior", "edge_visits", "edge_value", "edge_child", "edge_action"):
             old = getattr(self, name)
-            new = np.full((size, *old.shape[1:]), -1 if name == "edge_child" else 0, old.dtype)
+            new = np.full((2 * size, *old.shape[1:]), -1 if name == "edge_child" else 0, old.dtype)
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def select(self, c_puct: float) -> tuple[np.ndarray, np.ndarray, int]:
-        """:func:`select_path` on this tree: the path's nodes and edges (copies) and what
-        it reached."""
-        length, reached = select_path(
+    def select(self, c_puct: float, b: int) -> tuple[int, int]:
+        """:func:`select_path` on this tree into path ``b``: its length and what it
+        reached."""
+        return select_path(
             self.node_player, self.node_visits, self.node_value, self.node_edges,
             self.node_status, self.node_result, self.edge_prior, self.edge_visits,
-            self.edge_value, self.edge_child, c_puct, self.path_nodes, self.path_edges,
+            self.edge_value, self.edge_child, c_puct, self.path_nodes[b], self.path_edges[b],
         )  # fmt: skip
-        return self.path_nodes[:length].copy(), self.path_edges[:length].copy(), reached
 
-    def backup(self, nodes: np.ndarray, edges: np.ndarray, leaf: int, values: Any) -> None:
-        """:func:`backup_path` of ``values`` along the path ``nodes``/``edges`` to ``leaf``."""
-        values = np.asarray(values, dtype=np.float64)
+    def backup(self, b: int, length: int, leaf: int, values: np.ndarray) -> None:
+        """:func:`backup_path` of ``values`` along the first ``length`` steps of path ``b``
+        to ``leaf``."""
         backup_path(
-            self.node_player, self.node_visits, self.node_value, self.edge_value, nodes, edges,
-            len(nodes), leaf, values,
+            self.node_player, self.node_visits, self.node_value, self.edge_value,
+            self.path_nodes[b], self.path_edges[b], length, leaf, values,
         )  # fmt: skip
 
-    def undo(self, nodes: np.ndarray, edges: np.ndarray) -> None:
-        """:func:`undo_path` of an abandoned descent."""
-        undo_path(self.node_player, self.edge_value, self.edge_visits, nodes, edges, len(nodes))
+    def undo(self, b: int, length: int) -> None:
+        """:func:`undo_path` of the abandoned descent ``b``."""
+        undo_path(self.node_player, self.edge_value, self.edge_visits, self.path_nodes[b],
+                  self.path_edges[b], length)  # fmt: skip
+
+    def expand_and_backup(
+        self, leaves: list[int], lengths: list[int], actions: np.ndarray, starts: np.ndarray,
+        priors: np.ndarray, values: np.ndarray,
+    ) -> None:  # fmt: skip
+        """:func:`expand_and_backup` of the new leaves of paths ``0 .. len(leaves) - 1``."""
+        self.reserve(len(actions))
+        self.edges = expand_and_backup(
+            self.node_player, self.node_visits, self.node_value, self.node_edges,
+            self.node_status, self.edge_value, self.edge_action, self.edge_prior, self.edges,
+            np.array(leaves, dtype=np.int64), self.path_nodes, self.path_edges,
+            np.array(lengths, dtype=np.int64), actions, starts,
+            np.asarray(priors, dtype=np.float64), np.asarray(values, dtype=np.float64),
+        )  # fmt: skip
 
 
 def run_on_arrays(search: PUCTSearch, state: Any) -> ArrayRoot:
     """:meth:`PUCTSearch.run <.puct.PUCTSearch.run>` on a non-finished compiled position
     (not changed), the tree as arrays; returns its root."""
-    tree = _Tree(
-        search.num_simulations + 1, 16 * (search.num_simulations + 1), len(state.returns())
-    )
+    nodes = search.num_simulations + 1
+    tree = _Tree(nodes, 16 * nodes, len(state.returns()), search.batch_size)
     root = tree.add_node(state.current_player)
     priors, values = search.evaluate([state])
     tree.expand(root, state.legal_actions(), priors[0])
@@ -261,88 +274,74 @@ def run_on_arrays(search: PUCTSearch, state: Any) -> ArrayRoot:
         fraction = search.noise_fraction
         tree.edge_prior[:count] = (1 - fraction) * tree.edge_prior[:count] + fraction * noise
     root_priors = tree.edge_prior[:count].copy()
+    rows = np.empty((nodes, len(state.row)), dtype=np.int64)
+    rows[0] = state.row  # the position of each node
+    holder = state.clone()
+    evaluate = _leaf_evaluator(search, holder)
     done = 0
-    if hasattr(search.evaluate, "evaluate_planes"):  # the network agent's evaluator
-        rows = np.empty((len(tree.node_player), len(state.row)), dtype=np.int64)
-        rows[0] = state.row  # the position of each node
-        holder = state.clone()
-        while done < search.num_simulations:
-            done += _simulate_rows(search, tree, rows, holder, search.num_simulations - done)
-    else:
-        positions = [state]  # the position of each node
-        while done < search.num_simulations:
-            done += _simulate_batch(search, tree, positions, search.num_simulations - done)
+    while done < search.num_simulations:
+        done += _simulate_batch(search, tree, rows, holder, evaluate, search.num_simulations - done)
     return ArrayRoot(state.current_player, tree.edge_action[:count], root_priors, tree)
 
 
-def _simulate_batch(search: PUCTSearch, tree: _Tree, positions: list[Any], budget: int) -> int:
-    """``PUCTSearch._simulate_batch`` on the arrays: up to ``min(batch_size, budget)``
-    descents, the new leaves evaluated together; returns how many were completed."""
-    pending: list[tuple[np.ndarray, np.ndarray, int, Any]] = []
-    finished = 0
-    for _ in range(min(search.batch_size, budget)):
-        *path, reached = tree.select(search.c_puct)
-        if reached == FINISHED_LEAF:
-            finished += 1
-            continue
-        if reached == COLLISION:
-            tree.undo(*path)
-            break
-        position = positions[int(path[0][-1])].clone()
-        position.apply_action(int(tree.edge_action[path[1][-1]]))
-        leaf = tree.add_node(position.current_player)
-        positions.append(position)
-        tree.edge_child[path[1][-1]] = leaf
-        if position.is_terminal():
-            tree.node_result[leaf] = np.asarray(search.terminal_value(position), np.float64)
-            tree.node_status[leaf] = FINISHED
-            tree.backup(*path, leaf, tree.node_result[leaf])
-            finished += 1
-        else:
-            pending.append((*path, leaf, position))
-    if pending:
-        priors, values = search.evaluate([position for *_, position in pending])
-        for (*path, leaf, position), leaf_priors, leaf_values in zip(
-            pending, priors, values, strict=True
-        ):
-            tree.expand(leaf, position.legal_actions(), leaf_priors)
-            tree.backup(*path, leaf, leaf_values)
-    if not pending and not finished:
-        raise RuntimeError("PUCT search made no progress")
-    return len(pending) + finished
+LeafEvaluator = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
-def _simulate_rows(
-    search: PUCTSearch, tree: _Tree, rows: np.ndarray, holder: Any, budget: int
-) -> int:
-    """:func:`_simulate_batch` with the positions as rows of the compiled engine
-    (``rows[node]``), for an evaluator with ``evaluate_planes``: the new leaves' legal
-    actions and planes come from batched engine calls, and :func:`expand_and_backup`
-    gives them their edges and values in one call (the order of the node search).
-    ``holder``: a compiled state object whose row is pointed at the leaf being stepped."""
+def _leaf_evaluator(search: PUCTSearch, holder: Any) -> LeafEvaluator:
+    """``(rows, actions, starts) -> (priors, values)`` for new leaves given as compiled rows
+    with their legal actions (ascending, end to end): the priors end to end, the values per
+    leaf. The AlphaZero agent's evaluator takes the leaves' planes (``evaluate_planes``);
+    any other evaluator gets compiled states, as the node search gives it."""
     engine = holder.engine
     column = engine.player_column
-    path_nodes, path_edges = tree.batch_paths(search.batch_size)
+    evaluate_planes = getattr(search.evaluate, "evaluate_planes", None)
+    if evaluate_planes is not None:
+
+        def from_planes(
+            rows: np.ndarray, actions: np.ndarray, starts: np.ndarray
+        ) -> tuple[np.ndarray, np.ndarray]:
+            seats = rows[:, column].copy()
+            return evaluate_planes(engine._observe(rows, seats), actions, starts, seats)
+
+        return from_planes
+
+    def from_states(
+        rows: np.ndarray, actions: np.ndarray, starts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        states = [type(holder)(engine, row.copy(), trusted=True) for row in rows]
+        priors, values = search.evaluate(states)
+        flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
+        return flat, np.asarray(values, dtype=np.float64)
+
+    return from_states
+
+
+def _simulate_batch(
+    search: PUCTSearch, tree: _Tree, rows: np.ndarray, holder: Any, evaluate: LeafEvaluator,
+    budget: int,
+) -> int:  # fmt: skip
+    """``PUCTSearch._simulate_batch`` on the arrays: up to ``min(batch_size, budget)``
+    descents, the new leaves evaluated together; returns how many were completed. A leaf's
+    row is its parent's row with the edge's move played (``holder``, a compiled state
+    object, is pointed at it); the new leaves' legal actions come from one batched engine
+    call and :func:`expand_and_backup` gives them their edges and values in one call (the
+    order of the node search)."""
+    column = holder.engine.player_column
     leaves: list[int] = []
     lengths: list[int] = []
     finished = 0
     for _ in range(min(search.batch_size, budget)):
         b = len(leaves)
-        length, reached = select_path(
-            tree.node_player, tree.node_visits, tree.node_value, tree.node_edges,
-            tree.node_status, tree.node_result, tree.edge_prior, tree.edge_visits,
-            tree.edge_value, tree.edge_child, search.c_puct, path_nodes[b], path_edges[b],
-        )  # fmt: skip
+        length, reached = tree.select(search.c_puct, b)
         if reached == FINISHED_LEAF:
             finished += 1
             continue
         if reached == COLLISION:
-            undo_path(tree.node_player, tree.edge_value, tree.edge_visits, path_nodes[b],
-                      path_edges[b], length)  # fmt: skip
+            tree.undo(b, length)
             break
-        edge = path_edges[b, length - 1]
+        edge = tree.path_edges[b, length - 1]
         leaf = tree.nodes
-        rows[leaf] = rows[path_nodes[b, length - 1]]
+        rows[leaf] = rows[tree.path_nodes[b, length - 1]]
         holder.row = rows[leaf]
         holder._apply_checked(int(tree.edge_action[edge]))  # legal: an edge of the tree
         player = int(rows[leaf, column])
@@ -351,29 +350,16 @@ def _simulate_rows(
         if player < 0:
             tree.node_result[leaf] = np.asarray(search.terminal_value(holder), np.float64)
             tree.node_status[leaf] = FINISHED
-            tree.backup(path_nodes[b, :length], path_edges[b, :length], leaf,
-                        tree.node_result[leaf])  # fmt: skip
+            tree.backup(b, length, leaf, tree.node_result[leaf])
             finished += 1
         else:
             leaves.append(leaf)
             lengths.append(length)
     if leaves:
         leaf_rows = rows[leaves]
-        seats = leaf_rows[:, column].copy()
-        which, actions = np.nonzero(engine._legal_mask(leaf_rows))  # ascending per leaf
-        starts = np.zeros(len(leaves) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(which, minlength=len(leaves)), out=starts[1:])
-        priors, values = search.evaluate.evaluate_planes(
-            engine._observe(leaf_rows, seats), actions, starts, seats
-        )
-        if tree.edges + len(actions) > len(tree.edge_prior):
-            tree._grow(2 * (tree.edges + len(actions)))
-        tree.edges = expand_and_backup(
-            tree.node_player, tree.node_visits, tree.node_value, tree.node_edges,
-            tree.node_status, tree.edge_value, tree.edge_action, tree.edge_prior, tree.edges,
-            np.array(leaves, dtype=np.int64), path_nodes, path_edges,
-            np.array(lengths, dtype=np.int64), actions, starts, priors, values,
-        )  # fmt: skip
+        _, actions, starts = mask_columns(holder.engine._legal_mask(leaf_rows))
+        priors, values = evaluate(leaf_rows, actions, starts)
+        tree.expand_and_backup(leaves, lengths, actions, starts, priors, values)
     if not leaves and not finished:
         raise RuntimeError("PUCT search made no progress")
     return len(leaves) + finished

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.alphazero import game_values
+from tabletop_zoo.baselines.agents.alphazero import absolute_values, game_values
+from tabletop_zoo.baselines.agents.dense_rows import mask_columns
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
 from tabletop_zoo.baselines.training.self_play_positions import (
@@ -66,14 +67,6 @@ class _Game:
     root_mask: np.ndarray | None = None
     halving: GumbelHalving | None = None
     forced: list[int] = field(default_factory=list)  # Gumbel: this phase's root children
-
-
-def _absolute(relative: np.ndarray, players: np.ndarray) -> np.ndarray:
-    """Network values (row ``i`` relative to seat ``players[i]``) in absolute seat order."""
-    k, n = relative.shape
-    values = np.zeros((k, n))
-    values[np.arange(k)[:, None], (players[:, None] + np.arange(n)) % n] = relative
-    return values
 
 
 class _SelfPlay:
@@ -235,12 +228,10 @@ class _SelfPlay:
         for i, result in found.values.items():
             values[i] = result
         if len(valued):
-            which, actions = np.nonzero(found.masks[valued])  # each row's ascending
-            starts = np.zeros(len(valued) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(which, minlength=len(valued)), out=starts[1:])
+            which, actions, starts = mask_columns(found.masks[valued])
             logits, heads = self.net.forward_flat(found.planes[valued], actions, starts)
             priors[valued[which], actions] = segment_softmax(logits, starts)
-            values[valued] = _absolute(np.tanh(heads["value"]), found.players[valued])
+            values[valued] = absolute_values(np.tanh(heads["value"]), found.players[valued])
             self.stats.evaluations += len(valued)
         grown = ~is_root  # new nodes: every leaf (finished or valued) and the searched roots
         grown[valued] = True
@@ -272,10 +263,8 @@ class _SelfPlay:
             return
         f, slots, is_root = self.forest, slots[at], is_root[at]
         masks = found.masks[at] & (found.players[at] >= 0)[:, None]
-        rows, actions = np.nonzero(masks)  # row-major: each row's actions ascending
-        counts = masks.sum(axis=1)
-        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        f.reserve(slots, counts)
+        rows, actions, starts = mask_columns(masks)  # each row's actions ascending
+        f.reserve(slots, np.diff(starts))
         last = self.path_edges[slots, np.maximum(self.path_length[slots] - 1, 0)]
         parent = np.where(is_root, -1, last).astype(np.int64)
         self.kernels.expand(
@@ -288,7 +277,7 @@ class _SelfPlay:
             found.players[at],
             np.ascontiguousarray(values[at]),
             starts,
-            actions.astype(np.int64),
+            actions,
             np.ascontiguousarray(priors[at][rows, actions]),
         )
         for slot, i in zip(slots[is_root].tolist(), at[is_root].tolist(), strict=True):

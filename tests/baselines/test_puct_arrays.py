@@ -56,6 +56,26 @@ def test_the_array_search_is_the_node_search(game, players, batch_size, score_we
 
 
 @pytest.mark.parametrize(("game", "players"), CASES[:2])
+def test_an_evaluator_of_states_gets_the_same_search(game, players) -> None:
+    """An evaluator without ``evaluate_planes`` (any callable on states) is handed compiled
+    states of the new leaves: the same search as the node search, and as the planes path."""
+    agent = AlphaZeroAgent(_net(game, players, 0.0), num_simulations=60, batch_size=8)
+    seen = []
+
+    def of_states(states):  # noqa: ANN001, ANN202
+        seen.extend(type(state).__name__ for state in states)
+        return agent.evaluator(states)
+
+    search = PUCTSearch(of_states, 60, batch_size=8)
+    for position in _positions(game, players):
+        arrays = search.run(position)
+        assert type(arrays).__name__ == "ArrayRoot"
+        _same_root(arrays, search.run_nodes(position))
+        _same_root(arrays, agent.search.run(position))
+    assert seen and set(seen) == {type(position).__name__}
+
+
+@pytest.mark.parametrize(("game", "players"), CASES[:2])
 def test_root_noise_is_drawn_the_same(game, players) -> None:
     """Self-play's Dirichlet noise at the root: the same draws, the same search."""
     net = _net(game, players, 0.0)
