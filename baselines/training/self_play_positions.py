@@ -100,20 +100,18 @@ class CompiledPositions:
 
     def leaves(self, slots: np.ndarray, actions: np.ndarray, lengths: np.ndarray) -> Leaves:
         """As :meth:`PythonPositions.leaves`: one batched step per tree level."""
-        k = len(slots)
         rows = self.rows[slots]  # a copy (fancy indexing)
         for depth in range(int(lengths.max(initial=0))):
             column = np.ascontiguousarray(actions[:, depth])
             self.fast._step(rows, column, False, lengths > depth)  # the engine's own rows
-        leaves = empty_leaves(k, self.game.num_actions, self.shape)
-        leaves.players[:] = rows[:, self.fast.player_column]
-        live = leaves.players >= 0
-        if live.any():
-            leaves.masks[live] = self.fast._legal_mask(rows[live])
-            leaves.planes[live] = self.fast._observe(rows[live], leaves.players[live])
-        for i in np.flatnonzero(~live):
-            leaves.values[int(i)] = self.value(self.fast.wrap(rows[i].copy()))
-        return leaves
+        players = rows[:, self.fast.player_column].copy()
+        live = players >= 0
+        masks = self.fast._legal_mask(rows)
+        planes = self.fast._observe(rows, np.where(live, players, 0))
+        over = np.flatnonzero(~live)  # as the Python positions: no actions, no planes
+        masks[over], planes[over] = False, 0.0
+        values = {int(i): self.value(self.fast.wrap(rows[i].copy())) for i in over}
+        return Leaves(players, masks, planes, values)
 
 
 def empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> Leaves:
