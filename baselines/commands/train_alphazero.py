@@ -51,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="self-play games searched together, their leaves valued by one network call "
         "(at most --games-per-iteration; the same games on every install, faster with numba)",
     )  # fmt: skip
+    p.add_argument(
+        "--leaves-per-game", type=cli.integer(1), default=d.leaves_per_game,
+        help="new leaves a self-play game adds to its tree per network call, with a virtual "
+        "loss when more than one (fewer network calls when few games are left)",
+    )  # fmt: skip
     p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
     p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
     p.add_argument("--updates-per-iteration", type=cli.integer(1), default=d.updates_per_iteration)
@@ -125,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             games_per_iteration=args.games_per_iteration,
             num_simulations=args.simulations,
             parallel_games=args.parallel_games,
+            leaves_per_game=args.leaves_per_game,
             hidden=hidden_sizes(args.hidden),
             learning_rate=args.learning_rate,
             updates_per_iteration=args.updates_per_iteration,

@@ -17,10 +17,11 @@ visit distribution over the legal actions + mean squared value error).
 
 The games of an iteration are played ``parallel_games`` at a time in lockstep
 (:func:`~tabletop_zoo.baselines.training.self_play.play_self_play_games`): each step
-every game adds one leaf to its PUCT tree and the new leaves of all games are valued by
-one network call. The positions and trees live on the compiled engine when the fast
-path is available and on the Python engine otherwise; a seed gives the same games and
-the same network either way (``TABLETOP_ZOO_FAST=0`` changes the speed only).
+every game adds one leaf (``leaves_per_game``: up to that many, with a virtual loss) to its
+PUCT tree and the new leaves of all games are valued by one network call. The positions
+and trees live on the compiled engine when the fast path is available and on the Python
+engine otherwise; a seed gives the same games and the same network either way
+(``TABLETOP_ZOO_FAST=0`` changes the speed only).
 
 With ``gumbel=True`` the self-play root is searched by Gumbel sequential halving
 (:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, PUCT below the root):
@@ -79,6 +80,7 @@ class AlphaZeroConfig:
     checkpoint_seconds: float | None = None  # also keep a copy every this many CPU seconds
     games_per_iteration: int = 8
     parallel_games: int = 64  # self-play games searched together (at most games_per_iteration)
+    leaves_per_game: int = 1  # new leaves a self-play game adds per step (virtual loss if > 1)
     num_simulations: int = 32
     search_batch: int = 8  # leaves per network call of a one-game search (not self-play)
     c_puct: float = 1.5
@@ -111,7 +113,7 @@ class AlphaZeroConfig:
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
         positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
-        positive += ("parallel_games",)
+        positive += ("parallel_games", "leaves_per_game")
         positive += ("max_moves", "gumbel_considered")
         positive += ("train_batch", "updates_per_iteration", "buffer_size")
         for key in positive:

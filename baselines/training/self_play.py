@@ -1,11 +1,14 @@
 """AlphaZero self-play of many games at once, their leaf evaluations batched.
 
 :func:`play_self_play_games` plays ``parallel_games`` games in lockstep. At every step each
-game adds one leaf to its own PUCT tree (one leaf per game per step, so no virtual loss
-is needed): a game about to move asks for its root position, a game searching descends
-its tree (``argmax Q + U`` as :class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`)
-to a new child. The positions of all these leaves are built together, the unfinished ones
-are valued by **one** network call, and each game backs its leaf's value up its path.
+game adds up to ``leaves_per_game`` leaves to its own PUCT tree: a game about to move asks
+for its root position, a game searching descends its tree (``argmax Q + U`` as
+:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`) to a new child, again and again
+with a virtual loss on the paths of its pending leaves (as ``PUCTSearch`` collects a batch;
+a descent that meets a pending leaf ends the game's step). With one leaf per game per step
+(the default) no virtual loss is needed. The positions of all these leaves are built
+together, the unfinished ones are valued by **one** network call, and each leaf's value is
+backed up its path.
 A game whose search has used its ``num_simulations`` leaves (or whose Gumbel schedule,
 :class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, is over) plays its move;
 a finished game hands in its decisions and its slot starts the next game.
@@ -57,6 +60,55 @@ class SelfPlayStats:
     engine: str = "python"  # "compiled" or "python"
 
 
+def segments(starts: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments ``[starts[i], starts[i + 1])`` of a flat array: the positions of the
+    segments ``rows`` (in that order) end to end, and where each begins among them."""
+    counts = starts[rows + 1] - starts[rows]
+    begins = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=begins[1:])
+    return np.repeat(starts[rows] - begins[:-1], counts) + np.arange(begins[-1]), begins
+
+
+@dataclass
+class Paths:
+    """The entries of one step: a game's slot and the edges and actions of its path from
+    the root (``lengths`` 0: the game asks for its root position), by slot."""
+
+    slots: np.ndarray
+    edges: np.ndarray
+    actions: np.ndarray
+    lengths: np.ndarray
+
+    @staticmethod
+    def empty(width: int) -> Paths:
+        """No entries, paths ``width`` long."""
+        none = np.zeros(0, dtype=np.int64)
+        return Paths(
+            none, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), none
+        )
+
+    @staticmethod
+    def joined(parts: list[Paths]) -> Paths:
+        """The entries of ``parts`` by slot (a stable order: each slot's in part order)."""
+        slots = np.concatenate([p.slots for p in parts])
+        order = np.argsort(slots, kind="stable")
+        return Paths(
+            slots[order],
+            np.concatenate([p.edges for p in parts])[order],
+            np.concatenate([p.actions for p in parts])[order],
+            np.concatenate([p.lengths for p in parts])[order],
+        )
+
+    def with_roots(self, roots: list[int]) -> Paths:
+        """These entries and one root request per slot of ``roots``."""
+        width = self.edges.shape[1]
+        asked = Paths.empty(width)
+        asked.slots = np.array(roots, dtype=np.int64)
+        asked.edges = asked.actions = np.zeros((len(roots), width), dtype=np.int64)
+        asked.lengths = np.zeros(len(roots), dtype=np.int64)
+        return Paths.joined([self, asked])
+
+
 @dataclass
 class _Game:
     """One slot's game: its decisions so far and the state of its current move's search."""
@@ -89,9 +141,6 @@ class _SelfPlay:
         self.alive = np.zeros(slots, dtype=bool)  # a game is being played in the slot
         self.searching = np.zeros(slots, dtype=bool)  # its tree is this move's search
         self.simulations = np.zeros(slots, dtype=np.int64)  # of this move's search
-        self.path_edges = np.zeros((slots, 1), dtype=np.int64)  # the last descents
-        self.path_actions = np.zeros((slots, 1), dtype=np.int64)
-        self.path_length = np.zeros(slots, dtype=np.int64)
 
     def _value(self, state: Any) -> np.ndarray:
         return game_values(state, self.cfg.score_weight, self.cfg.score_scale)
@@ -150,56 +199,59 @@ class _SelfPlay:
             g.forced = phase
         return g.forced.pop(0)
 
-    def descend(self, slots: np.ndarray) -> np.ndarray:
-        """Each searching game of ``slots`` descends to a new leaf (games meeting a
-        finished position back it up and go again; games whose search is over move);
-        returns the slots that reached a new leaf, ascending (their paths in ``path_*``)."""
+    def descend(self, slots: np.ndarray) -> Paths:
+        """Each searching game of ``slots`` descends to up to ``leaves_per_game`` new leaves
+        (games meeting a finished position back it up and go again; games whose search is
+        over move); returns the new leaves' paths, by slot, each slot's in descent order."""
         cfg, f = self.cfg, self.forest
-        leaves = [np.zeros(0, dtype=np.int64)]
+        width = f.node_player.shape[1]  # a path is no longer than a tree has nodes
+        pending = np.zeros(len(self.games), dtype=np.int64)  # new leaves per slot this step
+        found = [Paths.empty(width)]
         while len(slots):
-            if cfg.gumbel:
-                going, first = [], []
-                for slot in slots.tolist():
-                    forced = self.next_forced(self.games[slot])
-                    if forced is None:
-                        self.decide(slot)
-                    else:
-                        going.append(slot)
-                        first.append(forced)
-                going, first = np.array(going, dtype=np.int64), np.array(first, dtype=np.int64)
-            else:
-                over = self.simulations[slots] >= cfg.num_simulations
-                for slot in slots[over].tolist():
-                    self.decide(slot)
-                going = slots[~over]
-                first = np.full(len(going), -1, dtype=np.int64)
+            going, first = self._budget(slots, pending)
             if not len(going):
                 break
-            width = f.node_player.shape[1]  # a path is no longer than a tree has nodes
-            if self.path_edges.shape[1] < width:
-                self.path_edges = np.zeros((len(self.games), width), dtype=np.int64)
-                self.path_actions = np.zeros((len(self.games), width), dtype=np.int64)
             edges = np.zeros((len(going), width), dtype=np.int64)
             actions, length = np.zeros_like(edges), np.zeros(len(going), dtype=np.int64)
             status = np.zeros(len(going), dtype=np.int64)
             self.kernels.descend(
-                *f.node_arrays(),
-                *f.edge_arrays(),
-                going,
-                first,
-                float(cfg.c_puct),
-                edges,
-                actions,
-                length,
-                status,
-            )
-            self.path_edges[going, :width], self.path_actions[going, :width] = edges, actions
-            self.path_length[going] = length
-            finished = status == 1
+                *f.node_arrays(), *f.edge_arrays(), going, first, float(cfg.c_puct),
+                edges, actions, length, status,
+            )  # fmt: skip
+            finished, new = status == 1, status == 0
             self.simulations[going[finished]] += 1
-            leaves.append(going[~finished])
-            slots = going[finished]
-        return np.sort(np.concatenate(leaves))
+            pending[going[new]] += 1
+            found.append(Paths(going[new], edges[new], actions[new], length[new]))
+            collided = status == 2
+            if cfg.gumbel:  # a collision's forced root child is not visited yet
+                for slot, forced in zip(going[collided], first[collided], strict=True):
+                    self.games[int(slot)].forced.insert(0, int(forced))
+            again = finished | (new & (pending[going] < cfg.leaves_per_game))
+            slots = going[again]
+        return Paths.joined(found)
+
+    def _budget(self, slots: np.ndarray, pending: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The games of ``slots`` that descend once more (and the root child each is forced
+        to, -1: none); a game whose search is over, with no leaf pending, moves."""
+        cfg = self.cfg
+        if cfg.gumbel:
+            going, first = [], []
+            for slot in slots.tolist():
+                g = self.games[slot]
+                if pending[slot] and not g.forced:  # the phase is over: its values first
+                    continue
+                forced = self.next_forced(g)
+                if forced is None:
+                    self.decide(slot)
+                else:
+                    going.append(slot)
+                    first.append(forced)
+            return np.array(going, dtype=np.int64), np.array(first, dtype=np.int64)
+        over = self.simulations[slots] + pending[slots] >= cfg.num_simulations
+        for slot in slots[over & (pending[slots] == 0)].tolist():
+            self.decide(slot)
+        going = slots[~over]
+        return going, np.full(len(going), -1, dtype=np.int64)
 
     def step(self) -> None:
         """One lockstep step: every game adds one leaf (or asks for its position)."""
@@ -212,60 +264,60 @@ class _SelfPlay:
                 self.finish(slot)  # (as the envs score a truncated game)
             else:
                 roots.append(slot)
-        leaves = self.descend(alive[self.searching[alive]])
-        slots = np.sort(np.concatenate([np.array(roots, dtype=np.int64), leaves]))
+        paths = self.descend(alive[self.searching[alive]]).with_roots(roots)
+        slots, is_root = paths.slots, paths.lengths == 0
         if not len(slots):
             return
-        is_root = np.isin(slots, roots)
-        lengths = np.where(is_root, 0, self.path_length[slots])
-        found = self.positions.leaves(slots, self.path_actions[slots], lengths)
-        live = found.players >= 0
-        single = found.masks.sum(axis=1) == 1
+        found = self.positions.leaves(slots, paths.actions, paths.lengths)
+        _, actions, starts = mask_columns(found.masks)  # none where the game is over
+        live, single = found.players >= 0, np.diff(starts) == 1
         valued = np.flatnonzero(live & ~(single & is_root))
         k, n = len(slots), cfg.num_players
         values = np.zeros((k, n))
-        priors = np.zeros((k, self.game.num_actions))
+        priors = np.zeros(len(actions))  # per legal action, as ``actions``
         for i, result in found.values.items():
             values[i] = result
         if len(valued):
-            which, actions, starts = mask_columns(found.masks[valued])
-            logits, heads = self.net.forward_flat(found.planes[valued], actions, starts)
-            priors[valued[which], actions] = segment_softmax(logits, starts)
+            at, valued_starts = segments(starts, valued)
+            planes = found.planes if len(valued) == k else found.planes[valued]
+            logits, heads = self.net.forward_flat(planes, actions[at], valued_starts)
+            priors[at] = segment_softmax(logits, valued_starts)
             values[valued] = absolute_values(np.tanh(heads["value"]), found.players[valued])
             self.stats.evaluations += len(valued)
         grown = ~is_root  # new nodes: every leaf (finished or valued) and the searched roots
         grown[valued] = True
         for slot in slots[grown & is_root].tolist():
             self.forest.clear(slot)
-        self._grow(slots, is_root, np.flatnonzero(grown), found, priors, values)
-        self.simulations[slots[~is_root]] += 1
+        self._grow(paths, np.flatnonzero(grown), found.players, (actions, starts, priors), values)
+        np.add.at(self.simulations, slots[~is_root], 1)
         for i in np.flatnonzero(is_root).tolist():
             slot, g = int(slots[i]), self.games[int(slots[i])]
             if not live[i]:
                 self.finish(slot)
             elif single[i]:  # one legal action: no search
-                self.positions.play(slot, int(np.flatnonzero(found.masks[i])[0]))
+                self.positions.play(slot, int(actions[starts[i]]))
                 g.moves += 1
             else:
                 self._start_search(slot, found, i)
 
     def _grow(
         self,
-        slots: np.ndarray,
-        is_root: np.ndarray,
+        paths: Paths,
         at: np.ndarray,
-        found: Leaves,
-        priors: np.ndarray,
+        players: np.ndarray,
+        legal: tuple[np.ndarray, np.ndarray, np.ndarray],
         values: np.ndarray,
     ) -> None:
-        """Add the nodes of entries ``at`` of ``slots`` and back the leaves up."""
+        """Add the nodes of entries ``at`` of ``paths`` (their seats to act, their legal
+        actions as ``(actions, starts, priors)`` of every entry) and back the leaves up."""
         if not len(at):
             return
-        f, slots, is_root = self.forest, slots[at], is_root[at]
-        masks = found.masks[at] & (found.players[at] >= 0)[:, None]
-        rows, actions, starts = mask_columns(masks)  # each row's actions ascending
+        f, slots, lengths = self.forest, paths.slots[at], paths.lengths[at]
+        is_root = lengths == 0
+        flat, starts = segments(legal[1], at)  # each entry's actions ascending
+        actions, priors = legal[0][flat], legal[2][flat]
         f.reserve(slots, np.diff(starts))
-        last = self.path_edges[slots, np.maximum(self.path_length[slots] - 1, 0)]
+        last = paths.edges[at, np.maximum(lengths - 1, 0)]
         parent = np.where(is_root, -1, last).astype(np.int64)
         self.kernels.expand(
             *f.node_arrays(),
@@ -274,29 +326,22 @@ class _SelfPlay:
             f.edge_count,
             slots,
             parent,
-            found.players[at],
+            players[at],
             np.ascontiguousarray(values[at]),
             starts,
             actions,
-            np.ascontiguousarray(priors[at][rows, actions]),
+            priors,
         )
         for slot, i in zip(slots[is_root].tolist(), at[is_root].tolist(), strict=True):
             f.node_visits[slot, 0] = 1.0  # the root holds the network's value
             f.node_value[slot, 0] = values[i]
         leaf = ~is_root
         if leaf.any():
-            slots = slots[leaf]
             self.kernels.backup(
-                f.node_visits,
-                f.node_value,
-                f.edge_visits,
-                f.edge_value,
-                f.edge_child,
-                slots,
-                np.ascontiguousarray(self.path_edges[slots]),
-                self.path_length[slots],
-                np.ascontiguousarray(values[at[leaf]]),
-            )
+                f.node_visits, f.node_value, f.edge_visits, f.edge_value, f.edge_child,
+                f.edge_pending, slots[leaf], np.ascontiguousarray(paths.edges[at[leaf]]),
+                lengths[leaf], np.ascontiguousarray(values[at[leaf]]),
+            )  # fmt: skip
 
     def _start_search(self, slot: int, found: Leaves, i: int) -> None:
         """``slot``'s root is in its tree: noise from ``rng``, then search."""

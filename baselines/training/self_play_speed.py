@@ -11,10 +11,11 @@ one JSON line per way and a last line with the ratio: ``serial`` (every game alo
 :class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` on the Python engine, leaves
 valued ``--search-batch`` at a time with virtual loss, as the trainer did before),
 ``batched-python`` and ``batched-compiled`` (``--parallel-games`` games in lockstep, one
-network call per step, on the Python and on the compiled engine; the latter needs the
-``fast`` extra). Speed is games and decisions per CPU-minute of this process
-(``time.process_time``), so other load on the machine does not count; each way first
-plays one short untimed game (loading compiled code is a once-per-process cost).
+network call per step for up to ``--leaves-per-game`` leaves of each game, on the Python
+and on the compiled engine; the latter needs the ``fast`` extra). Speed is games and
+decisions per CPU-minute of this process (``time.process_time``), so other load on the
+machine does not count; each way first plays one short untimed game (loading compiled
+code is a once-per-process cost).
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--num-players", type=cli.integer(1), default=None)
     p.add_argument("--games", type=cli.integer(1), default=16)
     p.add_argument("--parallel-games", type=cli.integer(1), default=16)
+    p.add_argument("--leaves-per-game", type=cli.integer(1), default=1)
     p.add_argument("--simulations", type=cli.integer(1), default=32)
     p.add_argument("--search-batch", type=cli.integer(1), default=8)
     p.add_argument("--max-moves", type=cli.integer(1), default=500)
@@ -184,6 +186,7 @@ def main(argv: list[str] | None = None) -> None:
             num_players=args.num_players,
             seed=args.seed,
             parallel_games=args.parallel_games,
+            leaves_per_game=args.leaves_per_game,
             num_simulations=args.simulations,
             search_batch=args.search_batch,
             max_moves=args.max_moves,

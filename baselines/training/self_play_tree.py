@@ -7,6 +7,14 @@ leaf; a finished position met on the way is backed up at once), :func:`expand` (
 leaves become nodes with their legal actions and priors) and :func:`backup` (each leaf's
 value is added along its path).
 
+A game may descend several times in one step. Until its value is backed up, a new leaf
+is *pending*: every edge of its path carries a virtual loss (``edge_pending``: one more
+visit that counts as a loss for the seat choosing it, as in
+:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`'s batches), which steers the
+game's next descents elsewhere; a descent ending on a pending leaf is a collision and
+changes nothing. With no leaf pending the selection is the one without virtual loss, bit
+for bit.
+
 The kernels are plain Python over arrays. With the fast path
 (:func:`~tabletop_zoo.envs.registry.fast_path_available`) they are compiled by numba
 (``envs.fast_common.jit``); otherwise they run as written. They do the same IEEE
@@ -27,15 +35,17 @@ __all__ = ["Forest", "RootView", "backup", "descend", "expand", "kernels"]
 
 def descend(
     node_player, node_visits, node_value, node_edges, node_terminal, node_result,
-    edge_action, edge_prior, edge_visits, edge_value, edge_child,
+    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
     slots, first, c_puct, out_edges, out_actions, out_length, out_status,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """From the root of each game ``slots[i]`` select down to a new leaf.
 
     ``first[i] >= 0`` forces the root child (an index among the root's edges). Writes the
     path's edges and actions (``out_edges[i, :out_length[i]]``) and ``out_status[i]``: 0
-    the last edge has no child yet (a new leaf), 1 it leads to a finished position, whose
-    value was backed up here. ``node_edges[s, v]`` is ``(first edge, count)``."""
+    the last edge has no child yet (a new leaf, now pending: its path carries a virtual
+    loss), 1 it leads to a finished position, whose value was backed up here, 2 it is a
+    pending leaf (a collision: nothing changed). ``node_edges[s, v]`` is ``(first edge,
+    count)``."""
     for i in range(slots.shape[0]):
         s = slots[i]
         node = 0
@@ -49,7 +59,7 @@ def descend(
                 seat = node_player[s, node]
                 total = 0.0
                 for e in range(start, start + count):
-                    total += edge_visits[s, e]
+                    total += edge_visits[s, e] + edge_pending[s, e]
                 parent_q = 0.0
                 if node_visits[s, node] > 0:
                     parent_q = node_value[s, node, seat] / node_visits[s, node]
@@ -57,10 +67,10 @@ def descend(
                 best = -1
                 best_score = 0.0
                 for e in range(start, start + count):
-                    visits = edge_visits[s, e]
+                    visits = edge_visits[s, e] + edge_pending[s, e]
                     q = parent_q
                     if visits > 0:
-                        q = edge_value[s, e, seat] / visits
+                        q = (edge_value[s, e, seat] - edge_pending[s, e]) / visits
                     score = q + scale * edge_prior[s, e] / (1.0 + visits)
                     if best < 0 or score > best_score:
                         best = e
@@ -70,7 +80,12 @@ def descend(
             depth += 1
             child = edge_child[s, best]
             if child < 0:
-                out_status[i] = 0
+                if edge_pending[s, best] > 0:
+                    out_status[i] = 2  # a collision
+                else:
+                    out_status[i] = 0
+                    for d in range(depth):
+                        edge_pending[s, out_edges[i, d]] += 1.0
                 break
             if node_terminal[s, child]:
                 out_status[i] = 1
@@ -94,8 +109,8 @@ def descend(
 
 def expand(
     node_player, node_visits, node_value, node_edges, node_terminal, node_result,
-    edge_action, edge_prior, edge_visits, edge_value, edge_child, node_count, edge_count,
-    slots, parent_edge, players, results, starts, actions, priors,
+    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
+    node_count, edge_count, slots, parent_edge, players, results, starts, actions, priors,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """Add one node per entry ``i``: in tree ``slots[i]``, the child of edge
     ``parent_edge[i]`` (-1: the root of a fresh tree), seat to act ``players[i]`` (-1:
@@ -124,23 +139,25 @@ def expand(
             edge_prior[s, e] = priors[starts[i] + j]
             edge_visits[s, e] = 0.0
             edge_child[s, e] = -1
+            edge_pending[s, e] = 0.0
             for k in range(n):
                 edge_value[s, e, k] = 0.0
         edge_count[s] += count
 
 
 def backup(
-    node_visits, node_value, edge_visits, edge_value, edge_child,
+    node_visits, node_value, edge_visits, edge_value, edge_child, edge_pending,
     slots, path_edges, path_length, values,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """Add ``values[i]`` (every seat) along the path of entry ``i`` and to its leaf (the
-    child of the path's last edge)."""
+    child of the path's last edge); the path's virtual loss is taken back."""
     n = node_value.shape[2]
     for i in range(slots.shape[0]):
         s = slots[i]
         node = 0
         for d in range(path_length[i]):
             e = path_edges[i, d]
+            edge_pending[s, e] -= 1.0
             edge_visits[s, e] += 1.0
             node_visits[s, node] += 1.0
             for k in range(n):
@@ -185,12 +202,14 @@ class Forest:
         self.edge_visits = np.zeros((slots, edges))
         self.edge_value = np.zeros((slots, edges, num_players))
         self.edge_child = np.full((slots, edges), -1, dtype=np.int64)
+        self.edge_pending = np.zeros((slots, edges))  # virtual losses of pending leaves
         self.node_count = np.zeros(slots, dtype=np.int64)
         self.edge_count = np.zeros(slots, dtype=np.int64)
 
     _NODE = ("node_player", "node_visits", "node_value", "node_edges", "node_terminal")
     _NODE += ("node_result",)
     _EDGE = ("edge_action", "edge_prior", "edge_visits", "edge_value", "edge_child")
+    _EDGE += ("edge_pending",)
 
     def node_arrays(self) -> tuple[np.ndarray, ...]:
         return tuple(getattr(self, name) for name in self._NODE)

@@ -39,6 +39,8 @@ def _as_bytes(records) -> list[bytes]:
         ("mole_hill", 2, {}),
         ("arktia", 2, {"score_weight": 0.5}),
         pytest.param("arktia", 3, {"gumbel": True}, marks=pytest.mark.slow),  # trees grow
+        ("arktia", 2, {"leaves_per_game": 4}),
+        ("mole_hill", 2, {"gumbel": True, "leaves_per_game": 3}),
     ],
 )
 def test_the_compiled_and_the_python_path_play_the_same_games(tmp_path, game, players, changes):
@@ -103,3 +105,50 @@ def test_parallel_games_is_checked_and_capped_by_the_games_to_play(tmp_path) -> 
     cfg = _config(tmp_path, "mole_hill", 2, parallel_games=64, max_moves=4)
     _, stats = play_self_play_games(random_network(cfg), cfg, 2, np.random.default_rng(0))
     assert stats.games == 2 and stats.evaluations <= 2 * stats.steps  # two games at once
+
+
+def test_several_leaves_per_step_spend_exactly_the_simulations(tmp_path) -> None:
+    """With a virtual loss, a game adds up to ``leaves_per_game`` leaves per step, in fewer
+    steps; every search still spends its simulations and leaves no virtual loss behind."""
+    from tabletop_zoo.baselines.training.self_play import _SelfPlay
+
+    steps = {}
+    for leaves in (1, 4):
+        cfg = _config(tmp_path, "mole_hill", 2, num_simulations=8, leaves_per_game=leaves)
+        run = _SelfPlay(random_network(cfg), cfg, 4, np.random.default_rng(0), compiled=False)
+        records, stats = run.run()
+        steps[leaves] = stats.steps
+        for _, mask, target, _ in records:  # visit counts / simulations
+            visits = target * cfg.num_simulations
+            assert np.allclose(visits, np.round(visits)) and round(visits.sum()) == 8
+            assert not visits[~mask].any()
+        assert not run.forest.edge_pending.any()
+    assert steps[4] < steps[1] / 2
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_fast)])
+def test_a_descent_onto_a_pending_leaf_is_a_collision_that_changes_nothing(compiled) -> None:
+    from tabletop_zoo.baselines.training.self_play_tree import Forest, kernels
+
+    forest, run = Forest(1, 2, 4, 4), kernels(compiled)
+    slots, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
+    run.expand(
+        *forest.node_arrays(), *forest.edge_arrays(), forest.node_count, forest.edge_count,
+        slots, none, np.zeros(1, dtype=np.int64), np.zeros((1, 2)), np.array([0, 2]),
+        np.array([3, 7]), np.array([0.9, 0.1]),
+    )  # fmt: skip  # a root with two children, priors 0.9 and 0.1
+
+    def descend() -> tuple[int, int]:
+        edges, actions = np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64)
+        length, status = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        run.descend(*forest.node_arrays(), *forest.edge_arrays(), slots, none, 1.5,
+                    edges, actions, length, status)  # fmt: skip
+        return int(status[0]), int(actions[0, 0])
+
+    assert descend() == (0, 3)  # the likely child, now pending
+    assert forest.edge_pending[0, :2].tolist() == [1.0, 0.0]
+    assert descend() == (0, 7)  # its virtual loss steers the next descent away
+    before = [a.copy() for a in (*forest.node_arrays(), *forest.edge_arrays())]
+    assert descend()[0] == 2  # both leaves pending: a collision
+    after = (*forest.node_arrays(), *forest.edge_arrays())
+    assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
