@@ -80,6 +80,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--seed", "-3"], "must be an integer in 0..4294967295"),
     ("train_alphazero", [*G, "--game-option", "bogus=1"], "unknown game option 'bogus'"),
     ("train_alphazero", [*G, "--parallel-games", "0"], "must be an integer >= 1"),
+    ("train_alphazero", [*G, "--leaves-per-game", "0"], "must be an integer >= 1"),
     ("train_alphazero", [*G, "--game-option", "novalue"], "needs KEY=VALUE"),
     ("train_alphazero", [*G, "--out", ""], "output file name is empty"),
     ("train_alphazero", [*G, "--out", "{tmp}/net.txt"], "must end in .npz"),
