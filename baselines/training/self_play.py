@@ -82,10 +82,8 @@ class Paths:
     @staticmethod
     def empty(width: int) -> Paths:
         """No entries, paths ``width`` long."""
-        none = np.zeros(0, dtype=np.int64)
-        return Paths(
-            none, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), none
-        )
+        none, grid = np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64)
+        return Paths(none, grid, grid, none)
 
     @staticmethod
     def joined(parts: list[Paths]) -> Paths:
@@ -101,12 +99,9 @@ class Paths:
 
     def with_roots(self, roots: list[int]) -> Paths:
         """These entries and one root request per slot of ``roots``."""
-        width = self.edges.shape[1]
-        asked = Paths.empty(width)
-        asked.slots = np.array(roots, dtype=np.int64)
-        asked.edges = asked.actions = np.zeros((len(roots), width), dtype=np.int64)
-        asked.lengths = np.zeros(len(roots), dtype=np.int64)
-        return Paths.joined([self, asked])
+        grid = np.zeros((len(roots), self.edges.shape[1]), dtype=np.int64)
+        lengths = np.zeros(len(roots), dtype=np.int64)
+        return Paths.joined([self, Paths(np.array(roots, dtype=np.int64), grid, grid, lengths)])
 
 
 @dataclass
@@ -254,7 +249,7 @@ class _SelfPlay:
         return going, np.full(len(going), -1, dtype=np.int64)
 
     def step(self) -> None:
-        """One lockstep step: every game adds one leaf (or asks for its position)."""
+        """One lockstep step: every game adds its leaves (or asks for its position)."""
         cfg = self.cfg
         self.stats.steps += 1
         alive = np.flatnonzero(self.alive)
@@ -278,10 +273,10 @@ class _SelfPlay:
         for i, result in found.values.items():
             values[i] = result
         if len(valued):
-            at, valued_starts = segments(starts, valued)
+            flat, valued_starts = segments(starts, valued)
             planes = found.planes if len(valued) == k else found.planes[valued]
-            logits, heads = self.net.forward_flat(planes, actions[at], valued_starts)
-            priors[at] = segment_softmax(logits, valued_starts)
+            logits, heads = self.net.forward_flat(planes, actions[flat], valued_starts)
+            priors[flat] = segment_softmax(logits, valued_starts)
             values[valued] = absolute_values(np.tanh(heads["value"]), found.players[valued])
             self.stats.evaluations += len(valued)
         grown = ~is_root  # new nodes: every leaf (finished or valued) and the searched roots
