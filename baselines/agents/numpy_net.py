@@ -32,7 +32,6 @@ __all__ = [
     "MAX_NETWORK_BYTES",
     "DenseNet",
     "flush_subnormals",
-    "masked_softmax",
     "segment_softmax",
     "softmax",
 ]
@@ -55,14 +54,6 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
     out = np.array(array, dtype=np.float32)
     out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0
     return out
-
-
-def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Softmax of ``logits`` over the entries where ``mask`` is true (others get 0)."""
-    masked = np.where(mask, logits, -np.inf)
-    top = masked.max(axis=-1, keepdims=True)
-    weights = np.where(mask, np.exp(masked - top), 0.0)
-    return weights / weights.sum(axis=-1, keepdims=True)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Small AlphaZero networks for the tests (``DenseNet`` with random weights, no training)."""
+"""Small AlphaZero networks for the tests (``DenseNet`` with random weights, no training),
+and a plain masked softmax to check the package's samplers against."""
 
 from __future__ import annotations
 
@@ -46,3 +47,12 @@ def small_network(
     if config is not None:
         meta["config"] = config
     return DenseNet(layers, {"policy": policy, "value": (value_weight, bias)}, "relu", meta)
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Softmax of ``logits`` over the entries where ``mask`` is true (others get 0): the
+    textbook form, written apart from the package's segment softmax."""
+    masked = np.where(mask, logits, -np.inf)
+    top = masked.max(axis=-1, keepdims=True)
+    weights = np.where(mask, np.exp(masked - top), 0.0)
+    return weights / weights.sum(axis=-1, keepdims=True)

@@ -7,12 +7,12 @@ import functools
 
 import numpy as np
 import pytest
-from az_networks import small_network
+from az_networks import masked_softmax, small_network
 from nim_game import NimGame
 
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError

@@ -9,11 +9,12 @@ import pytest
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 pytest.importorskip("sb3_contrib", reason="MaskablePPO needs the 'train' extra")
 
+from az_networks import masked_softmax  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor  # noqa: E402
 
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, masked_softmax  # noqa: E402
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet  # noqa: E402
 from tabletop_zoo.baselines.training import silent_logger  # noqa: E402
 from tabletop_zoo.baselines.training.opponents import BatchedOpponentPool  # noqa: E402
 from tabletop_zoo.envs.errors import InvalidOptionError  # noqa: E402
