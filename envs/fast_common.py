@@ -40,7 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["bit_list", "jit", "lowest_bit", "numba", "popcount", "warm_up"]
+__all__ = ["bit_list", "copy_into", "jit", "lowest_bit", "numba", "popcount", "warm_up"]
 
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
@@ -56,6 +56,17 @@ def popcount(word):  # noqa: ANN001, ANN201 - numba function
         word &= word - 1
         count += 1
     return count
+
+
+@jit
+def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
+    """``target[k] = source[k]`` for every ``k < len(source)``, one by one.
+
+    The same as ``target[: len(source)] = source``, which numba compiles with the shape
+    checks of NumPy's broadcasting and their error messages: about 4 CPU-seconds the first
+    time a process compiles one, every cold start."""
+    for k in range(source.shape[0]):
+        target[k] = source[k]
 
 
 @jit

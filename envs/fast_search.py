@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import jit
+from tabletop_zoo.envs.fast_common import copy_into, jit
 
 __all__ = [
     "COLUMNS",
@@ -139,7 +139,7 @@ def _prove(tree, node):
             best = child
         child = ints[child, NEXT]
     if best >= 0 and (every_child_proven or outcome[best, p] >= MAX_UTILITY):
-        outcome[node, :] = outcome[best, :]
+        copy_into(outcome[node], outcome[best])
         ints[node, PROVEN] = 1
         return True
     return False

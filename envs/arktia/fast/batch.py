@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_common import jit, lowest_bit, numba, popcount
+from tabletop_zoo.envs.fast_common import copy_into, jit, lowest_bit, numba, popcount
 
 
 @jit
@@ -78,7 +78,7 @@ def step_batch(
         row = states[i]
         K.apply_action(row, actions[i], nbr, rays, prm, shapes)
         if record_end(row, i, n, max_turns, rewards, done, cut, scores) and autoreset:
-            row[:] = initial
+            copy_into(row, initial)
 
 
 @jit
@@ -90,7 +90,7 @@ def play_row(row, num_steps, max_turns, initial, nbr, rays, prm, shapes):
         K.apply_action(row, action, nbr, rays, prm, shapes)
         if row[K.CUR] < 0 or row[K.TURN] >= max_turns:
             games += 1
-            row[:] = initial
+            copy_into(row, initial)
     return games
 
 
@@ -139,7 +139,7 @@ def greedy_value(row, action, scratch, results, tables):
     nbr, rays, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     player = row[K.CUR]
-    scratch[: K.LEGAL] = row[: K.LEGAL]
+    copy_into(scratch, row[: K.LEGAL])
     K.apply_action(scratch, action, nbr, rays, prm, shapes)
     other = -(10**9)
     for s in range(n):
@@ -352,7 +352,7 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
         return 9
     if cur < 0:
         return 0
-    scratch[: K.LEGAL] = row[: K.LEGAL]
+    copy_into(scratch, row[: K.LEGAL])
     if sub == K.NO_SUB:
         K.turn_actions(scratch, nbr, rays, prm, shapes)
     elif sub == K.MELT_SUB:

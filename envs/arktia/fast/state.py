@@ -12,7 +12,7 @@ from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.fast_base import FastStateBase
-from tabletop_zoo.envs.fast_common import jit
+from tabletop_zoo.envs.fast_common import copy_into, jit
 from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 
 __all__ = ["FastArktiaState", "score"]
@@ -58,7 +58,7 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
     for _ in range(simulations):
         if ints[0, S.PROVEN]:
             break
-        sim[:] = row
+        copy_into(sim, row)
         node, length = 0, 1
         path[0] = 0
         while S.can_descend(tree, node):
@@ -75,7 +75,7 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
                 S.set_node(tree, child, -1, sim, 0)
                 if solve:
                     _rollout(sim, -1, tables, words, out)  # over: the result, no draw
-                    outcome[child, :] = out
+                    copy_into(outcome[child], out)
                     ints[child, S.PROVEN] = 1
             else:
                 count = sim[K.LEGAL_COUNT]
@@ -87,10 +87,10 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
             length += 1
         proven = ints[node, S.PROVEN] == 1
         if proven:
-            result[:] = outcome[node, :]
+            copy_into(result, outcome[node])
         else:
             _rollout(sim, depth, tables, words, out)
-            result[:] = out
+            copy_into(result, out)
         S.backup(tree, path, length, result, proven)
     return nodes
 

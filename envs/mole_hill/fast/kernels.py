@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import jit, popcount
+from tabletop_zoo.envs.fast_common import copy_into, jit, popcount
 
 ROWS, COLS = 7, 9
 NUM_SPACES = ROWS * COLS
@@ -386,7 +386,7 @@ def greedy_action(row, buffer, scratch):
     count = legal_actions(row, buffer)
     best_result, best_margin, ties, choice = -2.0, -1000, 0, buffer[0]
     for j in range(count):
-        scratch[:] = row
+        copy_into(scratch, row)
         apply_action(scratch, buffer[j])
         margin = score_of(scratch, player) - score_of(scratch, 1 - player)
         result = 0.0

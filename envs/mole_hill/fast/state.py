@@ -12,7 +12,7 @@ import numpy as np
 
 from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.fast_base import FastStateBase
-from tabletop_zoo.envs.fast_common import jit
+from tabletop_zoo.envs.fast_common import copy_into, jit
 from tabletop_zoo.envs.fast_random import below, check_words, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
@@ -75,7 +75,7 @@ def _search(row, buffer, tree, words, simulations, c, depth, solve):
     for _ in range(simulations):
         if ints[0, S.PROVEN]:
             break
-        sim[:] = row
+        copy_into(sim, row)
         node, length = 0, 1
         path[0] = 0
         while S.can_descend(tree, node):
@@ -92,7 +92,7 @@ def _search(row, buffer, tree, words, simulations, c, depth, solve):
                 S.set_node(tree, child, -1, buffer, 0)
                 if solve:
                     _rollout(sim, -1, buffer, words, result)  # over: the result, no draw
-                    outcome[child, :] = result
+                    copy_into(outcome[child], result)
                     ints[child, S.PROVEN] = 1
             else:
                 count = K.legal_actions(sim, buffer)
@@ -104,7 +104,7 @@ def _search(row, buffer, tree, words, simulations, c, depth, solve):
             length += 1
         proven = ints[node, S.PROVEN] == 1
         if proven:
-            result[:] = outcome[node, :]
+            copy_into(result, outcome[node])
         else:
             _rollout(sim, depth, buffer, words, result)
         S.backup(tree, path, length, result, proven)
@@ -119,7 +119,7 @@ def _greedy_best(row, buffer, out):
     scratch = np.empty(K.WIDTH, dtype=np.int64)
     best_result, best_margin, count = -2.0, -1000, 0
     for j in range(K.legal_actions(row, buffer)):
-        scratch[:] = row
+        copy_into(scratch, row)
         K.apply_action(scratch, buffer[j])
         margin = K.score_of(scratch, player) - K.score_of(scratch, 1 - player)
         result = 0.0
