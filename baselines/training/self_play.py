@@ -126,7 +126,13 @@ class _SelfPlay:
         shape = tuple(net.meta["observation_shape"])
         slots = max(1, min(cfg.parallel_games, num_games))
         backend = CompiledPositions if compiled else PythonPositions
-        self.positions = backend(spec, self.game, shape, slots, self._value)
+        weight, scale = cfg.score_weight, cfg.score_scale
+        # A plain function, not a bound method: the positions must not hold ``self``, or
+        # the loop, its trees and their arrays form a cycle that only the cyclic garbage
+        # collector frees, which ran too rarely in training (gigabytes per hour).
+        self.positions = backend(
+            spec, self.game, shape, slots, lambda state: game_values(state, weight, scale)
+        )
         self.forest = Forest(slots, cfg.num_players, cfg.num_simulations + 2, 64)
         self.kernels = kernels(compiled)
         self.stats = SelfPlayStats(engine=self.positions.engine)
@@ -136,9 +142,6 @@ class _SelfPlay:
         self.alive = np.zeros(slots, dtype=bool)  # a game is being played in the slot
         self.searching = np.zeros(slots, dtype=bool)  # its tree is this move's search
         self.simulations = np.zeros(slots, dtype=np.int64)  # of this move's search
-
-    def _value(self, state: Any) -> np.ndarray:
-        return game_values(state, self.cfg.score_weight, self.cfg.score_scale)
 
     def begin(self, slot: int) -> None:
         """Start the next game in ``slot`` (or leave it empty when all have started)."""

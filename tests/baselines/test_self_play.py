@@ -4,14 +4,16 @@ and the same trained network with and without the compiled engine."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 
 import numpy as np
 import pytest
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
-from tabletop_zoo.baselines.training.self_play import play_self_play_games
+from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
 from tabletop_zoo.baselines.training.self_play_speed import random_network
+from tabletop_zoo.baselines.training.self_play_tree import Forest
 from tabletop_zoo.envs import registry
 
 needs_fast = pytest.mark.skipif(
@@ -66,6 +68,23 @@ def test_self_play_records_are_targets_over_the_legal_actions(tmp_path) -> None:
         assert target.sum() == pytest.approx(1.0) and not target[~mask].any()
         assert mask.sum() > 1  # a forced move is played without a search or a record
         assert value.shape == (2,) and value.tolist() in ([1, -1], [-1, 1], [0, 0])
+
+
+@pytest.mark.parametrize("fast", [pytest.param(True, marks=needs_fast), False])
+def test_self_play_leaves_no_reference_cycle_holding_its_trees(tmp_path, fast) -> None:
+    # A cycle (the positions holding a bound method of the loop) kept every call's trees
+    # and positions alive until the cyclic collector ran, which in training was rarely:
+    # the process grew by gigabytes. Without the collector, nothing of a call may remain.
+    cfg = _config(tmp_path, "mole_hill", 2)
+    net = random_network(cfg)
+    gc.collect()
+    gc.disable()
+    try:
+        play_self_play_games(net, cfg, 2, np.random.default_rng(0), fast=fast)
+        left = [o for o in gc.get_objects() if isinstance(o, Forest | _SelfPlay)]
+    finally:
+        gc.enable()
+    assert left == []
 
 
 @needs_fast
