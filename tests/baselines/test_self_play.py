@@ -81,7 +81,7 @@ def test_self_play_leaves_no_reference_cycle_holding_its_trees(tmp_path, fast) -
     gc.disable()
     try:
         play_self_play_games(net, cfg, 2, np.random.default_rng(0), fast=fast)
-        left = [o for o in gc.get_objects() if isinstance(o, Forest | _SelfPlay)]
+        left = [o for o in gc.get_objects() if type(o) in (Forest, _SelfPlay)]
     finally:
         gc.enable()
     assert left == []
