@@ -4,8 +4,8 @@
 their error messages: about 4 CPU-seconds of every cold start the first time a process
 compiles one (a loop copy compiles in a fraction of that and runs faster on short rows).
 A slice filled with a number (``row[:n] = 0``) compiles cheaply and is allowed. The check
-reads the source with ``ast``: every function decorated with ``jit`` (ours) or
-``numba.njit`` in the package.
+reads the source with ``ast``: every function of the package decorated with ``jit`` (ours)
+or ``numba.njit``, or compiled by a call ``jit(function)`` (the kernels built on first use).
 """
 
 from __future__ import annotations
@@ -17,12 +17,19 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("envs", "baselines", "wrappers")
 
 
-def _is_compiled(function: ast.FunctionDef) -> bool:
-    """Whether a decorator of ``function`` is ``jit``/``njit`` (called or not)."""
+def _is_jit(node: ast.expr) -> bool:
+    """Whether ``node`` names ``jit``/``njit`` (``jit``, ``numba.njit``, ...)."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name in {"jit", "njit"}
+
+
+def _is_compiled(function: ast.FunctionDef, compiled_by_call: set[str]) -> bool:
+    """Whether ``function`` is decorated with ``jit``/``njit`` (called or not) or compiled
+    by a call ``jit(function)`` in its module."""
+    if function.name in compiled_by_call:
+        return True
     for decorator in function.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in {"jit", "njit"}:
+        if _is_jit(decorator.func if isinstance(decorator, ast.Call) else decorator):
             return True
     return False
 
@@ -40,11 +47,21 @@ def _is_number(node: ast.expr) -> bool:
 
 
 def compiled_functions(source: str) -> list[ast.FunctionDef]:
-    """The functions of a module decorated with ``jit`` or ``njit``."""
+    """The functions of a module decorated with ``jit`` or ``njit``, or compiled by a call
+    such as ``jit(kernel)`` (the kernels compiled on first use)."""
+    tree = ast.parse(source)
+    compiled_by_call = {
+        node.args[0].id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and _is_jit(node.func)
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+    }
     return [
         node
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.FunctionDef) and _is_compiled(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and _is_compiled(node, compiled_by_call)
     ]
 
 
@@ -80,8 +97,11 @@ def test_the_check_finds_a_slice_copy_and_allows_a_fill() -> None:
         "    row[:] = row[::-1]\n"
         "def python_code(row, other):\n"
         "    row[:2] = other\n"
+        "def lazy_kernel(row, other):\n"
+        "    row[1:] = other\n"
+        "KERNEL = jit(lazy_kernel)\n"
     )
-    assert slice_copies(source) == [5, 6, 10]
+    assert slice_copies(source) == [5, 6, 10, 14]
 
 
 def test_no_compiled_kernel_copies_an_array_by_slice() -> None:
