@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tabletop_zoo.baselines.agents import reference
 from tabletop_zoo.envs.registry import fast_path_available
 
 
@@ -37,5 +38,6 @@ def test_network_batches_searches_positions_both_ways(script, capsys) -> None:
     argv = ["--game", "mole_hill", "--rows", "16", "--positions", "2"]
     assert script("network_batches").main(argv) == 0
     last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("2 positions searched with 1000 simulations: BLAS ")
+    simulations = reference.reference_entry("mole_hill-2p-alphazero")["simulations"]
+    assert last.startswith(f"2 positions searched with {simulations} simulations: BLAS ")
     assert last.endswith(" moves differ")
