@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import copy
 import time
+import warnings
 
 import numpy as np
 
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs._files import atomic_path
+from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
@@ -50,7 +52,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
     p.add_argument("--opponent", choices=["random", "greedy", "snapshot"], default="random")
     p.add_argument("--seed", type=cli.SEED, default=0)
-    p.add_argument("--total-timesteps", type=cli.integer(1), default=2_000_000)
+    p.add_argument("--reward-mode", choices=["win", "score"], default="win",
+                   help="win: +1 / 0 / -1; score: own score minus the best other one")  # fmt: skip
+    p.add_argument("--reward-scale", type=POSITIVE, default=1.0,
+                   help="rewards are divided by this (for score rewards)")  # fmt: skip
+    p.add_argument("--total-timesteps", type=cli.integer(0), default=2_000_000,
+                   help="0: no training (with --load: evaluate those weights)")  # fmt: skip
     p.add_argument("--cpu-budget", type=POSITIVE, default=None,
                    help="stop training after this many CPU-seconds of this process")  # fmt: skip
     p.add_argument("--num-envs", type=cli.integer(1, cli.MAX_LAYER), default=64)
@@ -75,8 +82,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--log-every", type=cli.integer(1), default=10, help="updates between logs")
     p.add_argument("--eval-games", type=cli.integer(0), default=50,
                    help="per opponent per seat; 0 = none")  # fmt: skip
+    p.add_argument("--eval-policy", choices=["argmax", "sample"], default="argmax",
+                   help="the most probable action, or one drawn from the policy")  # fmt: skip
     p.add_argument("--eval-opponents", default="random,greedy",
                    help=f"agent specs, comma separated: {cli.agent_help()}")  # fmt: skip
+    p.add_argument("--load", default=None,
+                   help="start from weights written by --save (same game, --hidden)")  # fmt: skip
     p.add_argument("--save", type=cli.output_file(), default=None,
                    help="write the trained network's weights (.pt)")  # fmt: skip
     args = p.parse_args(argv)
@@ -121,17 +132,52 @@ class Agent(nn.Module):
 
 
 class ArenaPlayer:
-    """The trained policy as an arena agent: its most probable legal action."""
+    """The trained policy as an arena agent: its most probable legal action (``argmax``), or
+    an action drawn from its masked policy with the player's own generator (``sample``)."""
 
-    def __init__(self, agent: Agent, name: str) -> None:
-        self.agent, self.name = agent, name
+    def __init__(self, agent: Agent, name: str, policy: str = "argmax", seed: int = 0) -> None:
+        self.agent, self.name, self.policy = agent, name, policy
+        self.rng = np.random.default_rng(seed)
 
     @torch.no_grad()
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: object = None) -> int:
         obs = torch.as_tensor(np.asarray(observation, np.float32))[None]
-        mask = torch.as_tensor(np.asarray(action_mask, bool))[None]
-        logits = self.agent.actor(self.agent.trunk(obs))
-        return int(torch.where(mask, logits, torch.tensor(-1e9)).argmax(-1)[0])
+        mask = np.asarray(action_mask, bool)
+        logits = self.agent.actor(self.agent.trunk(obs))[0].numpy().astype(np.float64)
+        legal = np.flatnonzero(mask)
+        if self.policy == "argmax":
+            return int(legal[np.argmax(logits[legal])])
+        weights = np.exp(logits[legal] - logits[legal].max())
+        return int(self.rng.choice(legal, p=weights / weights.sum()))
+
+
+def load_weights(agent: Agent, path: str) -> None:
+    """Load ``--save`` weights into ``agent`` (tensors only: ``torch.load`` with
+    ``weights_only=True`` runs no code from the file); a file that is not such weights, or
+    weights of another game or ``--hidden``, is a :class:`ModelFileError` and loads nothing."""
+    try:
+        with warnings.catch_warnings():  # torch warns about a pickle protocol it may refuse
+            warnings.simplefilter("ignore", UserWarning)
+            weights = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise  # a missing or unreadable file: one line from cli.run_main
+    except Exception as exc:  # torch raises several kinds for a file that is not weights
+        raise ModelFileError(
+            f"--load {path}: not a weights file of ppo_vector ({type(exc).__name__})"
+        ) from None
+    expected = agent.state_dict()
+    if (
+        not isinstance(weights, dict)
+        or set(weights) != set(expected)
+        or any(
+            not isinstance(weights[k], torch.Tensor) or weights[k].shape != expected[k].shape
+            for k in expected
+        )
+    ):
+        raise ModelFileError(
+            f"--load {path}: these weights do not fit this game, player count and --hidden"
+        )
+    agent.load_state_dict(weights)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,10 +207,13 @@ def run(argv: list[str] | None = None) -> int:
 
     opponent = snapshot_policy if args.opponent == "snapshot" else args.opponent
     envs = make_vector_env(args.game, args.num_envs, args.num_players, opponent=opponent,
-                           learner_seat=None, seed=args.seed)  # fmt: skip
+                           learner_seat=None, reward_mode=args.reward_mode,
+                           seed=args.seed)  # fmt: skip
     obs_shape = envs.single_observation_space.shape
     num_actions = int(envs.single_action_space.n)
     agent = Agent(int(np.prod(obs_shape)), num_actions, args.hidden)
+    if args.load is not None:
+        load_weights(agent, args.load)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     # rollout storage
@@ -176,11 +225,11 @@ def run(argv: list[str] | None = None) -> int:
 
     batch_size = n * s
     minibatch_size = batch_size // args.num_minibatches
-    num_updates = max(1, args.total_timesteps // batch_size)
+    num_updates = max(1, args.total_timesteps // batch_size) if args.total_timesteps else 0
     next_obs_np, infos = envs.reset(seed=args.seed)
     next_obs, next_mask = torch.as_tensor(next_obs_np), torch.as_tensor(infos["action_mask"])
     next_done = torch.zeros(n)
-    global_step, finished, returns = 0, 0, []
+    global_step, finished, returns, cut = 0, 0, [], []  # cut: games ended by truncation
     cpu_start, wall_start = time.process_time(), time.perf_counter()
     print(f"{args.game} ({args.num_players} players) vs {args.opponent}: {num_updates} updates "
           f"of {batch_size} steps")  # fmt: skip
@@ -196,6 +245,7 @@ def run(argv: list[str] | None = None) -> int:
             actions[step], logprobs[step], values[step] = action, logprob, value
             next_obs_np, reward, terminated, truncated, infos = envs.step(action.numpy())
             ended = terminated | truncated
+            reward = reward / args.reward_scale
             rewards[step] = torch.as_tensor(reward)
             next_obs, next_mask = (
                 torch.as_tensor(next_obs_np),
@@ -204,6 +254,7 @@ def run(argv: list[str] | None = None) -> int:
             next_done = torch.as_tensor(ended, dtype=torch.float32)
             finished += int(ended.sum())
             returns.extend(reward[ended].tolist())
+            cut.extend(truncated[ended].tolist())
 
         with torch.no_grad():  # generalized advantage estimation
             next_value = agent.value(next_obs)
@@ -245,8 +296,9 @@ def run(argv: list[str] | None = None) -> int:
         if update % args.log_every == 0 or update == num_updates:
             recent = returns[-1000:]
             mean = float(np.mean(recent)) if recent else float("nan")
+            truncated_share = float(np.mean(cut[-1000:])) if cut else float("nan")
             print(f"update {update:5d}  steps {global_step:9d}  games {finished:7d}  "
-                  f"mean reward (last 1000) {mean:+.3f}  "
+                  f"mean reward (last 1000) {mean:+.3f}  truncated {truncated_share:.2f}  "
                   f"steps/s {global_step / (time.perf_counter() - wall_start):8.0f}  "
                   f"steps/CPU-s {global_step / cpu:8.0f}", flush=True)  # fmt: skip
         if args.cpu_budget is not None and cpu >= args.cpu_budget:
@@ -254,13 +306,14 @@ def run(argv: list[str] | None = None) -> int:
             break
 
     cpu = time.process_time() - cpu_start
-    print(f"trained {global_step} steps in {cpu:.1f} CPU-s ({global_step / cpu:.0f} steps/CPU-s)")
+    rate = global_step / max(cpu, 1e-9)
+    print(f"trained {global_step} steps in {cpu:.1f} CPU-s ({rate:.0f} steps/CPU-s)")
     if args.save is not None:
         with atomic_path(args.save) as temporary:  # a failed or killed save keeps the old file
             torch.save(agent.state_dict(), temporary)
         print(f"saved {args.save}")
     if args.eval_games:
-        player = ArenaPlayer(agent.eval(), "ppo_vector")
+        player = ArenaPlayer(agent.eval(), "ppo_vector", args.eval_policy, args.seed + 1)
         for row in evaluate_agent(player, args.game, args.num_players, args.eval_opponents,
                                   args.eval_games, seed=args.seed + 1):  # fmt: skip
             lo, hi = row.interval("wins")

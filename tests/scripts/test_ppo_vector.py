@@ -40,6 +40,100 @@ def test_a_few_hundred_steps_then_the_arena(script, tmp_path, capsys, game, play
     assert [p.name for p in tmp_path.iterdir()] == ["policy.pt"]  # no temporary file left
 
 
+def test_score_rewards_and_a_sampled_evaluation(script, capsys) -> None:
+    ppo = script("ppo_vector")
+    argv = ["--game", "arktia", "--num-players", "3", "--opponent", "greedy",
+            "--total-timesteps", "128", "--num-envs", "8", "--num-steps", "16", "--hidden", "8",
+            "--reward-mode", "score", "--reward-scale", "10", "--log-every", "1",
+            "--eval-games", "1", "--eval-opponents", "greedy",
+            "--eval-policy", "sample"]  # fmt: skip
+    assert ppo.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "update     1  steps       128" in out and "truncated " in out
+    assert "vs greedy     games    3" in out
+
+
+class _FixedLogits:
+    """Stands in for the trained Agent: the same logits whatever the observation."""
+
+    def __init__(self, logits: list[float]) -> None:
+        import torch
+
+        self.logits = torch.tensor([logits])
+
+    def trunk(self, obs):  # noqa: ANN001, ANN201
+        return obs
+
+    def actor(self, _hidden):  # noqa: ANN001, ANN201
+        return self.logits
+
+
+def test_the_arena_player_keeps_to_legal_actions(script) -> None:
+    """argmax: the best legal action, not the best one; sample: legal actions only, in the
+    policy's proportions (log 3 against 0: three to one), the same draws for the same seed."""
+    import numpy as np
+
+    ppo = script("ppo_vector")
+    agent = _FixedLogits([9.0, 0.0, float(np.log(3.0)), 5.0])
+    mask = np.array([False, True, True, False])
+    observation = np.zeros(4, np.float32)
+    assert ppo.ArenaPlayer(agent, "p").act(observation, mask) == 2
+    draws = [ppo.ArenaPlayer(agent, "p", "sample", seed=7) for _ in range(2)]
+    first = [draws[0].act(observation, mask) for _ in range(4000)]
+    assert first == [draws[1].act(observation, mask) for _ in range(4000)]
+    assert set(first) == {1, 2}
+    assert 0.72 < first.count(2) / len(first) < 0.78
+
+
+def test_saved_weights_load_for_evaluation_alone(script, tmp_path, capsys) -> None:
+    ppo = script("ppo_vector")
+    saved = tmp_path / "policy.pt"
+    small = ["--num-envs", "8", "--num-steps", "8", "--hidden", "8", "--eval-games", "2",
+             "--eval-opponents", "random"]  # fmt: skip
+    assert ppo.main([*small, "--total-timesteps", "64", "--save", str(saved)]) == 0
+    trained = capsys.readouterr().out.split("trained 64 steps")[1]
+    assert ppo.main([*small, "--total-timesteps", "0", "--load", str(saved)]) == 0
+    evaluated = capsys.readouterr().out
+    assert ": 0 updates of 64 steps" in evaluated and "trained 0 steps" in evaluated
+    row = next(line for line in trained.splitlines() if line.startswith("vs random"))
+    assert row in evaluated  # the same weights, the same evaluation games
+
+
+class _RunsCode:
+    def __reduce__(self):  # noqa: ANN204
+        return (open, ("ran-code-from-the-file", "w"))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("garbage", "not a weights file of ppo_vector"),
+        ("pickle", "not a weights file of ppo_vector"),
+        ("other hidden", "do not fit this game, player count and --hidden"),
+    ],
+)
+def test_a_bad_weights_file_is_one_error(script, tmp_path, monkeypatch, content, message) -> None:
+    import pickle
+
+    import torch
+
+    from tabletop_zoo.envs.errors import ModelFileError
+
+    ppo = script("ppo_vector")
+    monkeypatch.chdir(tmp_path)
+    weights = tmp_path / "policy.pt"
+    if content == "garbage":
+        weights.write_bytes(b"not weights at all")
+    elif content == "pickle":
+        weights.write_bytes(pickle.dumps(_RunsCode()))
+    else:
+        torch.save(ppo.Agent(4, 2, 16).state_dict(), weights)
+    argv = ["--hidden", "8", "--total-timesteps", "0", "--eval-games", "0", "--load", str(weights)]
+    with pytest.raises(ModelFileError, match=message):
+        ppo.main(argv)
+    assert not (tmp_path / "ran-code-from-the-file").exists()
+
+
 def test_the_cpu_budget_stops_training(script, capsys) -> None:
     ppo = script("ppo_vector")
     argv = ["--total-timesteps", "100000", "--num-envs", "8", "--num-steps", "8",
@@ -84,6 +178,9 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
         (["--seed", "-1"], "must be an integer in 0..4294967295"),
         (["--eval-opponents", "random,wizard"], "--eval-opponents: unknown agent spec 'wizard'"),
         (["--save", ""], "output file name is empty"),
+        (["--reward-mode", "margin"], "invalid choice"),
+        (["--reward-scale", "0"], "must be a number > 0"),
+        (["--eval-policy", "softmax"], "invalid choice"),
         (["--num-envs", "3", "--num-steps", "3", "--num-minibatches", "2"], "divisible"),
     ],
 )
