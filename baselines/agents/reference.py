@@ -3,7 +3,8 @@
 ``baselines/reference_models/manifest.json`` lists:
 
 * ``models``: name (``<game>-<N>p-<kind>``) -> game, player count, kind (``ppo``: the actor
-  of a MaskablePPO model played greedily; ``alphazero``: PUCT search with the network),
+  of a PPO model, playing its most probable legal action or, with ``"policy": "sample"``,
+  one drawn from its policy; ``alphazero``: PUCT search with the network),
   file, SHA-256, size, the training command and commit, and its rating on the ladder;
 * ``ladders``: ``<game>-<N>p`` -> the ladder's members (agent specs) with their published
   ratings (Plackett-Luce ``mu``/``sigma`` from ``openskill``; 2-player ladders also Elo),
@@ -148,4 +149,5 @@ def reference_agent(name: str, seed: int | None = None) -> Any:
     if entry["kind"] == "alphazero":
         sims = int(entry.get("simulations", 64))
         return AlphaZeroAgent(net, num_simulations=sims, seed=seed, name=f"ref:{name}")
-    return PolicyNetAgent(net, name=f"ref:{name}")
+    deterministic = entry.get("policy", "argmax") == "argmax"
+    return PolicyNetAgent(net, name=f"ref:{name}", deterministic=deterministic, seed=seed)

@@ -7,6 +7,11 @@ command, the commit, SHA-256 and size)::
         --ppo runs/x/final_model.zip --command "tabletop-zoo train ..."
     tabletop-zoo make-reference add --name GAME-2p-alphazero --game GAME \
         --az runs/az.npz --simulations 64 --command "tabletop-zoo train-alphazero ..."
+    tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
+        --ppo-vector runs/policy.pt --policy sample --command "tabletop-zoo ppo-vector ..."
+
+``--policy sample``: the model plays actions drawn from its policy (seeded per game), not
+its most probable one; the manifest records it.
 
 Fit a ladder: its members play every table of ``--num-players`` of them in every seating,
 ``--rounds`` times; the Plackett-Luce ratings (``openskill``; 2 players: Elo too) are
@@ -85,7 +90,7 @@ def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
         if kind == "alphazero":
             agent = AlphaZeroAgent(net, num_simulations=args.simulations, seed=0)
         else:
-            agent = PolicyNetAgent(net)
+            agent = PolicyNetAgent(net, deterministic=args.policy == "argmax", seed=0)
         env = make_env(args.game, args.num_players)
         check_agent_fits(agent, env, args.name)
         env.reset(seed=0)
@@ -110,8 +115,11 @@ def check_add(args: argparse.Namespace) -> None:
     cli.players(args.game, args.num_players)
     if not args.command.strip():
         raise InvalidOptionError("--command is empty: give the command that trained the model")
-    if args.ppo is not None and not Path(args.ppo).is_file():
-        raise ModelFileError(f"--ppo: no file at {args.ppo!r}")
+    for flag, path in (("--ppo", args.ppo), ("--ppo-vector", args.ppo_vector)):
+        if path is not None and not Path(path).is_file():
+            raise ModelFileError(f"{flag}: no file at {path!r}")
+    if args.policy == "sample" and args.az is not None:
+        raise InvalidOptionError("--policy sample is for PPO models (--ppo, --ppo-vector)")
     if args.az is not None:
         net = DenseNet.load(args.az)
         check_network_meta(net, args.az)
@@ -137,12 +145,21 @@ def add_model(args: argparse.Namespace) -> None:
     if Path(args.name).name != args.name or args.name in (".", ".."):
         raise SystemExit(f"--name must be a plain name (no folders), got {args.name!r}")
     meta = {"game": args.game, "num_players": args.num_players}
-    source = args.ppo or args.az
+    source = args.ppo or args.ppo_vector or args.az
     try:
         if args.ppo:
             from tabletop_zoo.baselines.training.export import export_ppo_actor
 
             net, kind = export_ppo_actor(args.ppo, meta, trust=args.trust_model), "ppo"
+        elif args.ppo_vector:
+            from tabletop_zoo.baselines.evaluation.arena import make_env
+            from tabletop_zoo.baselines.training.export import export_ppo_vector
+
+            env = make_env(args.game, args.num_players)
+            space = env.observation_space(env.possible_agents[0])["observation"]
+            num_actions = int(env.action_space(env.possible_agents[0]).n)
+            net = export_ppo_vector(args.ppo_vector, meta, space.shape, num_actions)
+            kind = "ppo"
         else:
             net, kind = DenseNet.load(args.az), "alphazero"
     except ValueError as exc:
@@ -180,6 +197,8 @@ def add_model(args: argparse.Namespace) -> None:
     }
     if kind == "alphazero":
         entry["simulations"] = args.simulations
+    else:
+        entry["policy"] = args.policy
     manifest["models"][args.name] = entry
     try:
         _write(manifest)
@@ -236,7 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--num-players", type=cli.integer(1), required=True)
     source = add.add_mutually_exclusive_group(required=True)
     source.add_argument("--ppo", help="MaskablePPO .zip")
+    source.add_argument("--ppo-vector", help="weights of tabletop-zoo ppo-vector --save (.pt)")
     source.add_argument("--az", help="AlphaZero network .npz (tabletop-zoo train-alphazero)")
+    add.add_argument(
+        "--policy", choices=["argmax", "sample"], default="argmax",
+        help="a PPO model plays its most probable legal action, or draws one from its policy",
+    )  # fmt: skip
     add.add_argument("--simulations", type=cli.integer(1), default=64, help="AlphaZero search size")
     add.add_argument("--command", required=True, help="the training command")
     add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")

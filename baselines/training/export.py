@@ -1,4 +1,6 @@
-"""Export a trained MaskablePPO model's actor as a NumPy network (reference models).
+"""Export a trained PPO actor as a NumPy network (reference models): a MaskablePPO model's
+(:func:`export_ppo_actor`) or the weights ``scripts/ppo_vector.py --save`` writes
+(:func:`export_ppo_vector`).
 
 Only what playing needs is kept: SB3's ``MlpPolicy`` actor (the policy half of the
 ``mlp_extractor``, tanh, and the ``action_net``), without the critic and the optimizer
@@ -9,16 +11,21 @@ rounding of near-equal logits). Needs the ``train`` extra.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["export_ppo_actor"]
+__all__ = ["export_ppo_actor", "export_ppo_vector"]
+
+#: The layers of ``scripts/ppo_vector.py``'s network: a trunk (flatten, linear, relu, linear,
+#: relu), the policy logits (``actor``) and the value (``critic``, not exported).
+_PPO_VECTOR_LAYERS = ("trunk.1", "trunk.3", "actor", "critic")
 
 
 def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
@@ -55,3 +62,57 @@ def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = Fal
     info["observation_shape"] = list(model.observation_space.shape)
     info["num_actions"] = int(model.action_space.n)
     return DenseNet(trunk, {"policy": pair(policy.action_net)}, activation, info)
+
+
+def export_ppo_vector(
+    path: str | Path, meta: dict[str, Any], observation_shape: tuple[int, ...], num_actions: int
+) -> DenseNet:
+    """The actor of ``scripts/ppo_vector.py --save`` weights as a relu :class:`DenseNet`.
+
+    The file is read as tensors only (``torch.load(..., weights_only=True)``: nothing in it
+    runs). ``meta`` describes the network (``game``, ``num_players``, ...); weights that are
+    not ppo_vector's layers, or do not take ``observation_shape`` and give ``num_actions``,
+    are a :class:`~tabletop_zoo.envs.errors.ModelFileError`. Needs the ``train`` extra.
+    """
+    require_extra("train", "exporting a ppo_vector network", ("torch",))
+    import torch
+
+    try:
+        with warnings.catch_warnings():  # torch warns about a pickle protocol it may refuse
+            warnings.simplefilter("ignore", UserWarning)
+            weights = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError:
+        raise
+    except Exception as exc:  # torch raises several kinds for a file that is not weights
+        raise ModelFileError(f"{path}: not ppo_vector weights ({type(exc).__name__})") from None
+    expected = {f"{layer}.{part}" for layer in _PPO_VECTOR_LAYERS for part in ("weight", "bias")}
+    if not isinstance(weights, dict) or set(weights) != expected:
+        raise ModelFileError(
+            f"{path}: not ppo_vector weights (its layers are not {sorted(expected)})"
+        )
+
+    def pair(layer: str) -> tuple[np.ndarray, np.ndarray]:
+        weight, bias = weights[f"{layer}.weight"], weights[f"{layer}.bias"]
+        if not (isinstance(weight, torch.Tensor) and isinstance(bias, torch.Tensor)):
+            raise ModelFileError(f"{path}: layer {layer} holds something other than tensors")
+        if weight.ndim != 2 or bias.shape != (weight.shape[0],):
+            raise ModelFileError(
+                f"{path}: layer {layer} has shapes {weight.shape} and {bias.shape}"
+            )
+        return weight.float().numpy().T.copy(), bias.float().numpy().copy()
+
+    trunk = [pair("trunk.1"), pair("trunk.3")]
+    policy = pair("actor")
+    inputs = int(np.prod(observation_shape))
+    chain = [inputs, *(w.shape[1] for w, _ in trunk)]
+    shapes = [w.shape for w, _ in [*trunk, policy]]
+    if shapes != [(chain[0], chain[1]), (chain[1], chain[2]), (chain[2], num_actions)]:
+        raise ModelFileError(
+            f"{path}: its layers {shapes} do not take {inputs} inputs and give {num_actions} "
+            "actions (another game or player count?)"
+        )
+    info = dict(meta)
+    info["kind"] = "ppo"
+    info["observation_shape"] = list(observation_shape)
+    info["num_actions"] = int(num_actions)
+    return DenseNet(trunk, {"policy": policy}, "relu", info)
