@@ -8,8 +8,10 @@ compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are playe
 the batch by compiled ``random`` or ``greedy`` players, or by a frozen copy of the learner
 (``snapshot``, refreshed every ``--snapshot-every`` updates; random until the first one).
 Illegal actions are masked out of the policy. Every update prints learner steps per second
-(wall and CPU); at the end the greedy policy is evaluated with the arena (Python env, every
-seat) against ``--eval-opponents``. Needs the ``fast`` and ``train`` extras (numba, torch).
+(wall and CPU); at the end the policy is evaluated with the arena (Python env, every seat)
+against ``--eval-opponents``, playing its most probable legal action or drawing one
+(``--eval-policy sample``). ``--save`` / ``--load`` write and read the weights (tensors
+only). Needs the ``fast`` and ``train`` extras (numba, torch).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import copy
 import time
-import warnings
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from torch import nn  # noqa: E402
 from torch.distributions import Categorical  # noqa: E402
 
 from tabletop_zoo.baselines.evaluation import evaluate_agent  # noqa: E402
+from tabletop_zoo.baselines.training.export import read_ppo_vector_weights  # noqa: E402
 from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
 
 GAMES_WITH_ENGINES = [name for name, spec in GAMES.items() if spec.fast_engine is not None]
@@ -152,28 +154,12 @@ class ArenaPlayer:
 
 
 def load_weights(agent: Agent, path: str) -> None:
-    """Load ``--save`` weights into ``agent`` (tensors only: ``torch.load`` with
-    ``weights_only=True`` runs no code from the file); a file that is not such weights, or
-    weights of another game or ``--hidden``, is a :class:`ModelFileError` and loads nothing."""
-    try:
-        with warnings.catch_warnings():  # torch warns about a pickle protocol it may refuse
-            warnings.simplefilter("ignore", UserWarning)
-            weights = torch.load(path, map_location="cpu", weights_only=True)
-    except OSError:
-        raise  # a missing or unreadable file: one line from cli.run_main
-    except Exception as exc:  # torch raises several kinds for a file that is not weights
-        raise ModelFileError(
-            f"--load {path}: not a weights file of ppo_vector ({type(exc).__name__})"
-        ) from None
+    """Load ``--save`` weights into ``agent`` (tensors only, nothing in the file runs); a
+    file that is not such weights, or weights of another game, player count or ``--hidden``,
+    is a :class:`ModelFileError` and loads nothing."""
+    weights = read_ppo_vector_weights(path)
     expected = agent.state_dict()
-    if (
-        not isinstance(weights, dict)
-        or set(weights) != set(expected)
-        or any(
-            not isinstance(weights[k], torch.Tensor) or weights[k].shape != expected[k].shape
-            for k in expected
-        )
-    ):
+    if any(weights[name].shape != expected[name].shape for name in expected):
         raise ModelFileError(
             f"--load {path}: these weights do not fit this game, player count and --hidden"
         )

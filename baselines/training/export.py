@@ -21,7 +21,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["export_ppo_actor", "export_ppo_vector"]
+__all__ = ["export_ppo_actor", "export_ppo_vector", "read_ppo_vector_weights"]
 
 #: The layers of ``scripts/ppo_vector.py``'s network: a trunk (flatten, linear, relu, linear,
 #: relu), the policy logits (``actor``) and the value (``critic``, not exported).
@@ -64,17 +64,15 @@ def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = Fal
     return DenseNet(trunk, {"policy": pair(policy.action_net)}, activation, info)
 
 
-def export_ppo_vector(
-    path: str | Path, meta: dict[str, Any], observation_shape: tuple[int, ...], num_actions: int
-) -> DenseNet:
-    """The actor of ``scripts/ppo_vector.py --save`` weights as a relu :class:`DenseNet`.
+def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
+    """The tensors of ``scripts/ppo_vector.py --save`` weights, by layer name.
 
-    The file is read as tensors only (``torch.load(..., weights_only=True)``: nothing in it
-    runs). ``meta`` describes the network (``game``, ``num_players``, ...); weights that are
-    not ppo_vector's layers, or do not take ``observation_shape`` and give ``num_actions``,
-    are a :class:`~tabletop_zoo.envs.errors.ModelFileError`. Needs the ``train`` extra.
+    Read as tensors only (``torch.load(..., weights_only=True)``: nothing in the file runs);
+    a file that is not torch weights, or whose tensors are not ppo_vector's layers (a weight
+    matrix and a bias of matching length each), is a
+    :class:`~tabletop_zoo.envs.errors.ModelFileError`; a missing file an ``OSError``.
     """
-    require_extra("train", "exporting a ppo_vector network", ("torch",))
+    require_extra("train", "reading ppo_vector weights", ("torch",))
     import torch
 
     try:
@@ -82,7 +80,7 @@ def export_ppo_vector(
             warnings.simplefilter("ignore", UserWarning)
             weights = torch.load(path, map_location="cpu", weights_only=True)
     except OSError:
-        raise
+        raise  # a missing or unreadable file: the scripts say so in one line
     except Exception as exc:  # torch raises several kinds for a file that is not weights
         raise ModelFileError(f"{path}: not ppo_vector weights ({type(exc).__name__})") from None
     expected = {f"{layer}.{part}" for layer in _PPO_VECTOR_LAYERS for part in ("weight", "bias")}
@@ -90,8 +88,7 @@ def export_ppo_vector(
         raise ModelFileError(
             f"{path}: not ppo_vector weights (its layers are not {sorted(expected)})"
         )
-
-    def pair(layer: str) -> tuple[np.ndarray, np.ndarray]:
+    for layer in _PPO_VECTOR_LAYERS:
         weight, bias = weights[f"{layer}.weight"], weights[f"{layer}.bias"]
         if not (isinstance(weight, torch.Tensor) and isinstance(bias, torch.Tensor)):
             raise ModelFileError(f"{path}: layer {layer} holds something other than tensors")
@@ -99,6 +96,22 @@ def export_ppo_vector(
             raise ModelFileError(
                 f"{path}: layer {layer} has shapes {weight.shape} and {bias.shape}"
             )
+    return weights
+
+
+def export_ppo_vector(
+    path: str | Path, meta: dict[str, Any], observation_shape: tuple[int, ...], num_actions: int
+) -> DenseNet:
+    """The actor of ``scripts/ppo_vector.py --save`` weights as a relu :class:`DenseNet`.
+
+    The file is read by :func:`read_ppo_vector_weights`. ``meta`` describes the network
+    (``game``, ``num_players``, ...); weights that do not take ``observation_shape`` and
+    give ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`.
+    """
+    weights = read_ppo_vector_weights(path)
+
+    def pair(layer: str) -> tuple[np.ndarray, np.ndarray]:
+        weight, bias = weights[f"{layer}.weight"], weights[f"{layer}.bias"]
         return weight.float().numpy().T.copy(), bias.float().numpy().copy()
 
     trunk = [pair("trunk.1"), pair("trunk.3")]

@@ -107,8 +107,8 @@ class _RunsCode:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("garbage", "not a weights file of ppo_vector"),
-        ("pickle", "not a weights file of ppo_vector"),
+        ("garbage", "not ppo_vector weights"),
+        ("pickle", "not ppo_vector weights"),
         ("other hidden", "do not fit this game, player count and --hidden"),
     ],
 )
