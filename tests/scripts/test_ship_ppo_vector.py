@@ -10,24 +10,12 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="exporting needs the 'train' extra")
-from torch import nn  # noqa: E402
+pytest.importorskip("numba", reason="ppo_vector's network comes with the 'fast' extra")
 
 from tabletop_zoo.baselines.agents.reference import PolicyNetAgent  # noqa: E402
 from tabletop_zoo.baselines.evaluation.arena import make_env  # noqa: E402
 from tabletop_zoo.baselines.training.export import export_ppo_vector  # noqa: E402
 from tabletop_zoo.envs.errors import ModelFileError  # noqa: E402
-
-
-class _Layers(nn.Module):
-    """ppo_vector's layer names and shapes (its Agent needs numba to import)."""
-
-    def __init__(self, inputs: int, actions: int, hidden: int) -> None:
-        super().__init__()
-        self.trunk = nn.Sequential(
-            nn.Flatten(), nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
-        )
-        self.actor = nn.Linear(hidden, actions)
-        self.critic = nn.Linear(hidden, 1)
 
 
 def _mole_hill():
@@ -37,8 +25,10 @@ def _mole_hill():
 
 
 def _saved(tmp_path, inputs: int, actions: int, hidden: int = 16):
+    from tabletop_zoo.baselines.commands.ppo_vector import Agent
+
     torch.manual_seed(0)
-    layers = _Layers(inputs, actions, hidden)
+    layers = Agent(inputs, actions, hidden)
     path = tmp_path / "policy.pt"
     torch.save(layers.state_dict(), path)
     return layers, path
