@@ -38,6 +38,7 @@ __all__ = [
     "SafePPOModel",
     "find_model_file",
     "load_ppo_model",
+    "load_tensors_only",
     "untrusted",
 ]
 
@@ -211,6 +212,18 @@ def _read(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
     return archive.read(name)
 
 
+def load_tensors_only(source: Any) -> Any:
+    """``torch.load(source, map_location="cpu", weights_only=True)``: tensors and plain
+    containers only, nothing in the file runs. torch's warning about the pickle protocol of
+    odd files is silenced; its errors for content it refuses are raised as torch raises them
+    (the callers say what the file should have been)."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.load(source, map_location="cpu", weights_only=True)
+
+
 def _load_safely(path: Path) -> SafePPOModel:
     """:func:`load_ppo_model` without trust."""
     import torch
@@ -234,9 +247,7 @@ def _load_safely(path: Path) -> SafePPOModel:
     kwargs = _policy_kwargs(data, path)
     observation_space, action_space = _spaces(data, path)
     try:
-        with warnings.catch_warnings():  # torch warns about the pickle protocol of odd files
-            warnings.simplefilter("ignore", UserWarning)
-            weights = torch.load(io.BytesIO(weights_bytes), map_location="cpu", weights_only=True)
+        weights = load_tensors_only(io.BytesIO(weights_bytes))
     except Exception as exc:  # noqa: BLE001 - torch raises assorted errors for bad content
         if "weights_only" in str(exc) or "Unsupported global" in str(exc):
             raise untrusted(path, "its policy.pth holds more than tensors") from None

@@ -11,13 +11,13 @@ rounding of near-equal logits). Needs the ``train`` extra.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
@@ -76,9 +76,7 @@ def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
     import torch
 
     try:
-        with warnings.catch_warnings():  # torch warns about a pickle protocol it may refuse
-            warnings.simplefilter("ignore", UserWarning)
-            weights = torch.load(path, map_location="cpu", weights_only=True)
+        weights = load_tensors_only(path)
     except OSError:
         raise  # a missing or unreadable file: the scripts say so in one line
     except Exception as exc:  # torch raises several kinds for a file that is not weights
