@@ -32,6 +32,7 @@ __all__ = [
     "MAX_NETWORK_BYTES",
     "DenseNet",
     "flush_subnormals",
+    "legal_action",
     "segment_softmax",
     "softmax",
 ]
@@ -59,6 +60,17 @@ def flush_subnormals(array: np.ndarray) -> np.ndarray:
 def softmax(logits: np.ndarray) -> np.ndarray:
     """Softmax of a 1-d array of logits (e.g. those of the legal actions)."""
     return segment_softmax(logits, np.array([0, len(logits)]))
+
+
+def legal_action(
+    logits: np.ndarray, legal: np.ndarray, rng: np.random.Generator | None = None
+) -> int:
+    """The action a policy plays from its ``logits`` at the ``legal`` actions: the one with
+    the largest logit (the first of equal ones) without ``rng``, else one drawn from the
+    softmax over them with ``rng``."""
+    if rng is None:
+        return int(legal[np.argmax(logits)])
+    return int(legal[rng.choice(len(legal), p=softmax(np.asarray(logits, np.float64)))])
 
 
 def segment_softmax(logits: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, softmax
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -136,9 +136,7 @@ class PolicyNetAgent:
             raise ValueError("action_mask has no legal action; agents can only act when one exists")
         legal = np.flatnonzero(mask)
         logits = self.net.forward_rows(np.asarray(observation)[None], [legal])[0][0]
-        if self.deterministic:  # the first of equal logits: the lowest action
-            return int(legal[np.argmax(logits)])
-        return int(legal[self.rng.choice(len(legal), p=softmax(logits.astype(np.float64)))])
+        return legal_action(logits, legal, None if self.deterministic else self.rng)
 
 
 def reference_agent(name: str, seed: int | None = None) -> Any:

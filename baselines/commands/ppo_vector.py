@@ -40,6 +40,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.distributions import Categorical  # noqa: E402
 
+from tabletop_zoo.baselines.agents.numpy_net import legal_action  # noqa: E402
 from tabletop_zoo.baselines.evaluation import evaluate_agent  # noqa: E402
 from tabletop_zoo.baselines.training.export import read_ppo_vector_weights  # noqa: E402
 from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
@@ -144,13 +145,9 @@ class ArenaPlayer:
     @torch.no_grad()
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: object = None) -> int:
         obs = torch.as_tensor(np.asarray(observation, np.float32))[None]
-        mask = np.asarray(action_mask, bool)
-        logits = self.agent.actor(self.agent.trunk(obs))[0].numpy().astype(np.float64)
-        legal = np.flatnonzero(mask)
-        if self.policy == "argmax":
-            return int(legal[np.argmax(logits[legal])])
-        weights = np.exp(logits[legal] - logits[legal].max())
-        return int(self.rng.choice(legal, p=weights / weights.sum()))
+        legal = np.flatnonzero(np.asarray(action_mask, bool))
+        logits = self.agent.actor(self.agent.trunk(obs))[0].numpy()[legal]
+        return legal_action(logits, legal, None if self.policy == "argmax" else self.rng)
 
 
 def load_weights(agent: Agent, path: str) -> None:
