@@ -1,7 +1,7 @@
 """Batched loops over compiled Arktia rows: step with autoreset and truncation, legal
 masks, and the random-play driver (single-threaded and over two threads).
 
-``tables`` is ``(neighbours, rays, params, shapes)`` as built by
+``tables`` is ``(neighbours, lines, params, shapes)`` as built by
 :class:`tabletop_zoo.envs.arktia.fast.engine.FastArktia`.
 """
 
@@ -70,24 +70,24 @@ def step_batch(
 ):
     """Apply one legal action per active game; score and (optionally) restart finished
     games."""
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     for i in range(states.shape[0]):
         if not active[i]:
             continue
         row = states[i]
-        K.apply_action(row, actions[i], nbr, rays, prm, shapes)
+        K.apply_action(row, actions[i], nbr, lines, prm, shapes)
         if record_end(row, i, n, max_turns, rewards, done, cut, scores) and autoreset:
             copy_into(row, initial)
 
 
 @jit
-def play_row(row, num_steps, max_turns, initial, nbr, rays, prm, shapes):
+def play_row(row, num_steps, max_turns, initial, nbr, lines, prm, shapes):
     """``num_steps`` uniform random decisions on one row; returns the games finished."""
     games = 0
     for _ in range(num_steps):
         action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
-        K.apply_action(row, action, nbr, rays, prm, shapes)
+        K.apply_action(row, action, nbr, lines, prm, shapes)
         if row[K.CUR] < 0 or row[K.TURN] >= max_turns:
             games += 1
             copy_into(row, initial)
@@ -98,10 +98,10 @@ def play_row(row, num_steps, max_turns, initial, nbr, rays, prm, shapes):
 def random_play(states, num_steps, seed, max_turns, initial, tables):
     """Random play on every row (one thread, repeatable for a seed); games finished."""
     np.random.seed(seed)
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     games = 0
     for i in range(states.shape[0]):
-        games += play_row(states[i], num_steps, max_turns, initial, nbr, rays, prm, shapes)
+        games += play_row(states[i], num_steps, max_turns, initial, nbr, lines, prm, shapes)
     return games
 
 
@@ -109,10 +109,10 @@ def random_play(states, num_steps, seed, max_turns, initial, tables):
 def random_play_parallel(states, num_steps, seed, max_turns, initial, tables):
     """:func:`random_play` with the rows spread over numba's threads (not repeatable)."""
     np.random.seed(seed)
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     games = np.zeros(states.shape[0], dtype=np.int64)
     for i in numba.prange(states.shape[0]):
-        games[i] = play_row(states[i], num_steps, max_turns, initial, nbr, rays, prm, shapes)
+        games[i] = play_row(states[i], num_steps, max_turns, initial, nbr, lines, prm, shapes)
     return games.sum()
 
 
@@ -136,11 +136,11 @@ def greedy_value(row, action, scratch, results, tables):
     """How the greedy rule ranks ``action`` in ``row``: (result for the player to act if
     the game then ends, else 0; its score margin over the best other seat), one ply deep.
     ``scratch`` (a row) and ``results`` (one float32 per seat) are working space."""
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     player = row[K.CUR]
     copy_into(scratch, row[: K.LEGAL])
-    K.apply_action(scratch, action, nbr, rays, prm, shapes)
+    K.apply_action(scratch, action, nbr, lines, prm, shapes)
     other = -(10**9)
     for s in range(n):
         if s != player:
@@ -157,7 +157,7 @@ def greedy_value(row, action, scratch, results, tables):
 def greedy_action(row, scratch, tables):
     """The greedy agent's action: best (result if the game ends, score margin) one ply
     deep; ties uniformly at random (reservoir sampling)."""
-    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, rays, params, shapes)
+    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, lines, params, shapes)
     count = row[K.LEGAL_COUNT]
     best_result, best_margin, ties, choice = -2.0, -(10**9), 0, row[K.LEGAL]
     results = np.zeros(n, dtype=np.float32)
@@ -186,7 +186,7 @@ def greedy_actions(states, active, tables, out):
 def play_opponents(states, seats, active, greedy, max_turns, tables, rewards, done, cut, scores):
     """Random or greedy decisions in every active game until seat ``seats[i]`` is to act,
     the game ends or it reaches ``max_turns`` (scored, not restarted)."""
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     n = prm[K.P_PLAYERS]
     scratch = np.empty(states.shape[1], dtype=np.int64)
     for i in range(states.shape[0]):
@@ -196,7 +196,7 @@ def play_opponents(states, seats, active, greedy, max_turns, tables, rewards, do
                 action = greedy_action(row, scratch, tables)
             else:
                 action = row[K.LEGAL + np.random.randint(0, row[K.LEGAL_COUNT])]
-            K.apply_action(row, action, nbr, rays, prm, shapes)
+            K.apply_action(row, action, nbr, lines, prm, shapes)
             if record_end(row, i, n, max_turns, rewards, done, cut, scores):
                 break
 
@@ -223,7 +223,7 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
     code of the first problem (:data:`ROW_PROBLEMS`). ``scratch``: a row-wide buffer
     (the legal list is recomputed there); ``counts``: 5 int64. Every index taken from the
     row is checked before it is used."""
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     n_tiles, n, every = prm[K.P_TILES], prm[K.P_PLAYERS], prm[K.P_ALL]
     neutral_per_kind = 1 if num_neutral > 0 else 0
     if row[K.CONFIG] != config:
@@ -354,7 +354,7 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
         return 0
     copy_into(scratch, row[: K.LEGAL])
     if sub == K.NO_SUB:
-        K.turn_actions(scratch, nbr, rays, prm, shapes)
+        K.turn_actions(scratch, nbr, lines, prm, shapes)
     elif sub == K.MELT_SUB:
         K.melt_actions(scratch, nbr, prm)
     else:

@@ -81,17 +81,13 @@ class FastArktia(FastEngineBase):
         self.max_legal = min(self.num_actions, 30 * n_tiles + 1)
         self.state_width = K.LEGAL + self.max_legal
         self.neighbours = np.array([_int64(m) for m in layout.neighbour_masks], dtype=np.int64)
-        longest = max(len(ray) for rays in layout.rays for ray in rays)
-        self.rays = np.full((n_tiles, 6, max(longest, 1)), -1, dtype=np.int64)
-        for t, rays in enumerate(layout.rays):
-            for d, ray in enumerate(rays):
-                self.rays[t, d, : len(ray)] = ray
+        self.lines = K.line_table(layout.rays, n_tiles)
         self.params = np.array(
             [n_tiles, self.num_players, _int64(layout.all_mask), codec.MOVE, codec.MELT,
              codec.KEEP, codec.STOP],
             dtype=np.int64,
         )  # fmt: skip
-        self.tables = (self.neighbours, self.rays, self.params, _SHAPES)
+        self.tables = (self.neighbours, self.lines, self.params, _SHAPES)
         self.config = configuration_fingerprint(
             f"FastArktia({self.game!r}, layout {layout.names!r} "
             f"{[int(m) for m in self.neighbours]!r})",

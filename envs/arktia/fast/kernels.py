@@ -4,10 +4,12 @@ A transcription of :mod:`tabletop_zoo.envs.arktia` onto arrays, kept in the same
 (turn actions, moves, removals, group choice, melting, end of turn) so the two can be
 read side by side; ``tests/envs/test_fast_arktia.py`` plays both engines together.
 
-Every function takes the row and the layout tables ``(neighbours, rays, params)``:
-``neighbours[t]`` the bit set of tile ``t``'s neighbours, ``rays[t, d]`` the tiles met
-walking from ``t`` in direction ``d`` (``-1`` padded) and ``params`` the integers below
-(``P_*``). Tile sets are ``int64`` bit sets (at most 64 tiles). A piece is
+Every function takes the row and the layout tables ``(neighbours, lines, params, shapes)``:
+``neighbours[t]`` the bit set of tile ``t``'s neighbours; ``lines[o, t]``, for a tile ``t``
+on a straight line from ``o``, the bit set of ``t`` and the tiles beyond it on that line
+(0 for other tiles), and ``lines[o, MAX_TILES]`` every tile on the six lines from ``o``
+(:func:`line_table`); ``params`` the integers below (``P_*``); ``shapes`` the legal stacks
+(:func:`stack_table`). Tile sets are ``int64`` bit sets (at most 64 tiles). A piece is
 ``owner * 3 + kind`` (owner 0..3 a seat, 4 neutral; kind 0 G, 1 D, 2 T).
 
 Row layout: the scalar columns below, then per colour / seat blocks, the pending group
@@ -61,6 +63,18 @@ def stack_table(shapes: object) -> np.ndarray:
     for kinds in shapes:
         table[sum((k + 1) * 4**i for i, k in enumerate(kinds))] = True
     return table
+
+
+def line_table(rays: object, num_tiles: int) -> np.ndarray:
+    """``lines`` (see above) from a layout's ``rays[t][d]`` (the tiles met walking from
+    ``t`` in direction ``d``, nearest first)."""
+    table = np.zeros((num_tiles, MAX_TILES + 1), dtype=np.uint64)
+    for origin, per_direction in enumerate(rays):
+        for ray in per_direction:
+            for i, tile in enumerate(ray):
+                table[origin, tile] = sum(1 << t for t in ray[i:])
+                table[origin, MAX_TILES] |= np.uint64(1 << tile)
+    return table.view(np.int64)
 
 
 @jit
@@ -146,8 +160,9 @@ def sort_segment(row, start, stop):
 
 
 @jit
-def add_moves(row, p, k, nbr, rays, prm, shapes):
-    """Append the legal moves of seat ``p`` (R12-R14b) to the legal list at ``k``."""
+def add_moves(row, p, k, nbr, lines, prm, shapes):
+    """Append the legal moves of seat ``p`` (R12-R14b) to the legal list at ``k``,
+    ascending: origins in tile order, then targets in tile order, then the number taken."""
     n_tiles = prm[P_TILES]
     alive = row[ALIVE]
     own = row[CMASK + p]
@@ -159,12 +174,17 @@ def add_moves(row, p, k, nbr, rays, prm, shapes):
         h = row[HEIGHT + o]
         if owner(row, o, h - 1) != p:  # R12: only the owner of the top piece moves
             continue
+        seen = lines[o, MAX_TILES]  # every tile on a straight line from o
+        holes = seen & ~alive
+        while holes != 0:  # R14a: a hole stops a move; it hides what lies beyond it
+            seen &= ~lines[o, lowest_bit(holes)]
+            holes &= holes - 1
+        if seen == 0:
+            continue
+        reach1, reach2, reach3 = seen, seen, seen  # where a unit of 1, 2, 3 may go
         keep_mask = np.int64(0)
         have_keep = False
-        start = k
-        base = prm[P_MOVE] + o * 3 * n_tiles - 1
         for take in range(1, h + 1):  # R13: any top part may move
-            unit = kinds_code(row, o, h - take, h)
             covered_own = False
             for level in range(h - take):
                 if owner(row, o, level) == p:
@@ -181,25 +201,39 @@ def add_moves(row, p, k, nbr, rays, prm, shapes):
                         rest &= ~comp
                     have_keep = True
                 good = keep_mask
-            for d in range(6):
-                for i in range(rays.shape[2]):
-                    t = rays[o, d, i]
-                    if t < 0 or (alive >> t) & 1 == 0:  # R14a: holes stop a move
-                        break
-                    if (good >> t) & 1 == 0:
-                        continue
-                    th = row[HEIGHT + t]
-                    if th == 0 or (
-                        th + take <= 3 and shapes[kinds_code(row, t, 0, th) + unit * 4**th]  # R14
-                    ):
-                        row[LEGAL + k] = base + t * 3 + take
-                        k += 1
-        sort_segment(row, LEGAL + start, LEGAL + k)
+            if take == 1:
+                reach1 &= good
+            elif take == 2:
+                reach2 &= good
+            else:
+                reach3 &= good
+        if h < 3:
+            reach3 = np.int64(0)
+            if h < 2:
+                reach2 = np.int64(0)
+        unit1 = kinds_code(row, o, h - 1, h)
+        unit2 = kinds_code(row, o, h - 2, h) if h >= 2 else 0
+        base = prm[P_MOVE] + o * 3 * n_tiles - 1
+        targets = reach1 | reach2 | reach3
+        while targets != 0:
+            t = lowest_bit(targets)
+            targets &= targets - 1
+            th = row[HEIGHT + t]
+            code, scale = kinds_code(row, t, 0, th), 4**th
+            if (reach1 >> t) & 1 and (th == 0 or (th < 3 and shapes[code + unit1 * scale])):
+                row[LEGAL + k] = base + t * 3 + 1  # R14: the stack made must be legal
+                k += 1
+            if (reach2 >> t) & 1 and (th == 0 or (th < 2 and shapes[code + unit2 * scale])):
+                row[LEGAL + k] = base + t * 3 + 2
+                k += 1
+            if (reach3 >> t) & 1 and th == 0:
+                row[LEGAL + k] = base + t * 3 + 3
+                k += 1
     return k
 
 
 @jit
-def turn_actions(row, nbr, rays, prm, shapes):
+def turn_actions(row, nbr, lines, prm, shapes):
     """The legal list at the start of the current player's turn (setup, opening, normal)."""
     n_tiles = prm[P_TILES]
     p = row[CUR]
@@ -228,7 +262,7 @@ def turn_actions(row, nbr, rays, prm, shapes):
     if rnd <= OPENING_1 or (rnd == OPENING_2 and k > 0):
         row[LEGAL_COUNT] = k
         return
-    k = add_moves(row, p, k, nbr, rays, prm, shapes)
+    k = add_moves(row, p, k, nbr, lines, prm, shapes)
     if rnd == NORMAL:
         row[LEGAL + k] = prm[P_STOP]  # R19d
         k += 1
@@ -302,7 +336,7 @@ def remove(row, colour, mask):
 
 
 @jit
-def move(row, frm, to, take, nbr, rays, prm, shapes):
+def move(row, frm, to, take, nbr, lines, prm, shapes):
     """Move the top ``take`` pieces from ``frm`` to ``to``, then removals (R15, R16)."""
     p = row[CUR]
     h, th = row[HEIGHT + frm], row[HEIGHT + to]
@@ -327,7 +361,6 @@ def move(row, frm, to, take, nbr, rays, prm, shapes):
             if (left >> c) & 1 == 0:
                 row[CMASK + c] &= ~bf
     pending = 0
-    sizes = np.empty(MAX_GROUPS, dtype=np.int64)
     for c in range(5):  # seat order, then neutral (R16)
         if (moved >> c) & 1 == 0 or c == p:
             continue
@@ -338,13 +371,12 @@ def move(row, frm, to, take, nbr, rays, prm, shapes):
             continue
         best = 0
         for i in range(count):
-            sizes[i] = count_pieces(row, c, row[slot + i])
-            best = max(best, sizes[i])
+            best = max(best, count_pieces(row, c, row[slot + i]))
         tied = 0
         for i in range(count):
             group = row[slot + i]
             row[slot + i] = 0
-            if sizes[i] < best:
+            if count_pieces(row, c, group) < best:
                 remove(row, c, group)
             else:
                 row[slot + tied] = group
@@ -360,11 +392,11 @@ def move(row, frm, to, take, nbr, rays, prm, shapes):
         row[SUB] = CHOOSE
         keep_actions(row, prm)
     else:
-        after_removals(row, nbr, rays, prm, shapes)
+        after_removals(row, nbr, lines, prm, shapes)
 
 
 @jit
-def keep(row, tile, nbr, rays, prm, shapes):
+def keep(row, tile, nbr, lines, prm, shapes):
     """The mover keeps the tied group containing ``tile``; the others go (R16)."""
     colour = row[PENDING_COLOUR]
     for i in range(row[PENDING_SIZE]):
@@ -385,7 +417,7 @@ def keep(row, tile, nbr, rays, prm, shapes):
         keep_actions(row, prm)
     else:
         row[SUB] = NO_SUB
-        after_removals(row, nbr, rays, prm, shapes)
+        after_removals(row, nbr, lines, prm, shapes)
 
 
 @jit
@@ -399,14 +431,14 @@ def clear_pending(row, start):
 
 
 @jit
-def after_removals(row, nbr, rays, prm, shapes):
+def after_removals(row, nbr, lines, prm, shapes):
     """Melting (R17) or its impossibility (R18), then the end of the turn."""
     if row[MUST_MELT] == 1:
         if melt_actions(row, nbr, prm) > 0:
             row[SUB] = MELT_SUB
             return
         row[ENDED + row[CUR]] = 1  # R18: the move stands, the game ends
-    end_turn(row, nbr, rays, prm, shapes)
+    end_turn(row, nbr, lines, prm, shapes)
 
 
 @jit
@@ -416,7 +448,7 @@ def any_reserve(row, start):
 
 
 @jit
-def end_turn(row, nbr, rays, prm, shapes):
+def end_turn(row, nbr, lines, prm, shapes):
     """Close the turn and pass it on (setup order, R19a, R20)."""
     n = prm[P_PLAYERS]
     p = row[CUR]
@@ -437,10 +469,10 @@ def end_turn(row, nbr, rays, prm, shapes):
                 if any_reserve(row, NEUTRAL_RESERVE + 3 * s):
                     break
             row[CUR] = s
-            turn_actions(row, nbr, rays, prm, shapes)
+            turn_actions(row, nbr, lines, prm, shapes)
             return
         p = n - 1  # the opening starts with seat 0 (R8)
-    advance(row, p, nbr, rays, prm, shapes)
+    advance(row, p, nbr, lines, prm, shapes)
 
 
 @jit
@@ -454,7 +486,7 @@ def end_small_players(row, n):
 
 
 @jit
-def advance(row, p, nbr, rays, prm, shapes):
+def advance(row, p, nbr, lines, prm, shapes):
     """Pass the turn after seat ``p`` (R19a, R19c, R20)."""
     n = prm[P_PLAYERS]
     if row[ROUND] == NORMAL:
@@ -470,7 +502,7 @@ def advance(row, p, nbr, rays, prm, shapes):
             continue
         row[CUR] = s
         row[MUST_MELT] = 1 if row[ROUND] == NORMAL and not any_reserve(row, RESERVE + 3 * s) else 0
-        turn_actions(row, nbr, rays, prm, shapes)
+        turn_actions(row, nbr, lines, prm, shapes)
         count = row[LEGAL_COUNT]
         if count > 1 or (count > 0 and row[ROUND] != NORMAL):  # stop alone: R19a
             return
@@ -481,7 +513,7 @@ def advance(row, p, nbr, rays, prm, shapes):
 
 
 @jit
-def apply_action(row, a, nbr, rays, prm, shapes):
+def apply_action(row, a, nbr, lines, prm, shapes):
     """Apply a legal action ``a`` (check :func:`is_legal` first)."""
     n_tiles = prm[P_TILES]
     p = row[CUR]
@@ -497,19 +529,19 @@ def apply_action(row, a, nbr, rays, prm, shapes):
         row[HEIGHT + t] = 1
         row[OCC] |= bit(t)
         row[CMASK + piece_owner] |= bit(t)
-        end_turn(row, nbr, rays, prm, shapes)
+        end_turn(row, nbr, lines, prm, shapes)
     elif a < prm[P_MELT]:
         pair, take = (a - prm[P_MOVE]) // 3, (a - prm[P_MOVE]) % 3 + 1
-        move(row, pair // n_tiles, pair % n_tiles, take, nbr, rays, prm, shapes)
+        move(row, pair // n_tiles, pair % n_tiles, take, nbr, lines, prm, shapes)
     elif a < prm[P_KEEP]:
         row[ALIVE] &= ~bit(a - prm[P_MELT])
         row[MELTED + p] += 1
-        end_turn(row, nbr, rays, prm, shapes)
+        end_turn(row, nbr, lines, prm, shapes)
     elif a < prm[P_STOP]:
-        keep(row, a - prm[P_KEEP], nbr, rays, prm, shapes)
+        keep(row, a - prm[P_KEEP], nbr, lines, prm, shapes)
     else:
         row[ENDED + p] = 1  # R19d
-        end_turn(row, nbr, rays, prm, shapes)
+        end_turn(row, nbr, lines, prm, shapes)
 
 
 @jit

@@ -28,18 +28,18 @@ def score(row, seat):
 def _apply_checked(row, action, tables):
     if not K.is_legal(row, action):
         return False
-    nbr, rays, prm, shapes = tables
-    K.apply_action(row, action, nbr, rays, prm, shapes)
+    nbr, lines, prm, shapes = tables
+    K.apply_action(row, action, nbr, lines, prm, shapes)
     return True
 
 
 @jit
 def _rollout(row, max_depth, tables, words, out):
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     steps = 0
     while row[K.CUR] >= 0 and (max_depth < 0 or steps < max_depth):
         action = row[K.LEGAL + below(words, row[K.LEGAL_COUNT])]  # Random.choice(legal)
-        K.apply_action(row, action, nbr, rays, prm, shapes)
+        K.apply_action(row, action, nbr, lines, prm, shapes)
         steps += 1
     B.win_rewards(row, prm[K.P_PLAYERS], out)
 
@@ -48,7 +48,7 @@ def _rollout(row, max_depth, tables, words, out):
 def _search(row, tables, tree, words, simulations, c, depth, solve):
     """The simulation loop of ``MCTSAgent`` from ``row`` (see :mod:`..fast_search`);
     returns the number of nodes."""
-    nbr, rays, prm, shapes = tables
+    nbr, lines, prm, shapes = tables
     ints, outcome, untried = tree[0], tree[2], tree[3]
     sim = np.empty_like(row)
     path = np.empty(simulations + 1, dtype=np.int64)
@@ -63,12 +63,12 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
         path[0] = 0
         while S.can_descend(tree, node):
             node = S.select_child(tree, node, c)
-            K.apply_action(sim, ints[node, S.ACTION], nbr, rays, prm, shapes)
+            K.apply_action(sim, ints[node, S.ACTION], nbr, lines, prm, shapes)
             path[length] = node
             length += 1
         if S.can_expand(tree, node):
             action = S.pop_untried(tree, node)
-            K.apply_action(sim, action, nbr, rays, prm, shapes)
+            K.apply_action(sim, action, nbr, lines, prm, shapes)
             child = nodes
             nodes += 1
             if sim[K.CUR] < 0:
@@ -99,7 +99,7 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
 def _greedy_best(row, tables, out):
     """The greedy rule's best actions (result if the game ends, then score margin, one
     ply deep) into ``out`` in legal-list order; returns their count."""
-    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, rays, params, shapes)
+    n = tables[2][K.P_PLAYERS]  # tables: (neighbours, lines, params, shapes)
     scratch = np.empty(row.shape[0], dtype=np.int64)
     results = np.zeros(n, dtype=np.float32)
     best_result, best_margin, count = -2.0, -(10**9), 0
