@@ -41,12 +41,22 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["bit_list", "copy_into", "jit", "lowest_bit", "numba", "popcount", "warm_up"]
+__all__ = ["bit_list", "copy_into", "jit", "kernel", "lowest_bit", "numba", "popcount", "warm_up"]
 
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
     """``numba.njit`` with the settings of every compiled engine (cached on disk)."""
     return numba.njit(cache=True)(function)
+
+
+def kernel(function):  # noqa: ANN001, ANN201 - decorator
+    """:func:`jit` for rules code that allocates nothing and returns no array (a game's
+    ``kernels.py``): compiled without numba's reference counting (its ``_nrt`` option).
+    Otherwise every call increments and decrements the count of each array argument (a
+    row and four tables), about 40% of an Arktia rollout's time; the caller holds the
+    arrays for the call's duration, so the counts are not needed. Code that allocates
+    fails to compile under it."""
+    return numba.njit(cache=True, _nrt=False)(function)
 
 
 @jit

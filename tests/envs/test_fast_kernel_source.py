@@ -18,9 +18,9 @@ FOLDERS = ("envs", "baselines", "wrappers")
 
 
 def _is_jit(node: ast.expr) -> bool:
-    """Whether ``node`` names ``jit``/``njit`` (``jit``, ``numba.njit``, ...)."""
+    """Whether ``node`` names ``jit``/``njit``/``kernel`` (``jit``, ``numba.njit``, ...)."""
     name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
-    return name in {"jit", "njit"}
+    return name in {"jit", "njit", "kernel"}
 
 
 def _is_compiled(function: ast.FunctionDef, compiled_by_call: set[str]) -> bool:

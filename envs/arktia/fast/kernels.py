@@ -34,7 +34,7 @@ from tabletop_zoo.envs.arktia.constants import (
     G,
     T,
 )
-from tabletop_zoo.envs.fast_common import jit, lowest_bit, popcount
+from tabletop_zoo.envs.fast_common import kernel, lowest_bit, popcount
 
 NO_SUB, CHOOSE, MELT_SUB = 0, 1, 2
 MAX_PENDING, MAX_GROUPS = 3, 8
@@ -77,13 +77,13 @@ def line_table(rays: object, num_tiles: int) -> np.ndarray:
     return table.view(np.int64)
 
 
-@jit
+@kernel
 def bit(t):
     """The bit set of tile ``t``."""
     return np.int64(1) << t
 
 
-@jit
+@kernel
 def closed_neighbourhood(mask, nbr):
     """``mask`` plus every tile adjacent to it."""
     out = mask
@@ -93,7 +93,7 @@ def closed_neighbourhood(mask, nbr):
     return out
 
 
-@jit
+@kernel
 def component_of(seed, mask, nbr):
     """The connected part of ``mask`` containing tile ``seed``."""
     comp = bit(seed)
@@ -105,7 +105,7 @@ def component_of(seed, mask, nbr):
     return comp
 
 
-@jit
+@kernel
 def components(mask, nbr, out, start):
     """The connected parts of ``mask`` by lowest tile into ``out[start:]``; their count."""
     k = 0
@@ -117,13 +117,13 @@ def components(mask, nbr, out, start):
     return k
 
 
-@jit
+@kernel
 def owner(row, t, level):
     """Owner of the piece at ``level`` of tile ``t``."""
     return row[PIECES + 3 * t + level] // 3
 
 
-@jit
+@kernel
 def kinds_code(row, t, start, stop):
     """Code (see :func:`stack_table`) of the kinds of levels ``start:stop`` of tile ``t``."""
     code = 0
@@ -134,7 +134,7 @@ def kinds_code(row, t, start, stop):
     return code
 
 
-@jit
+@kernel
 def count_pieces(row, colour, mask):
     """Pieces of ``colour`` on the tiles of ``mask`` (R15 counts pieces, not tiles)."""
     count = 0
@@ -147,7 +147,7 @@ def count_pieces(row, colour, mask):
     return count
 
 
-@jit
+@kernel
 def sort_segment(row, start, stop):
     """Insertion sort of ``row[start:stop]`` (short runs of move actions)."""
     for i in range(start + 1, stop):
@@ -159,7 +159,7 @@ def sort_segment(row, start, stop):
         row[j + 1] = value
 
 
-@jit
+@kernel
 def add_moves(row, p, k, nbr, lines, prm, shapes):
     """Append the legal moves of seat ``p`` (R12-R14b) to the legal list at ``k``,
     ascending: origins in tile order, then targets in tile order, then the number taken."""
@@ -232,7 +232,7 @@ def add_moves(row, p, k, nbr, lines, prm, shapes):
     return k
 
 
-@jit
+@kernel
 def turn_actions(row, nbr, lines, prm, shapes):
     """The legal list at the start of the current player's turn (setup, opening, normal)."""
     n_tiles = prm[P_TILES]
@@ -269,7 +269,7 @@ def turn_actions(row, nbr, lines, prm, shapes):
     row[LEGAL_COUNT] = k
 
 
-@jit
+@kernel
 def melt_actions(row, nbr, prm):
     """Melt candidates (R17) as the legal list; returns their count."""
     alive = row[ALIVE]
@@ -287,7 +287,7 @@ def melt_actions(row, nbr, prm):
     return k
 
 
-@jit
+@kernel
 def keep_actions(row, prm):
     """One keep action per tied group of the active choice: its lowest tile, ascending."""
     k = row[PENDING_SIZE]
@@ -297,7 +297,7 @@ def keep_actions(row, prm):
     row[LEGAL_COUNT] = k
 
 
-@jit
+@kernel
 def is_legal(row, action):
     """Whether ``action`` is in the legal list."""
     for i in range(row[LEGAL_COUNT]):
@@ -306,7 +306,7 @@ def is_legal(row, action):
     return False
 
 
-@jit
+@kernel
 def remove(row, colour, mask):
     """Remove the pieces of ``colour`` on ``mask``; the mover scores them (R15, R16a)."""
     count = 0
@@ -335,7 +335,7 @@ def remove(row, colour, mask):
     row[LOST + colour] += count
 
 
-@jit
+@kernel
 def move(row, frm, to, take, nbr, lines, prm, shapes):
     """Move the top ``take`` pieces from ``frm`` to ``to``, then removals (R15, R16)."""
     p = row[CUR]
@@ -395,7 +395,7 @@ def move(row, frm, to, take, nbr, lines, prm, shapes):
         after_removals(row, nbr, lines, prm, shapes)
 
 
-@jit
+@kernel
 def keep(row, tile, nbr, lines, prm, shapes):
     """The mover keeps the tied group containing ``tile``; the others go (R16)."""
     colour = row[PENDING_COLOUR]
@@ -420,7 +420,7 @@ def keep(row, tile, nbr, lines, prm, shapes):
         after_removals(row, nbr, lines, prm, shapes)
 
 
-@jit
+@kernel
 def clear_pending(row, start):
     """Zero the pending choices from entry ``start`` on (equal positions, equal rows)."""
     for e in range(start, MAX_PENDING):
@@ -430,7 +430,7 @@ def clear_pending(row, start):
             row[PENDING_GROUPS + e * MAX_GROUPS + i] = 0
 
 
-@jit
+@kernel
 def after_removals(row, nbr, lines, prm, shapes):
     """Melting (R17) or its impossibility (R18), then the end of the turn."""
     if row[MUST_MELT] == 1:
@@ -441,13 +441,13 @@ def after_removals(row, nbr, lines, prm, shapes):
     end_turn(row, nbr, lines, prm, shapes)
 
 
-@jit
+@kernel
 def any_reserve(row, start):
     """Whether the 3 reserve counts at ``start`` are not all zero."""
     return row[start] + row[start + 1] + row[start + 2] > 0
 
 
-@jit
+@kernel
 def end_turn(row, nbr, lines, prm, shapes):
     """Close the turn and pass it on (setup order, R19a, R20)."""
     n = prm[P_PLAYERS]
@@ -475,7 +475,7 @@ def end_turn(row, nbr, lines, prm, shapes):
     advance(row, p, nbr, lines, prm, shapes)
 
 
-@jit
+@kernel
 def end_small_players(row, n):
     """R19c: after the opening, a player with at most one piece on the board is out."""
     for s in range(n):
@@ -485,7 +485,7 @@ def end_small_players(row, n):
             row[ENDED + s] = 1
 
 
-@jit
+@kernel
 def advance(row, p, nbr, lines, prm, shapes):
     """Pass the turn after seat ``p`` (R19a, R19c, R20)."""
     n = prm[P_PLAYERS]
@@ -512,7 +512,7 @@ def advance(row, p, nbr, lines, prm, shapes):
     row[LEGAL_COUNT] = 0
 
 
-@jit
+@kernel
 def apply_action(row, a, nbr, lines, prm, shapes):
     """Apply a legal action ``a`` (check :func:`is_legal` first)."""
     n_tiles = prm[P_TILES]
@@ -544,7 +544,7 @@ def apply_action(row, a, nbr, lines, prm, shapes):
         end_turn(row, nbr, lines, prm, shapes)
 
 
-@jit
+@kernel
 def score(row, seat):
     """R21 as the position stands: removed + melted + controlled tiles."""
     total = row[REMOVED + seat] + row[MELTED + seat]

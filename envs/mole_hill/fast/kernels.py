@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import copy_into, jit, popcount
+from tabletop_zoo.envs.fast_common import copy_into, jit, kernel, popcount
 
 ROWS, COLS = 7, 9
 NUM_SPACES = ROWS * COLS
@@ -101,7 +101,7 @@ BELOW_EDGE = np.array(
 )
 
 
-@jit
+@kernel
 def start_round(row):
     """Clear the board for the round in ``row[ROUND]``; the mole (seat = round) starts."""
     row[VISITED] = 0
@@ -114,7 +114,7 @@ def start_round(row):
     row[PLAYER] = row[ROUND]
 
 
-@jit
+@kernel
 def new_game(row, red, white):
     """Round 1 with the given flower bit sets (the ``CONFIG`` column is kept)."""
     row[:CONFIG] = 0
@@ -144,7 +144,7 @@ def draw_flowers(row):
     new_game(row, red, white)
 
 
-@jit
+@kernel
 def step_open(row, p, i):
     """Whether the ``i``-th king step from ``p`` is free of rods (M6)."""
     r0, r1 = row[RODS], row[RODS + 1]
@@ -155,7 +155,7 @@ def step_open(row, p, i):
     )
 
 
-@jit
+@kernel
 def destinations(row, out):
     """Spaces the mole may go to next (as the position stands); returns their count."""
     n = row[LENGTH]
@@ -182,7 +182,7 @@ def destinations(row, out):
     return k
 
 
-@jit
+@kernel
 def mole_can_move(row):
     """M8: the mole has a move (fewer than 22 pieces left behind and a free step)."""
     n = row[LENGTH]
@@ -200,13 +200,13 @@ def mole_can_move(row):
     return False
 
 
-@jit
+@kernel
 def rod_placed(row, edge):
     """Whether ``edge`` holds a rod."""
     return (row[RODS + edge // 64] >> (edge % 64)) & 1 == 1
 
 
-@jit
+@kernel
 def is_legal(row, action):
     """Whether ``action`` is legal for the player to move."""
     if row[PLAYER] < 0 or action < 0 or action >= NUM_ACTIONS:
@@ -229,7 +229,7 @@ def is_legal(row, action):
     return action >= NUM_SPACES and not rod_placed(row, action - NUM_SPACES)
 
 
-@jit
+@kernel
 def legal_actions(row, out):
     """Legal actions of the player to move, ascending, into ``out``; returns the count."""
     if row[PLAYER] < 0:
@@ -244,7 +244,7 @@ def legal_actions(row, out):
     return k
 
 
-@jit
+@kernel
 def round_score(row):
     """M9 for the round in progress."""
     visited = row[VISITED]
@@ -255,7 +255,7 @@ def round_score(row):
     )
 
 
-@jit
+@kernel
 def score_of(row, seat):
     """Mole score of ``seat``: its finished round, the live one, or 0 before its round."""
     if row[PLAYER] >= 0 and seat == row[ROUND]:
@@ -265,7 +265,7 @@ def score_of(row, seat):
     return 0
 
 
-@jit
+@kernel
 def end_round(row):
     """M8/M10: score the round; start round 2 or end the game."""
     row[SCORES + row[ROUND]] = round_score(row)
@@ -276,7 +276,7 @@ def end_round(row):
         row[PLAYER] = -1
 
 
-@jit
+@kernel
 def apply_action(row, action):
     """Play a legal ``action`` (check with :func:`is_legal` first)."""
     if row[MOLE] == 1:
@@ -301,7 +301,7 @@ def apply_action(row, action):
         row[PLAYER] = row[ROUND]
 
 
-@jit
+@kernel
 def random_action(row, buffer):
     """A uniformly random legal action (the game must not be over)."""
     if row[MOLE] == 1:
@@ -313,7 +313,7 @@ def random_action(row, buffer):
             return NUM_SPACES + edge
 
 
-@jit
+@kernel
 def destination_mask(row):
     """Bit set of :func:`destinations` (no buffer)."""
     n = row[LENGTH]
@@ -333,7 +333,7 @@ def destination_mask(row):
     return mask
 
 
-@jit
+@kernel
 def encode(row, seat, obs):
     """Observation planes of ``row`` for ``seat`` into ``obs``, a ``(63, 16)`` view of the
     env's (7, 9, 16) planes: one pass over the spaces, 16 contiguous values each."""
@@ -378,7 +378,7 @@ def encode(row, seat, obs):
         obs[row[TRAIL + k], P_ORDER] = (k + 1) / MOLE_PIECES
 
 
-@jit
+@kernel
 def greedy_action(row, buffer, scratch):
     """The greedy agent's action: best (result if the game ends, score margin) one ply
     deep; ties uniformly at random (reservoir sampling)."""
