@@ -1,5 +1,6 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
-the ``jit`` settings, the bit helpers, :func:`copy_into` (the kernels' array copy), and
+the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
+kernels), the bit helpers, :func:`copy_into` (the kernels' array copy), and
 :func:`warm_up`, which compiles everything ahead
 (``python -m tabletop_zoo.envs.fast_common``). Beside it, without numba:
 :mod:`~tabletop_zoo.envs.fast_protocol` (the batched API), :mod:`~tabletop_zoo.envs.fast_checks`

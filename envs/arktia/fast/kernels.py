@@ -149,7 +149,7 @@ def count_pieces(row, colour, mask):
 
 @kernel
 def sort_segment(row, start, stop):
-    """Insertion sort of ``row[start:stop]`` (short runs of move actions)."""
+    """Insertion sort of ``row[start:stop]`` (the keep actions of a group choice)."""
     for i in range(start + 1, stop):
         value = row[i]
         j = i - 1
