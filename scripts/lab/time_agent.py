@@ -4,7 +4,10 @@ Example::
 
     python scripts/lab/time_agent.py --game GAME --agent az:runs/az.npz:64 --games 6
 
-Only the agent's own ``act`` calls are timed (``time.process_time``, one core).
+Only the agent's own ``act`` calls are timed (``time.process_time``, one core). A first,
+untimed game loads what the agent compiles or reads on its first move (the compiled
+search from numba's cache: about half a second), so that the figure is the cost of a move;
+every game re-seeds the agents, so the timed games are the same with or without it.
 """
 
 from __future__ import annotations
@@ -59,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         cli.fail(p, exc)
     env = make_env(args.game, players)
+    warm_up = [timed.agent] + [make_agent("random", seed=i) for i in range(players - 1)]
     try:
+        play_game(env, warm_up, seed=args.games)  # untimed: loading is not a move's cost
         for number in range(args.games):
             others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]
             seat = number % players
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _summary(spec: str, timed: _Timed) -> str:
     per_move = timed.seconds / max(1, timed.moves) * 1000
-    return f"{spec}: {timed.moves} moves, {per_move:.1f} ms CPU per move"
+    return f"{spec}: {timed.moves} moves, {per_move:.3g} ms CPU per move"
 
 
 if __name__ == "__main__":
