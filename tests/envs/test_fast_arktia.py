@@ -170,3 +170,20 @@ def test_random_play_driver_counts_games() -> None:
     assert steps == 4000
     assert 8 * (500 // 400) <= games <= steps // 3  # a game lasts at least 3 decisions
     assert engine.random_play(8, 500, seed=1) == (steps, games)
+
+
+def test_line_table_holds_each_line_and_what_lies_beyond_a_tile() -> None:
+    """``lines[o, t]``: ``t`` and the tiles beyond it on its line from ``o`` (what a hole
+    at ``t`` hides, R14a); ``lines[o, 64]``: every tile on the lines from ``o``."""
+    layout = ArktiaGame(2, layout=STRIP).layout
+    engine = FastArktia(ArktiaGame(2, layout=STRIP))
+    lines = engine.lines.view(np.uint64)
+    a1, a3 = layout.index_of("a1"), layout.index_of("a3")
+    east = layout.rays[a1][0]  # a2 ... a9
+    assert a3 == east[1]
+    assert int(lines[a1, a3]) == sum(1 << t for t in east[1:])  # a3 and beyond
+    assert int(lines[a1, east[-1]]) == 1 << east[-1]
+    everything = {t for ray in layout.rays[a1] for t in ray}
+    assert int(lines[a1, 64]) == sum(1 << t for t in everything)
+    off_line = set(range(layout.num_tiles)) - everything - {a1}
+    assert off_line and all(int(lines[a1, t]) == 0 for t in off_line)
