@@ -5,7 +5,7 @@ Example::
     python scripts/lab/time_agent.py --game GAME --agent az:runs/az.npz:64 --games 6
 
 Only the agent's own ``act`` calls are timed (``time.process_time``, one core). A first,
-untimed game loads what the agent compiles or reads on its first move (the compiled
+untimed move loads what the agent compiles or reads on its first move (the compiled
 search from numba's cache: about half a second), so that the figure is the cost of a move;
 every game re-seeds the agents, so the timed games are the same with or without it.
 """
@@ -17,9 +17,10 @@ import time
 from typing import Any
 
 from tabletop_zoo.baselines import cli, make_agent
+from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
+from tabletop_zoo.baselines.evaluation.arena import live_state, make_env, play_game
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -62,9 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         cli.fail(p, exc)
     env = make_env(args.game, players)
-    warm_up = [timed.agent] + [make_agent("random", seed=i) for i in range(players - 1)]
     try:
-        play_game(env, warm_up, seed=args.games)  # untimed: loading is not a move's cost
+        _first_move(env, timed.agent)  # untimed: loading is not a move's cost
         for number in range(args.games):
             others = [make_agent("random", seed=number * players + i) for i in range(players - 1)]
             seat = number % players
@@ -73,6 +73,14 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted(f"{_summary(spec, timed)} so far") from None
     print(_summary(spec, timed))
     return 0
+
+
+def _first_move(env: Any, agent: Any) -> None:
+    """One untimed decision of ``agent`` at the start of a game (seat 0)."""
+    check_agent_fits(agent, env)
+    env.reset(seed=0)
+    observation = env.last()[0]
+    agent.act(observation["observation"], observation["action_mask"], live_state(env))
 
 
 def _summary(spec: str, timed: _Timed) -> str:
