@@ -54,9 +54,9 @@ def kernel(function):  # noqa: ANN001, ANN201 - decorator
     """:func:`jit` for rules code that allocates nothing and returns no array (a game's
     ``kernels.py``): compiled without numba's reference counting (its ``_nrt`` option).
     Otherwise every call increments and decrements the count of each array argument (a
-    row and four tables), about 40% of an Arktia rollout's time; the caller holds the
-    arrays for the call's duration, so the counts are not needed. Code that allocates
-    fails to compile under it."""
+    row and the game's tables): about 40% of an MCTS rollout's time where it was measured
+    (``docs/fast.md``). The caller holds the arrays for the call's duration, so the counts
+    are not needed. Code that allocates fails to compile under it."""
     return numba.njit(cache=True, _nrt=False)(function)
 
 
