@@ -20,105 +20,16 @@ once; its last observation is ``infos[i]["terminal_observation"]`` (SB3's conven
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from tabletop_zoo.envs.registry import fast_engine, get_spec
 from tabletop_zoo.wrappers.vector import BatchedVectorEnv
+from tabletop_zoo.wrappers.vector_pool import BatchedOpponents, PoolVectorEnv
 
 __all__ = ["BatchedOpponents", "CompiledVecEnv", "PoolVectorEnv", "make_sb3_vec_env"]
-
-
-class BatchedOpponents(Protocol):
-    """Who plays the other seats, drawn per seat per episode (implemented by
-    :class:`tabletop_zoo.baselines.training.opponents.BatchedOpponentPool`).
-
-    An opponent is an integer code: ``-1 - k`` for compiled baseline ``k`` of
-    ``baselines`` (``"random"`` or ``"greedy"``), a code ``>= 0`` for a policy (a frozen
-    snapshot) that :meth:`sample_actions` plays for a whole batch at once.
-    """
-
-    baselines: tuple[str, ...]
-    counts: dict[str, int]
-
-    def refresh(self, in_use: np.ndarray) -> None:
-        """Update the policies; keep those whose codes are ``in_use``."""
-
-    def draw(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-        """Opponent codes of ``shape`` seats."""
-
-    def name(self, code: int) -> str:
-        """The opponent's name (for ``counts``)."""
-
-    def sample_actions(self, code: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Policy ``code``'s actions for a batch of its seats' observations and masks."""
-
-
-class PoolVectorEnv(BatchedVectorEnv):
-    """:class:`BatchedVectorEnv` whose opponents come from ``pool`` (:class:`BatchedOpponents`),
-    one draw per seat per episode."""
-
-    def __init__(self, engine: Any, num_envs: int, pool: BatchedOpponents, **kwargs: Any):
-        self.pool = pool
-        self.seat_opponents = np.full((num_envs, engine.num_players), -1, dtype=np.int64)
-        super().__init__(engine, num_envs, opponent=pool.baselines[0], **kwargs)
-
-    def _draw_seats(self, which: np.ndarray) -> None:
-        super()._draw_seats(which)
-        rows = np.flatnonzero(which)
-        codes = self.pool.draw(self._rng, (len(rows), self.engine.num_players))
-        self.seat_opponents[rows] = codes
-        others = np.arange(self.engine.num_players)[None] != self.learner_seat[rows, None]
-        for code, count in zip(*np.unique(codes[others], return_counts=True), strict=True):
-            name = self.pool.name(int(code))
-            self.pool.counts[name] = self.pool.counts.get(name, 0) + int(count)
-
-    def _play_opponents(
-        self,
-        rewards: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        finals: dict[str, Any],
-    ) -> None:
-        """Opponents decide until the learner is to act in every game: a game whose other
-        seats are all one compiled player is played to the learner's turn in one compiled
-        call; the others one decision at a time, a forward pass per snapshot."""
-        seats = np.arange(self.engine.num_players)[None]
-        while True:
-            mover = self._states[:, self.engine.player_column]  # rows the engine made
-            active = (mover >= 0) & (mover != self.learner_seat)
-            if not active.any():
-                return
-            others = seats != self.learner_seat[:, None]
-            codes = np.where(others, self.seat_opponents, 0)
-            single = others.sum(axis=1)
-            for k, kind in enumerate(self.pool.baselines):
-                whole = active & ((codes == -1 - k).sum(axis=1) == single)
-                if whole.any():
-                    result = self.engine._play_opponents(
-                        self._states, self.learner_seat, kind, whole
-                    )
-                    self._finish(result, whole, rewards, terminated, truncated, finals)
-                    active &= ~whole
-            if not active.any():
-                continue
-            code = self.seat_opponents[np.arange(self.num_envs), np.maximum(mover, 0)]
-            actions = np.full(self.num_envs, -1, dtype=np.int64)
-            for c in np.unique(code[active]).tolist():
-                chosen = active & (code == c)
-                if c >= 0:
-                    rows = np.flatnonzero(chosen)
-                    observations = self.engine._observe(self._states[rows], mover[rows])
-                    masks = self.engine._legal_mask(self._states[rows])
-                    actions[rows] = self.pool.sample_actions(c, observations, masks)
-                elif self.pool.baselines[-1 - c] == "greedy":
-                    actions[chosen] = self.engine.greedy_actions(self._states, chosen)[chosen]
-                else:
-                    actions[chosen] = self.engine._random_actions(self._states, chosen)[chosen]
-            result = self.engine._step(self._states, actions, autoreset=False, active=active)
-            self._finish(result, active, rewards, terminated, truncated, finals)
 
 
 class CompiledVecEnv(VecEnv):

@@ -35,7 +35,7 @@ greedy opponents or by a user-supplied batched policy::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -150,7 +150,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                     f"reset_mask must be a bool array of shape ({self.num_envs},), "
                     f"got {mask.dtype} {mask.shape}"
                 )
-        snapshot = (self._snapshot(), self._ready) if callable(self.opponent) else None
+        snapshot = (self._snapshot(), self._ready) if self._transactional() else None
         try:
             return self._reset(seed, mask)
         except BaseException:
@@ -198,7 +198,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                 f"game rows {np.flatnonzero(self._ended).tolist()[:8]} have ended "
                 "(autoreset_mode DISABLED): call reset(options={'reset_mask': ...}) first"
             )
-        snapshot = self._snapshot() if callable(self.opponent) else None
+        snapshot = self._snapshot() if self._transactional() else None
         try:
             return self._step(actions)
         except BaseException:
@@ -232,6 +232,11 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         return self.engine._random_actions(self._states)
 
     # ------------------------------------------------------------------ internals
+    def _transactional(self) -> bool:
+        """Whether a step must be undoable: an opponent policy may raise or return an
+        illegal action after the learner's moves were made (compiled players cannot)."""
+        return callable(self.opponent)
+
     def _snapshot(self) -> tuple[Any, ...]:
         """What a step may change: rows, seats, the seat generator, numba's generator."""
         return (self._states.copy(), self.learner_seat.copy(), self._ended.copy(),
@@ -395,7 +400,7 @@ def make_vector_env(
     game: str,
     num_envs: int,
     num_players: int | None = None,
-    opponent: str | BatchedPolicy = "random",
+    opponent: str | BatchedPolicy | Sequence[str | BatchedPolicy] = "random",
     learner_seat: int | None = 0,
     reward_mode: str = "win",
     max_turns: int | None = None,
@@ -405,10 +410,18 @@ def make_vector_env(
 ) -> BatchedVectorEnv:
     """A :class:`BatchedVectorEnv` of ``game`` (registry name) with the game's options.
 
+    ``opponent`` as a list (``["random", "greedy"]``, policies allowed) draws each other
+    seat's player per episode (:class:`~tabletop_zoo.wrappers.vector_pool.PoolVectorEnv`).
     ``max_turns`` is the truncation limit of games that have one (default: the env's).
     """
     spec = get_spec(game)
     engine = fast_engine(spec.name, num_players, max_turns=max_turns, **options)
+    if isinstance(opponent, (list, tuple)):
+        from tabletop_zoo.wrappers.vector_pool import OpponentMix, PoolVectorEnv
+
+        return PoolVectorEnv(engine, num_envs, OpponentMix(opponent), learner_seat=learner_seat,
+                             reward_mode=reward_mode, seed=seed,
+                             autoreset_mode=autoreset_mode)  # fmt: skip
     return BatchedVectorEnv(
         engine, num_envs, opponent, learner_seat, reward_mode, seed, autoreset_mode
     )

@@ -2,11 +2,14 @@
 
     tabletop-zoo ppo-vector --game GAME --num-players N --opponent random
     tabletop-zoo ppo-vector --opponent snapshot --snapshot-every 20 --cpu-budget 300
+    tabletop-zoo ppo-vector --game arktia --num-players 3 --opponent random,greedy
 
 The learner takes a random seat in each of ``--num-envs`` games stepped together by the
 compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are played inside
 the batch by compiled ``random`` or ``greedy`` players, or by a frozen copy of the learner
 (``snapshot``, refreshed every ``--snapshot-every`` updates; random until the first one).
+A comma list mixes them: each other seat of each episode draws one entry, uniformly
+(:mod:`tabletop_zoo.wrappers.vector_pool`).
 Illegal actions are masked out of the policy. Every update prints learner steps per second
 (wall and CPU); at the end the policy is evaluated with the arena (Python env, every seat)
 against ``--eval-opponents``, playing its most probable legal action or drawing one
@@ -47,13 +50,16 @@ from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
 
 GAMES_WITH_ENGINES = [name for name, spec in GAMES.items() if spec.fast_engine is not None]
 POSITIVE = cli.number(0, low_open=True)  # a finite number > 0 (no nan, no inf)
+OPPONENT_KINDS = ("random", "greedy", "snapshot")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Masked PPO on the compiled vector env.")
     p.add_argument("--game", choices=GAMES_WITH_ENGINES, default=GAMES_WITH_ENGINES[0])
     p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
-    p.add_argument("--opponent", choices=["random", "greedy", "snapshot"], default="random")
+    p.add_argument("--opponent", type=opponent_list, default="random",
+                   help="random, greedy, snapshot, or a comma list of them drawn per seat "
+                   "and episode (e.g. random,greedy)")  # fmt: skip
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--reward-mode", choices=["win", "score"], default="win",
                    help="win: +1 / 0 / -1; score: own score minus the best other one")  # fmt: skip
@@ -109,6 +115,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         except ValueError as exc:
             cli.fail(p, exc)
     return args
+
+
+def opponent_list(text: str) -> str:
+    """``--opponent``: one of random/greedy/snapshot or a comma list of them (argparse type)."""
+    names = text.split(",")
+    bad = [name for name in names if name not in OPPONENT_KINDS]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"{bad[0]!r} is not an opponent; choose from {', '.join(OPPONENT_KINDS)} "
+            "(or a comma list of them)"
+        )
+    return text
 
 
 class Agent(nn.Module):
@@ -188,7 +206,9 @@ def run(argv: list[str] | None = None) -> int:
         obs, mask = torch.as_tensor(observations), torch.as_tensor(masks)
         return frozen[0].act(obs, mask)[0].numpy()
 
-    opponent = snapshot_policy if args.opponent == "snapshot" else args.opponent
+    kinds = args.opponent.split(",")
+    entries = [snapshot_policy if kind == "snapshot" else kind for kind in kinds]
+    opponent = entries[0] if len(entries) == 1 else entries  # a list: drawn per seat
     envs = make_vector_env(args.game, args.num_envs, args.num_players, opponent=opponent,
                            learner_seat=None, reward_mode=args.reward_mode,
                            seed=args.seed)  # fmt: skip
@@ -273,7 +293,7 @@ def run(argv: list[str] | None = None) -> int:
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
 
-        if args.opponent == "snapshot" and update % args.snapshot_every == 0:
+        if "snapshot" in kinds and update % args.snapshot_every == 0:
             frozen[0] = copy.deepcopy(agent)
         cpu = time.process_time() - cpu_start
         if update % args.log_every == 0 or update == num_updates:
