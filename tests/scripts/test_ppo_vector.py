@@ -18,7 +18,7 @@ CONFIGS = [
     for spec in GAMES.values()
     if spec.fast_engine
     for k, n in enumerate(spec.players)
-]
+] + [("arktia", 3, "random,greedy,snapshot")]  # a mix: each other seat draws one
 
 
 @pytest.mark.parametrize(("game", "players", "opponent"), CONFIGS)
@@ -163,7 +163,8 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
         (["--learning-rate", "inf"], "must be a number > 0"),
         (["--gamma", "1.5"], "must be a number in 0..1"),
         (["--max-grad-norm", "nan"], "must be a number > 0"),
-        (["--opponent", "mcts"], "invalid choice"),
+        (["--opponent", "mcts"], "'mcts' is not an opponent; choose from random, greedy"),
+        (["--opponent", "random,,greedy"], "'' is not an opponent"),
         (["--eval-games", "-1"], "must be an integer >= 0"),
         (["--seed", "-1"], "must be an integer in 0..4294967295"),
         (["--eval-opponents", "random,wizard"], "--eval-opponents: unknown agent spec 'wizard'"),
