@@ -365,18 +365,31 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             active = (mover >= 0) & (mover != self.learner_seat) & ~self._ended
             if not active.any():
                 return
-            if self.opponent in OPPONENTS:  # compiled: up to the learner's turn at once
-                result = self.engine._play_opponents(
-                    self._states, self.learner_seat, self.opponent, active
-                )
-            else:
-                rows = np.flatnonzero(active)
-                masks = self.engine._legal_mask(self._states[rows])
-                chosen = self.opponent(self.engine._observe(self._states[rows], mover[rows]), masks)
-                actions = np.zeros(self.num_envs, dtype=np.int64)
-                actions[rows] = self._opponent_actions(chosen, rows, masks)
-                result = self.engine._step(self._states, actions, autoreset=False, active=active)
-            self._finish(result, active, rewards, terminated, truncated, finals)
+            self._opponents_round(mover, active, rewards, terminated, truncated, finals)
+
+    def _opponents_round(
+        self,
+        mover: np.ndarray,
+        active: np.ndarray,
+        rewards: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        finals: dict[str, Any],
+    ) -> None:
+        """The opponents' decisions in the ``active`` games (``mover`` to act): compiled
+        players up to the learner's turn at once, a policy one decision per game."""
+        if self.opponent in OPPONENTS:
+            result = self.engine._play_opponents(
+                self._states, self.learner_seat, self.opponent, active
+            )
+        else:
+            rows = np.flatnonzero(active)
+            masks = self.engine._legal_mask(self._states[rows])
+            chosen = self.opponent(self.engine._observe(self._states[rows], mover[rows]), masks)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions[rows] = self._opponent_actions(chosen, rows, masks)
+            result = self.engine._step(self._states, actions, autoreset=False, active=active)
+        self._finish(result, active, rewards, terminated, truncated, finals)
 
 
 def _compiled_random_state() -> Any:

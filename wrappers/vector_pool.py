@@ -119,48 +119,42 @@ class PoolVectorEnv(BatchedVectorEnv):
             name = self.pool.name(int(code))
             self.pool.counts[name] = self.pool.counts.get(name, 0) + int(count)
 
-    def _play_opponents(
+    def _opponents_round(
         self,
+        mover: np.ndarray,
+        active: np.ndarray,
         rewards: np.ndarray,
         terminated: np.ndarray,
         truncated: np.ndarray,
         finals: dict[str, Any],
     ) -> None:
-        """Opponents decide until the learner is to act in every game: a game whose other
-        seats are all one compiled player is played to the learner's turn in one compiled
-        call; the others one decision at a time, one call per policy (its output checked)."""
-        seats = np.arange(self.engine.num_players)[None]
-        while True:
-            mover = self._states[:, self.engine.player_column]  # rows the engine made
-            active = (mover >= 0) & (mover != self.learner_seat) & ~self._ended
-            if not active.any():
-                return
-            others = seats != self.learner_seat[:, None]
-            codes = np.where(others, self.seat_opponents, 0)
-            single = others.sum(axis=1)
-            for k, kind in enumerate(self.pool.baselines):
-                whole = active & ((codes == -1 - k).sum(axis=1) == single)
-                if whole.any():
-                    result = self.engine._play_opponents(
-                        self._states, self.learner_seat, kind, whole
-                    )
-                    self._finish(result, whole, rewards, terminated, truncated, finals)
-                    active &= ~whole
-            if not active.any():
-                continue
-            code = self.seat_opponents[np.arange(self.num_envs), np.maximum(mover, 0)]
-            actions = np.full(self.num_envs, -1, dtype=np.int64)
-            for c in np.unique(code[active]).tolist():
-                chosen = active & (code == c)
-                if c >= 0:
-                    rows = np.flatnonzero(chosen)
-                    observations = self.engine._observe(self._states[rows], mover[rows])
-                    masks = self.engine._legal_mask(self._states[rows])
-                    chosen_actions = self.pool.sample_actions(c, observations, masks)
-                    actions[rows] = self._opponent_actions(chosen_actions, rows, masks)
-                elif self.pool.baselines[-1 - c] == "greedy":
-                    actions[chosen] = self.engine.greedy_actions(self._states, chosen)[chosen]
-                else:
-                    actions[chosen] = self.engine._random_actions(self._states, chosen)[chosen]
-            result = self.engine._step(self._states, actions, autoreset=False, active=active)
-            self._finish(result, active, rewards, terminated, truncated, finals)
+        """A game whose other seats are all one compiled player is played to the learner's
+        turn in one compiled call; the others take one decision, one call per policy (its
+        output checked)."""
+        others = np.arange(self.engine.num_players)[None] != self.learner_seat[:, None]
+        codes = np.where(others, self.seat_opponents, 0)
+        single = others.sum(axis=1)
+        for k, kind in enumerate(self.pool.baselines):
+            whole = active & ((codes == -1 - k).sum(axis=1) == single)
+            if whole.any():
+                result = self.engine._play_opponents(self._states, self.learner_seat, kind, whole)
+                self._finish(result, whole, rewards, terminated, truncated, finals)
+                active = active & ~whole
+        if not active.any():
+            return
+        code = self.seat_opponents[np.arange(self.num_envs), np.maximum(mover, 0)]
+        actions = np.full(self.num_envs, -1, dtype=np.int64)
+        for c in np.unique(code[active]).tolist():
+            chosen = active & (code == c)
+            if c >= 0:
+                rows = np.flatnonzero(chosen)
+                observations = self.engine._observe(self._states[rows], mover[rows])
+                masks = self.engine._legal_mask(self._states[rows])
+                chosen_actions = self.pool.sample_actions(c, observations, masks)
+                actions[rows] = self._opponent_actions(chosen_actions, rows, masks)
+            elif self.pool.baselines[-1 - c] == "greedy":
+                actions[chosen] = self.engine.greedy_actions(self._states, chosen)[chosen]
+            else:
+                actions[chosen] = self.engine._random_actions(self._states, chosen)[chosen]
+        result = self.engine._step(self._states, actions, autoreset=False, active=active)
+        self._finish(result, active, rewards, terminated, truncated, finals)
