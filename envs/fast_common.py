@@ -7,9 +7,9 @@ kernels), the bit helpers, :func:`copy_into` (the kernels' array copy), and
 (argument checks, configuration fingerprints) and :mod:`~tabletop_zoo.envs.fast_base` (the
 bases of the engines and their one-game views).
 
-Only the compiled engines (``envs/<game>/fast/``) import this module, and they are
-imported only when the fast path is asked for (``GameSpec.fast_engine_class()``), so
-``import tabletop_zoo.envs`` never loads numba.
+Only the compiled engines (``envs/<game>/fast/``) and the vector env's undo of a step
+import this module, and only when the fast path is asked for
+(``GameSpec.fast_engine_class()``), so ``import tabletop_zoo.envs`` never loads numba.
 
 Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63 is the sign bit, which the
 helpers below handle like any other bit). Every compiled function is built with
@@ -42,7 +42,18 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["bit_list", "copy_into", "jit", "kernel", "lowest_bit", "numba", "popcount", "warm_up"]
+__all__ = [
+    "bit_list",
+    "compiled_random_state",
+    "copy_into",
+    "jit",
+    "kernel",
+    "lowest_bit",
+    "numba",
+    "popcount",
+    "set_compiled_random_state",
+    "warm_up",
+]
 
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
@@ -91,6 +102,25 @@ def bit_list(mask: Any) -> list[int]:
     """The set bits of a 64-bit word, ascending (bit 63 included)."""
     mask = int(mask) & ((1 << 64) - 1)
     return [i for i in range(64) if mask >> i & 1]
+
+
+def compiled_random_state() -> Any:
+    """The state of numba's random generator of this thread (``None`` if unreachable):
+    what an undoable step saves beside the rows."""
+    try:
+        from numba import _helperlib
+
+        return _helperlib.rnd_get_state(_helperlib.rnd_get_np_state_ptr())
+    except (ImportError, AttributeError):  # pragma: no cover - another numba layout
+        return None
+
+
+def set_compiled_random_state(state: Any) -> None:
+    """Put back a state of :func:`compiled_random_state` (``None``: nothing to do)."""
+    if state is not None:
+        from numba import _helperlib
+
+        _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), state)
 
 
 def warm_up() -> float:

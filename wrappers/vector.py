@@ -36,6 +36,7 @@ greedy opponents or by a user-supplied batched policy::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -56,6 +57,23 @@ __all__ = ["BatchedVectorEnv", "make_vector_env"]
 #: opponent is to move (observations from the mover's side).
 BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 OPPONENTS = ("random", "greedy")
+
+
+@dataclass
+class Outcome:
+    """What a step returns besides observations: the learner's rewards, which games
+    ended and how, the final observations and infos (filled as games end)."""
+
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    finals: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, num_envs: int) -> Outcome:
+        """Nothing ended yet in ``num_envs`` games."""
+        return cls(np.zeros(num_envs, np.float32), np.zeros(num_envs, bool),
+                   np.zeros(num_envs, bool))  # fmt: skip
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
@@ -178,9 +196,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             self.engine._reset_games(self._states, mask)
         self._ended[mask] = False
         self._draw_seats(mask)
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        done = np.zeros(self.num_envs, dtype=bool)
-        self._play_opponents(rewards, done, done.copy(), {})
+        self._play_opponents(Outcome.empty(self.num_envs))
         self._ready = True
         return self._observe(), self._infos()
 
@@ -211,14 +227,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # the engine checks every learner action before it changes a row
         result = self.engine._step(self._states, actions, autoreset=False)
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        finals: dict[str, Any] = {}
-        self._finish(result, np.ones(self.num_envs, dtype=bool), rewards, terminated,
-                     truncated, finals)  # fmt: skip
-        self._play_opponents(rewards, terminated, truncated, finals)
-        return self._observe(), rewards, terminated, truncated, self._infos(finals)
+        out = Outcome.empty(self.num_envs)
+        self._finish(result, np.ones(self.num_envs, dtype=bool), out)
+        self._play_opponents(out)
+        return self._observe(), out.rewards, out.terminated, out.truncated, self._infos(out.finals)
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the learner's legal actions (sb3-contrib name;
@@ -239,14 +251,18 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     def _snapshot(self) -> tuple[Any, ...]:
         """What a step may change: rows, seats, the seat generator, numba's generator."""
+        from tabletop_zoo.envs.fast_common import compiled_random_state  # numba: lazily
+
         return (self._states.copy(), self.learner_seat.copy(), self._ended.copy(),
-                self._rng.bit_generator.state, _compiled_random_state())  # fmt: skip
+                self._rng.bit_generator.state, compiled_random_state())  # fmt: skip
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        from tabletop_zoo.envs.fast_common import set_compiled_random_state
+
         states, seats, ended, rng_state, compiled_state = snapshot
         self._states, self.learner_seat, self._ended = states, seats, ended
         self._rng.bit_generator.state = rng_state
-        _set_compiled_random_state(compiled_state)
+        set_compiled_random_state(compiled_state)
 
     def _opponent_actions(self, chosen: Any, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The batched policy's output checked before anything is played: one integer
@@ -297,16 +313,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             infos.update(finals)
         return infos
 
-    def _finish(
-        self,
-        result: Any,
-        active: np.ndarray,
-        rewards: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        finals: dict[str, Any],
-    ) -> None:
-        """Learner rewards and final observations of the games that just ended; restart."""
+    def _finish(self, result: Any, active: np.ndarray, out: Outcome) -> None:
+        """Learner rewards and final observations of the games that just ended (into
+        ``out``); restart them."""
+        rewards, finals = out.rewards, out.finals
         ended = active & (result.terminated | result.truncated)
         if not ended.any():
             return
@@ -319,8 +329,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             others = scores.copy()
             others[np.arange(len(rows)), seats] = np.iinfo(np.int64).min
             rewards[rows] = scores[np.arange(len(rows)), seats] - others.max(axis=1)
-        terminated[rows] = result.terminated[rows]
-        truncated[rows] = result.truncated[rows]
+        out.terminated[rows] = result.terminated[rows]
+        out.truncated[rows] = result.truncated[rows]
         if self.autoreset_mode == AutoresetMode.DISABLED:  # the game waits for a reset
             self._ended[rows] = True
             return
@@ -352,30 +362,16 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.engine._reset_games(self._states, ended)
         self._draw_seats(ended)
 
-    def _play_opponents(
-        self,
-        rewards: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        finals: dict[str, Any],
-    ) -> None:
+    def _play_opponents(self, out: Outcome) -> None:
         """Let the opponents decide, in batch, until the learner is to act in every game."""
         while True:
             mover = self._states[:, self.engine.player_column]
             active = (mover >= 0) & (mover != self.learner_seat) & ~self._ended
             if not active.any():
                 return
-            self._opponents_round(mover, active, rewards, terminated, truncated, finals)
+            self._opponents_round(mover, active, out)
 
-    def _opponents_round(
-        self,
-        mover: np.ndarray,
-        active: np.ndarray,
-        rewards: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        finals: dict[str, Any],
-    ) -> None:
+    def _opponents_round(self, mover: np.ndarray, active: np.ndarray, out: Outcome) -> None:
         """The opponents' decisions in the ``active`` games (``mover`` to act): compiled
         players up to the learner's turn at once, a policy one decision per game."""
         if self.opponent in OPPONENTS:
@@ -389,24 +385,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             actions = np.zeros(self.num_envs, dtype=np.int64)
             actions[rows] = self._opponent_actions(chosen, rows, masks)
             result = self.engine._step(self._states, actions, autoreset=False, active=active)
-        self._finish(result, active, rewards, terminated, truncated, finals)
-
-
-def _compiled_random_state() -> Any:
-    """The state of numba's random generator of this thread (``None`` if unreachable)."""
-    try:
-        from numba import _helperlib
-
-        return _helperlib.rnd_get_state(_helperlib.rnd_get_np_state_ptr())
-    except (ImportError, AttributeError):  # pragma: no cover - another numba layout
-        return None
-
-
-def _set_compiled_random_state(state: Any) -> None:
-    if state is not None:
-        from numba import _helperlib
-
-        _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), state)
+        self._finish(result, active, out)
 
 
 def make_vector_env(

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.wrappers.vector import OPPONENTS, BatchedPolicy, BatchedVectorEnv
+from tabletop_zoo.wrappers.vector import OPPONENTS, BatchedPolicy, BatchedVectorEnv, Outcome
 
 __all__ = ["BatchedOpponents", "OpponentMix", "PoolVectorEnv"]
 
@@ -119,15 +119,7 @@ class PoolVectorEnv(BatchedVectorEnv):
             name = self.pool.name(int(code))
             self.pool.counts[name] = self.pool.counts.get(name, 0) + int(count)
 
-    def _opponents_round(
-        self,
-        mover: np.ndarray,
-        active: np.ndarray,
-        rewards: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        finals: dict[str, Any],
-    ) -> None:
+    def _opponents_round(self, mover: np.ndarray, active: np.ndarray, out: Outcome) -> None:
         """A game whose other seats are all one compiled player is played to the learner's
         turn in one compiled call; the others take one decision, one call per policy (its
         output checked)."""
@@ -138,7 +130,7 @@ class PoolVectorEnv(BatchedVectorEnv):
             whole = active & ((codes == -1 - k).sum(axis=1) == single)
             if whole.any():
                 result = self.engine._play_opponents(self._states, self.learner_seat, kind, whole)
-                self._finish(result, whole, rewards, terminated, truncated, finals)
+                self._finish(result, whole, out)
                 active = active & ~whole
         if not active.any():
             return
@@ -157,4 +149,4 @@ class PoolVectorEnv(BatchedVectorEnv):
             else:
                 actions[chosen] = self.engine._random_actions(self._states, chosen)[chosen]
         result = self.engine._step(self._states, actions, autoreset=False, active=active)
-        self._finish(result, active, rewards, terminated, truncated, finals)
+        self._finish(result, active, out)
