@@ -90,7 +90,7 @@ class OpponentMix:
 class PoolVectorEnv(BatchedVectorEnv):
     """:class:`BatchedVectorEnv` whose opponents come from ``pool`` (:class:`BatchedOpponents`),
     one draw per seat per episode. A step is a transaction here too: a policy that raises
-    or returns an illegal action leaves the games, seats and draws as they were."""
+    or returns an illegal action leaves the games, seats, draws and counts as they were."""
 
     def __init__(self, engine: Any, num_envs: int, pool: BatchedOpponents, **kwargs: Any):
         self.pool = pool
@@ -103,11 +103,13 @@ class PoolVectorEnv(BatchedVectorEnv):
         return True
 
     def _snapshot(self) -> tuple[Any, ...]:
-        return (*super()._snapshot(), self.seat_opponents.copy())
+        return (*super()._snapshot(), self.seat_opponents.copy(), dict(self.pool.counts))
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
-        super()._restore(snapshot[:-1])
-        self.seat_opponents = snapshot[-1]
+        super()._restore(snapshot[:-2])
+        self.seat_opponents = snapshot[-2]
+        self.pool.counts.clear()
+        self.pool.counts.update(snapshot[-1])
 
     def _draw_seats(self, which: np.ndarray) -> None:
         super()._draw_seats(which)

@@ -79,11 +79,13 @@ def test_a_bad_policy_in_the_list_changes_nothing(bad: str) -> None:
     error = IllegalActionError if bad == "illegal" else RuntimeError
     for _ in range(20):
         before = (envs.states.copy(), envs.seat_opponents.copy(), envs.learner_seat.copy())
+        counts = dict(envs.pool.counts)
         try:
             envs.step(envs.sample_legal_actions())
         except error:
             after = (envs.states, envs.seat_opponents, envs.learner_seat)
             assert all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+            assert envs.pool.counts == counts
             return
     pytest.fail("the policy was never asked in 20 steps")
 
