@@ -2,7 +2,8 @@
 
 For custom training loops (CleanRL style) that step thousands of games at once: one seat
 learns in every game, the other seats are played inside, in batch, by compiled random or
-greedy opponents or by a user-supplied batched policy::
+greedy opponents, by a user-supplied batched policy, or by a list of these drawn per seat
+and episode (:mod:`tabletop_zoo.wrappers.vector_pool`)::
 
     from tabletop_zoo.wrappers.vector import make_vector_env
     envs = make_vector_env("mole_hill", num_envs=1024, opponent="greedy", seed=0)
