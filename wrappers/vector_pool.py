@@ -2,7 +2,7 @@
 draws its player (the ``fast`` extra)::
 
     from tabletop_zoo.wrappers.vector import make_vector_env
-    envs = make_vector_env("arktia", 64, 3, opponent=["random", "greedy"], learner_seat=None)
+    envs = make_vector_env(GAME, 64, 3, opponent=["random", "greedy"], learner_seat=None)
 
 ``opponent`` as a list makes a :class:`PoolVectorEnv` over an :class:`OpponentMix`: at the
 start of each episode each seat other than the learner's draws one entry of the list,

@@ -2,7 +2,7 @@
 
     tabletop-zoo ppo-vector --game GAME --num-players N --opponent random
     tabletop-zoo ppo-vector --opponent snapshot --snapshot-every 20 --cpu-budget 300
-    tabletop-zoo ppo-vector --game arktia --num-players 3 --opponent random,greedy
+    tabletop-zoo ppo-vector --game GAME --num-players 3 --opponent random,greedy
 
 The learner takes a random seat in each of ``--num-envs`` games stepped together by the
 compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are played inside
