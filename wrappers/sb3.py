@@ -3,7 +3,7 @@
 
     from sb3_contrib import MaskablePPO
     from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env
-    envs = make_sb3_vec_env("mole_hill", num_envs=8, opponent="greedy", seed=0)
+    envs = make_sb3_vec_env(GAME, num_envs=8, opponent="greedy", seed=0)
     model = MaskablePPO("MlpPolicy", envs, n_steps=64).learn(2_000)
 
 One learner seat per game (a random seat per episode); the other seats are played inside

@@ -6,7 +6,7 @@ greedy opponents, by a user-supplied batched policy, or by a list of these drawn
 and episode (:mod:`tabletop_zoo.wrappers.vector_pool`)::
 
     from tabletop_zoo.wrappers.vector import make_vector_env
-    envs = make_vector_env("mole_hill", num_envs=1024, opponent="greedy", seed=0)
+    envs = make_vector_env(GAME, num_envs=1024, opponent="greedy", seed=0)
     obs, infos = envs.reset()
     actions = envs.sample_legal_actions()        # or your policy, masked by
     obs, rewards, terminated, truncated, infos = envs.step(actions)  # infos["action_mask"]
