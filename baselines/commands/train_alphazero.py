@@ -79,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--score-scale", type=cli.number(0, low_open=True), default=d.score_scale)
     p.add_argument(
+        "--opponent", default=None, metavar="NETWORK",
+        help="a fixed policy network that plays one seat of --opponent-share of the self-play "
+        "games (ref:NAME or a network file .npz; default: none, pure self-play)",
+    )  # fmt: skip
+    p.add_argument(
+        "--opponent-share", type=cli.number(0, 1, low_open=True), default=d.opponent_share,
+        help="share of the self-play games with --opponent in one seat",
+    )  # fmt: skip
+    p.add_argument(
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
         help="rules option of the game (repeatable); values parsed as JSON if possible",
     )  # fmt: skip
@@ -143,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             score_weight=args.score_weight,
             score_scale=args.score_scale,
             game_options=options,
+            opponent=args.opponent,
+            opponent_share=args.opponent_share,
             overwrite=args.overwrite,
         ).check()
     except ValueError as exc:  # flags, game options, output file: before training

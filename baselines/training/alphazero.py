@@ -15,6 +15,11 @@ uses at finished positions). The network then takes ``updates_per_iteration`` Ad
 minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
 visit distribution over the legal actions + mean squared value error).
 
+With ``opponent`` (``ref:NAME`` or a policy network file) a share ``opponent_share`` of the
+games seats that fixed network in one seat, drawn per game, instead of the searching
+network (:mod:`~tabletop_zoo.baselines.training.self_play_opponent`): the network then
+also learns from games against an opponent that does not play as it does.
+
 The games of an iteration are played ``parallel_games`` at a time in lockstep
 (:func:`~tabletop_zoo.baselines.training.self_play.play_self_play_games`): each step
 every game adds one leaf (``leaves_per_game``: up to that many, with a virtual loss) to its
@@ -53,6 +58,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
+from tabletop_zoo.baselines.training.self_play_opponent import load_opponent
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
@@ -98,6 +104,8 @@ class AlphaZeroConfig:
     updates_per_iteration: int = 40
     buffer_size: int = 50_000
     game_options: dict[str, Any] = field(default_factory=dict)
+    opponent: str | None = None  # a fixed policy network in some games (ref:NAME or a file)
+    opponent_share: float = 0.25  # of the self-play games, when ``opponent`` is set
     overwrite: bool = False  # replace an existing ``out`` (refused otherwise)
 
     def check(self) -> AlphaZeroConfig:
@@ -134,7 +142,18 @@ class AlphaZeroConfig:
         check_seed(self.seed, "seed")
         check_game_options(self.game, players, self.game_options)
         check_output_file(self.out, (".npz",))
-        return dataclasses.replace(self, num_players=players)
+        checked = dataclasses.replace(self, num_players=players)
+        checked.load_opponent()  # a bad opponent file: refused before training
+        return checked
+
+    def load_opponent(self) -> DenseNet | None:
+        """The fixed self-play opponent's network (None without ``opponent``), checked
+        against the game (:func:`~.self_play_opponent.load_opponent`)."""
+        if self.opponent is None:
+            return None
+        game = new_game(self.game, self.num_players, **self.game_options)
+        shape = tuple(get_spec(self.game).make_observation_encoder(game).shape)
+        return load_opponent(self.opponent, self.game, self.num_players, shape, game.num_actions)
 
     def _check_numbers(self) -> None:
         """The float settings: finite, in range (nan and inf refused)."""
@@ -143,6 +162,7 @@ class AlphaZeroConfig:
             ("weight_decay", 0.0, False),
             ("c_puct", 0.0, True),
             ("dirichlet_alpha", 0.0, True),
+            ("opponent_share", 0.0, True),
         ):
             value = getattr(self, key)
             if not (isinstance(value, (int, float)) and not isinstance(value, bool)) or not (
@@ -152,6 +172,8 @@ class AlphaZeroConfig:
                 raise InvalidOptionError(
                     f"{key} must be a finite number {sign} {low}, got {value!r}"
                 )
+        if self.opponent_share > 1:
+            raise InvalidOptionError(f"opponent_share must be <= 1, got {self.opponent_share}")
         if as_integer(self.temperature_moves) is None or self.temperature_moves < 0:
             raise InvalidOptionError(
                 f"temperature_moves must be an integer >= 0, got {self.temperature_moves!r}"
@@ -285,6 +307,7 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
         network.modules.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay
     )
     buffer: deque = deque(maxlen=cfg.buffer_size)
+    opponent = cfg.load_opponent()
     out = Path(cfg.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     history: list[dict[str, float]] = []
@@ -293,7 +316,7 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     next_checkpoint = cfg.checkpoint_seconds
     for iteration in range(1, cfg.iterations + 1):
         records, played = play_self_play_games(
-            network.export(meta), cfg, cfg.games_per_iteration, rng
+            network.export(meta), cfg, cfg.games_per_iteration, rng, opponent=opponent
         )
         buffer.extend(records)
         games += played.games

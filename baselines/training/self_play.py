@@ -34,6 +34,7 @@ from tabletop_zoo.baselines.agents.alphazero import absolute_values, game_values
 from tabletop_zoo.baselines.agents.dense_rows import mask_columns
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
+from tabletop_zoo.baselines.training.self_play_opponent import opponent_actions
 from tabletop_zoo.baselines.training.self_play_positions import (
     CompiledPositions,
     Leaves,
@@ -57,6 +58,7 @@ class SelfPlayStats:
     decisions: int = 0
     steps: int = 0  # lockstep steps (each: one batch of leaves, at most one network call)
     evaluations: int = 0  # positions valued by the network
+    opponent_moves: int = 0  # moves of a fixed opponent (``opponent``), not recorded
     engine: str = "python"  # "compiled" or "python"
 
 
@@ -114,15 +116,25 @@ class _Game:
     root_mask: np.ndarray | None = None
     halving: GumbelHalving | None = None
     forced: list[int] = field(default_factory=list)  # Gumbel: this phase's root children
+    opponent_seat: int = -1  # the seat the fixed opponent plays (-1: none)
 
 
 class _SelfPlay:
     """The lockstep loop of :func:`play_self_play_games` (one instance per call)."""
 
-    def __init__(self, net: DenseNet, cfg: Any, num_games: int, rng: Any, compiled: bool):
+    def __init__(
+        self,
+        net: DenseNet,
+        cfg: Any,
+        num_games: int,
+        rng: Any,
+        compiled: bool,
+        opponent: DenseNet | None = None,
+    ):
         spec = get_spec(cfg.game)
         self.game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
         self.net, self.cfg, self.num_games, self.rng = net, cfg, num_games, rng
+        self.opponent = opponent
         shape = tuple(net.meta["observation_shape"])
         slots = max(1, min(cfg.parallel_games, num_games))
         backend = CompiledPositions if compiled else PythonPositions
@@ -148,6 +160,8 @@ class _SelfPlay:
         if self.started < self.num_games:
             self.positions.start(slot, int(self.rng.integers(2**31)))
             self.games[slot] = _Game()
+            if self.opponent is not None and self.rng.random() < self.cfg.opponent_share:
+                self.games[slot].opponent_seat = int(self.rng.integers(self.cfg.num_players))
             self.started += 1
         else:
             self.games[slot] = None
@@ -269,7 +283,8 @@ class _SelfPlay:
         found = self.positions.leaves(slots, paths.actions, paths.lengths)
         _, actions, starts = mask_columns(found.masks)  # none where the game is over
         live, single = found.players >= 0, np.diff(starts) == 1
-        valued = np.flatnonzero(live & ~(single & is_root))
+        opponent = self._opponent_moves(paths, found, is_root & live & ~single)
+        valued = np.flatnonzero(live & ~(single & is_root) & ~opponent.astype(bool))
         k, n = len(slots), cfg.num_players
         values = np.zeros((k, n))
         priors = np.zeros(len(actions))  # per legal action, as ``actions``
@@ -295,8 +310,25 @@ class _SelfPlay:
             elif single[i]:  # one legal action: no search
                 self.positions.play(slot, int(actions[starts[i]]))
                 g.moves += 1
+            elif opponent[i]:  # the fixed opponent's move (stored + 1)
+                self.positions.play(slot, int(opponent[i]) - 1)
+                g.moves += 1
             else:
                 self._start_search(slot, found, i)
+
+    def _opponent_moves(self, paths: Paths, found: Leaves, choosing: np.ndarray) -> np.ndarray:
+        """For each entry: the fixed opponent's move + 1 where ``choosing`` (a root with a
+        choice) and the opponent has the seat to act, else 0; one network call for all."""
+        moves = np.zeros(len(paths.slots), dtype=np.int64)
+        if self.opponent is None:
+            return moves
+        seats = np.array([self.games[int(s)].opponent_seat for s in paths.slots])
+        turn = np.flatnonzero(choosing & (found.players == seats))
+        if len(turn):
+            picked = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
+            moves[turn] = np.asarray(picked, dtype=np.int64) + 1
+            self.stats.opponent_moves += len(turn)
+        return moves
 
     def _grow(
         self,
@@ -367,6 +399,7 @@ def play_self_play_games(
     num_games: int,
     rng: np.random.Generator,
     fast: bool | None = None,
+    opponent: DenseNet | None = None,
 ) -> tuple[list[Record], SelfPlayStats]:
     """Play ``num_games`` self-play games of ``cfg`` (a checked
     :class:`~tabletop_zoo.baselines.training.alphazero.AlphaZeroConfig`), ``parallel_games``
@@ -375,7 +408,11 @@ def play_self_play_games(
 
     ``fast``: the compiled engine and compiled tree kernels (``None``: when
     :func:`~tabletop_zoo.envs.registry.fast_path_available`; ``False``: the Python engine
-    and the kernels as Python). The games are the same either way."""
+    and the kernels as Python). The games are the same either way.
+
+    ``opponent``: a fixed policy network (:mod:`.self_play_opponent`) that takes one seat
+    of a game with probability ``cfg.opponent_share`` (drawn from ``rng`` as each game
+    starts; nothing is drawn without an opponent); its moves are not recorded."""
     spec = get_spec(cfg.game)
     compiled = spec.fast_engine is not None and (fast_path_available() if fast is None else fast)
-    return _SelfPlay(net, cfg, num_games, rng, compiled).run()
+    return _SelfPlay(net, cfg, num_games, rng, compiled, opponent).run()
