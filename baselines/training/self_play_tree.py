@@ -25,12 +25,13 @@ played from them, are the same.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Forest", "RootView", "backup", "descend", "expand", "kernels"]
+__all__ = ["Forest", "Paths", "RootView", "backup", "descend", "expand", "kernels", "segments"]
 
 
 def descend(
@@ -285,3 +286,47 @@ class RootView:
     @property
     def child_values(self) -> np.ndarray:
         return self.forest.edge_value[self.slot, self._edges()]
+
+
+def segments(starts: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments ``[starts[i], starts[i + 1])`` of a flat array: the positions of the
+    segments ``rows`` (in that order) end to end, and where each begins among them."""
+    counts = starts[rows + 1] - starts[rows]
+    begins = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=begins[1:])
+    return np.repeat(starts[rows] - begins[:-1], counts) + np.arange(begins[-1]), begins
+
+
+@dataclass
+class Paths:
+    """The entries of one step: a game's slot and the edges and actions of its path from
+    the root (``lengths`` 0: the game asks for its root position), by slot."""
+
+    slots: np.ndarray
+    edges: np.ndarray
+    actions: np.ndarray
+    lengths: np.ndarray
+
+    @staticmethod
+    def empty(width: int) -> Paths:
+        """No entries, paths ``width`` long."""
+        none, grid = np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64)
+        return Paths(none, grid, grid, none)
+
+    @staticmethod
+    def joined(parts: list[Paths]) -> Paths:
+        """The entries of ``parts`` by slot (a stable order: each slot's in part order)."""
+        slots = np.concatenate([p.slots for p in parts])
+        order = np.argsort(slots, kind="stable")
+        return Paths(
+            slots[order],
+            np.concatenate([p.edges for p in parts])[order],
+            np.concatenate([p.actions for p in parts])[order],
+            np.concatenate([p.lengths for p in parts])[order],
+        )
+
+    def with_roots(self, roots: list[int]) -> Paths:
+        """These entries and one root request per slot of ``roots``."""
+        grid = np.zeros((len(roots), self.edges.shape[1]), dtype=np.int64)
+        lengths = np.zeros(len(roots), dtype=np.int64)
+        return Paths.joined([self, Paths(np.array(roots, dtype=np.int64), grid, grid, lengths)])
