@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
 from tabletop_zoo.envs.registry import get_spec, new_game
 
 
@@ -56,3 +57,14 @@ def masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
     top = masked.max(axis=-1, keepdims=True)
     weights = np.where(mask, np.exp(masked - top), 0.0)
     return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def self_play_config(tmp_path: Any, game: str, players: int, **changes: Any) -> AlphaZeroConfig:
+    """A checked AlphaZero config of a few tiny self-play games (network file in
+    ``tmp_path``), with ``changes`` to its fields."""
+    settings = dict(game=game, num_players=players, out=str(tmp_path / "net.npz"),
+                    parallel_games=3, num_simulations=4, hidden=(16,), max_moves=30,
+                    temperature_moves=4, iterations=2, games_per_iteration=4,
+                    updates_per_iteration=2, train_batch=16)  # fmt: skip
+    settings.update(changes)
+    return AlphaZeroConfig(**settings).check()

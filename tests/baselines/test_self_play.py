@@ -8,9 +8,9 @@ import gc
 
 import numpy as np
 import pytest
+from az_networks import self_play_config
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig
 from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
 from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.baselines.training.self_play_tree import Forest
@@ -19,15 +19,6 @@ from tabletop_zoo.envs import registry
 needs_fast = pytest.mark.skipif(
     not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"
 )
-
-
-def _config(tmp_path, game: str, players: int, **changes) -> AlphaZeroConfig:
-    settings = dict(game=game, num_players=players, out=str(tmp_path / "net.npz"),
-                    parallel_games=3, num_simulations=4, hidden=(16,), max_moves=30,
-                    temperature_moves=4, iterations=2, games_per_iteration=4,
-                    updates_per_iteration=2, train_batch=16)  # fmt: skip
-    settings.update(changes)
-    return AlphaZeroConfig(**settings).check()
 
 
 def _as_bytes(records) -> list[bytes]:
@@ -46,7 +37,7 @@ def _as_bytes(records) -> list[bytes]:
     ],
 )
 def test_the_compiled_and_the_python_path_play_the_same_games(tmp_path, game, players, changes):
-    cfg = _config(tmp_path, game, players, **changes)
+    cfg = self_play_config(tmp_path, game, players, **changes)
     net = random_network(cfg, seed=1)
     seen = {}
     for fast in (True, False):
@@ -59,7 +50,7 @@ def test_the_compiled_and_the_python_path_play_the_same_games(tmp_path, game, pl
 
 
 def test_self_play_records_are_targets_over_the_legal_actions(tmp_path) -> None:
-    cfg = _config(tmp_path, "mole_hill", 2)
+    cfg = self_play_config(tmp_path, "mole_hill", 2)
     records, stats = play_self_play_games(random_network(cfg), cfg, 4, np.random.default_rng(0))
     assert stats.games == 4 and stats.evaluations > len(records) > 0
     assert stats.steps * cfg.parallel_games >= stats.evaluations  # one leaf per game per step
@@ -75,7 +66,7 @@ def test_self_play_leaves_no_reference_cycle_holding_its_trees(tmp_path, fast) -
     # A cycle (the positions holding a bound method of the loop) kept every call's trees
     # and positions alive until the cyclic collector ran, which in training was rarely:
     # the process grew by gigabytes. Without the collector, nothing of a call may remain.
-    cfg = _config(tmp_path, "mole_hill", 2)
+    cfg = self_play_config(tmp_path, "mole_hill", 2)
     net = random_network(cfg)
     gc.collect()
     gc.disable()
@@ -98,7 +89,9 @@ def test_training_gives_the_same_network_with_and_without_numba(tmp_path, monkey
     for switch in ("1", "0"):
         monkeypatch.setenv(registry.FAST_SWITCH, switch)
         out = str(tmp_path / f"net{switch}.npz")
-        cfg = _config(tmp_path, "mole_hill", 2, out=out, games_per_iteration=3, max_moves=20)
+        cfg = self_play_config(
+            tmp_path, "mole_hill", 2, out=out, games_per_iteration=3, max_moves=20
+        )
         result = train_alphazero(cfg, log=lambda _: None)
         assert result.games == 6
         nets.append(DenseNet.load(result.path))
@@ -120,8 +113,8 @@ def test_parallel_games_is_checked_and_capped_by_the_games_to_play(tmp_path) -> 
     from tabletop_zoo.envs.errors import InvalidOptionError
 
     with pytest.raises(InvalidOptionError, match="parallel_games must be >= 1"):
-        _config(tmp_path, "mole_hill", 2, parallel_games=0)
-    cfg = _config(tmp_path, "mole_hill", 2, parallel_games=64, max_moves=4)
+        self_play_config(tmp_path, "mole_hill", 2, parallel_games=0)
+    cfg = self_play_config(tmp_path, "mole_hill", 2, parallel_games=64, max_moves=4)
     _, stats = play_self_play_games(random_network(cfg), cfg, 2, np.random.default_rng(0))
     assert stats.games == 2 and stats.evaluations <= 2 * stats.steps  # two games at once
 
@@ -133,7 +126,7 @@ def test_several_leaves_per_step_spend_exactly_the_simulations(tmp_path) -> None
 
     steps = {}
     for leaves in (1, 4):
-        cfg = _config(tmp_path, "mole_hill", 2, num_simulations=8, leaves_per_game=leaves)
+        cfg = self_play_config(tmp_path, "mole_hill", 2, num_simulations=8, leaves_per_game=leaves)
         run = _SelfPlay(random_network(cfg), cfg, 4, np.random.default_rng(0), compiled=False)
         records, stats = run.run()
         steps[leaves] = stats.steps

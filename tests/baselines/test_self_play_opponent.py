@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from az_networks import self_play_config
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.training import self_play
@@ -23,12 +24,7 @@ needs_fast = pytest.mark.skipif(
 
 
 def _config(tmp_path, game: str = "mole_hill", players: int = 2, **changes) -> AlphaZeroConfig:
-    settings = dict(game=game, num_players=players, out=str(tmp_path / "net.npz"),
-                    parallel_games=3, num_simulations=4, hidden=(16,), max_moves=30,
-                    temperature_moves=4, iterations=2, games_per_iteration=4,
-                    updates_per_iteration=2, train_batch=16)  # fmt: skip
-    settings.update(changes)
-    return AlphaZeroConfig(**settings).check()
+    return self_play_config(tmp_path, game, players, **changes)
 
 
 def _opponent_file(tmp_path, game: str = "mole_hill", players: int = 2) -> str:
