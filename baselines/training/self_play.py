@@ -11,7 +11,9 @@ together, the unfinished ones are valued by **one** network call, and each leaf'
 backed up its path.
 A game whose search has used its ``num_simulations`` leaves (or whose Gumbel schedule,
 :class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, is over) plays its move;
-a finished game hands in its decisions and its slot starts the next game.
+a finished game hands in its decisions and its slot starts the next game. With a fixed
+``opponent`` network (:mod:`.self_play_opponent`) in some games, a root position at its seat
+is not searched: the opponent moves (one network call for all such roots of the step).
 
 The positions live on the compiled engine (``envs/<game>/fast``: one batched step per
 tree level, batched legal masks and observation planes) when the fast path is available
