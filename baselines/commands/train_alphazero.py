@@ -84,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
         "games (ref:NAME or a network file .npz; default: none, pure self-play)",
     )  # fmt: skip
     p.add_argument(
-        "--opponent-share", type=cli.number(0, 1, low_open=True), default=d.opponent_share,
-        help="share of the self-play games with --opponent in one seat",
+        "--opponent-share", type=cli.number(0, 1, low_open=True), default=None,
+        help=f"share of the self-play games with --opponent in one seat (default "
+        f"{d.opponent_share})",
     )  # fmt: skip
     p.add_argument(
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
@@ -118,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     options = {}
     try:
+        if args.opponent_share is not None and args.opponent is None:
+            raise ValueError("--opponent-share needs --opponent (the network to seat)")
+        share = args.opponent_share
         for item in args.game_option:
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
@@ -153,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             score_scale=args.score_scale,
             game_options=options,
             opponent=args.opponent,
-            opponent_share=args.opponent_share,
+            opponent_share=AlphaZeroConfig.opponent_share if share is None else share,
             overwrite=args.overwrite,
         ).check()
     except ValueError as exc:  # flags, game options, output file: before training

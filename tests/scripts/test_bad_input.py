@@ -90,6 +90,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--opponent", "{garbage}"], "not a network file of ours"),
     ("train_alphazero", [*G, "--opponent", "ref:nothing"], "unknown reference model"),
     ("train_alphazero", [*G, "--opponent-share", "0"], "must be a number > 0 and <= 1"),
+    ("train_alphazero", [*G, "--opponent-share", "0.5"], "--opponent-share needs --opponent"),
     ("network_batches", [*G, "--rows", "0"], "must be an integer >= 16"),
     ("network_batches", [*G, "--network", "{empty}"], "the file is empty"),
     ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
