@@ -23,7 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action
 from tabletop_zoo.baselines.agents.reference import reference_path
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 
 __all__ = ["load_opponent", "opponent_actions"]
 
@@ -50,6 +50,12 @@ def load_opponent(
         raise InvalidOptionError(
             f"{label} reads observations of shape {meta.get('observation_shape')}, "
             f"the game's are {list(shape)}"
+        )
+    widths = (net.input_size, net.heads["policy"][0].shape[1])
+    if widths != (int(np.prod(shape)), num_actions):
+        raise ModelFileError(
+            f"{label}: its input and policy widths {widths} do not match its header "
+            f"({int(np.prod(shape))} inputs, {num_actions} actions)"
         )
     return net
 

@@ -109,6 +109,18 @@ def test_a_bad_opponent_is_refused_before_training(tmp_path, changes, error, wor
     assert not (tmp_path / "net.npz").exists()
 
 
+def test_an_opponent_whose_arrays_do_not_match_its_header_is_refused(tmp_path) -> None:
+    # a header of the game over a policy head of 10 actions: refused when loaded, not
+    # an IndexError deep in the first network call of training
+    net = DenseNet.load(_opponent_file(tmp_path))
+    weight, bias = net.heads["policy"]
+    narrow = DenseNet(net.trunk, {"policy": (weight[:, :10], bias[:10])}, net.activation,
+                      net.meta)  # fmt: skip
+    narrow.save(tmp_path / "narrow.npz")
+    with pytest.raises(ModelFileError, match=r"policy widths \(1008, 10\) do not match"):
+        _config(tmp_path, opponent=str(tmp_path / "narrow.npz"))
+
+
 def test_an_opponent_of_another_player_count_is_refused(tmp_path) -> None:
     path = _opponent_file(tmp_path, "arktia", 3)
     with pytest.raises(InvalidOptionError, match="with 3 players"):
