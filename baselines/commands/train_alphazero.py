@@ -121,7 +121,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.opponent_share is not None and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
-        share = args.opponent_share
         for item in args.game_option:
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
@@ -157,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             score_scale=args.score_scale,
             game_options=options,
             opponent=args.opponent,
-            opponent_share=AlphaZeroConfig.opponent_share if share is None else share,
+            opponent_share=args.opponent_share or AlphaZeroConfig.opponent_share,
             overwrite=args.overwrite,
         ).check()
     except ValueError as exc:  # flags, game options, output file: before training

@@ -248,7 +248,7 @@ class _SelfPlay:
         _, actions, starts = mask_columns(found.masks)  # none where the game is over
         live, single = found.players >= 0, np.diff(starts) == 1
         opponent = self._opponent_moves(paths, found, is_root & live & ~single)
-        valued = np.flatnonzero(live & ~(single & is_root) & ~opponent.astype(bool))
+        valued = np.flatnonzero(live & ~(single & is_root) & (opponent < 0))
         k, n = len(slots), cfg.num_players
         values = np.zeros((k, n))
         priors = np.zeros(len(actions))  # per legal action, as ``actions``
@@ -274,23 +274,23 @@ class _SelfPlay:
             elif single[i]:  # one legal action: no search
                 self.positions.play(slot, int(actions[starts[i]]))
                 g.moves += 1
-            elif opponent[i]:  # the fixed opponent's move (stored + 1)
-                self.positions.play(slot, int(opponent[i]) - 1)
+            elif opponent[i] >= 0:  # the fixed opponent's move
+                self.positions.play(slot, int(opponent[i]))
                 g.moves += 1
             else:
                 self._start_search(slot, found, i)
 
     def _opponent_moves(self, paths: Paths, found: Leaves, choosing: np.ndarray) -> np.ndarray:
-        """For each entry: the fixed opponent's move + 1 where ``choosing`` (a root with a
-        choice) and the opponent has the seat to act, else 0; one network call for all."""
-        moves = np.zeros(len(paths.slots), dtype=np.int64)
+        """For each entry: the fixed opponent's move where ``choosing`` (a root with a
+        choice) and the opponent has the seat to act, else -1; one network call for all."""
+        moves = np.full(len(paths.slots), -1, dtype=np.int64)
         if self.opponent is None:
             return moves
         seats = np.array([self.games[int(s)].opponent_seat for s in paths.slots])
         turn = np.flatnonzero(choosing & (found.players == seats))
         if len(turn):
             picked = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
-            moves[turn] = np.asarray(picked, dtype=np.int64) + 1
+            moves[turn] = picked
             self.stats.opponent_moves += len(turn)
         return moves
 
