@@ -1,8 +1,8 @@
 """A fixed opponent in some of the self-play games: a frozen policy network.
 
 AlphaZero self-play meets only itself, so a network can keep a hole that one fixed
-opponent walks into every time (the Mole Hill runs lost to the deterministic PPO reference
-along a few lines while beating MCTS). With ``AlphaZeroConfig(opponent=...,
+opponent walks into every time (networks that beat MCTS lost to a deterministic PPO
+reference along a few lines: docs/results.md). With ``AlphaZeroConfig(opponent=...,
 opponent_share=p)`` each self-play game, with probability ``p``, seats this opponent in
 one seat (drawn uniformly); the opponent plays its policy's most probable legal action
 at that seat (the observation planes the search reads), the other seats search as in any
