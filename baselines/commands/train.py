@@ -214,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     rate = steps / max(result.learn_cpu_seconds, 1e-9)
     print(
         f"learning:       {steps} steps in {result.learn_cpu_seconds:.1f} CPU-s "
-        f"({rate:.0f} learner steps per CPU-second, {config.engine} engine)"
+        f"({rate:.0f} learner steps per CPU-second, {config.engine} engine; "
+        f"{result.update_cpu_seconds:.1f} CPU-s of it in the updates)"
     )
     return 0
 

@@ -1,9 +1,11 @@
-"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations and the
-progress bar. This module imports stable-baselines3 (and so torch): only ``train`` imports it.
+"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations, the
+progress bar and the CPU-seconds of the updates. This module imports stable-baselines3 (and
+so torch): only ``train`` imports it.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
 
-__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback"]
+__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"]
 
 
 class SnapshotCallback(BaseCallback):
@@ -84,3 +86,31 @@ class ProgressCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+class UpdateTimer(BaseCallback):
+    """Add up the CPU-seconds between the end of each rollout and the start of the next
+    (or the end of training) in ``cpu_seconds``: what ``learn()`` does there is the
+    gradient updates (``train()``) and its log line, the same on either engine."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cpu_seconds = 0.0
+        self._since: float | None = None
+
+    def _on_rollout_end(self) -> None:
+        self._since = time.process_time()
+
+    def _on_rollout_start(self) -> None:
+        self._add()
+
+    def _on_training_end(self) -> None:
+        self._add()
+
+    def _add(self) -> None:
+        if self._since is not None:
+            self.cpu_seconds += time.process_time() - self._since
+            self._since = None
+
+    def _on_step(self) -> bool:
+        return True

@@ -51,6 +51,10 @@ class TrainResult:
     seconds: float
     learn_cpu_seconds: float = 0.0
     """CPU-seconds of this process in ``learn()`` (rollouts, updates, callbacks)."""
+    update_cpu_seconds: float = 0.0
+    """The part of ``learn_cpu_seconds`` between rollouts: the gradient updates (SB3's
+    ``train()``, with its log line), the same work on either engine at the same
+    hyperparameters (:class:`~tabletop_zoo.baselines.training.callbacks.UpdateTimer`)."""
 
 
 def silent_logger() -> Any:
@@ -146,6 +150,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
         EvalCallback,
         ProgressCallback,
         SnapshotCallback,
+        UpdateTimer,
     )
 
     cfg = config.resolved()
@@ -180,7 +185,9 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
         verbose=cfg.verbose,
     )
     model.set_logger(configure(str(run_dir), _logger_formats(cfg.verbose)))
+    update_timer = UpdateTimer()
     callbacks = [
+        update_timer,
         SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
         EvalCallback(cfg, cfg.eval_every),
     ]
@@ -202,4 +209,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv
     seconds = time.perf_counter() - start
-    return TrainResult(cfg, run_dir, model_path, rows, seconds, learn_cpu_seconds)
+    update_cpu_seconds = update_timer.cpu_seconds
+    return TrainResult(
+        cfg, run_dir, model_path, rows, seconds, learn_cpu_seconds, update_cpu_seconds
+    )

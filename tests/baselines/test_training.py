@@ -171,6 +171,8 @@ def test_tiny_self_play_run_on_the_compiled_engine(tmp_path) -> None:
     )  # fmt: skip
     result = train(cfg, log=lambda *_: None)
     assert result.config.engine == "fast" and result.learn_cpu_seconds > 0
+    # the updates ran twice (256 steps, 2 x 64 per rollout) and are a part of learn()
+    assert 0 < result.update_cpu_seconds < result.learn_cpu_seconds
     run = tmp_path / "tiny"
     for name in ("config.json", "progress.csv", "eval.csv", "learning_curve.png"):
         assert (run / name).stat().st_size > 0, name
@@ -242,3 +244,17 @@ def test_training_plays_no_matches_of_its_own() -> None:
         text = (folder / f"{name}.py").read_text()
         assert not re.search(r"(?<!\w)play_game\(|agent_iter\(", text), name
     assert "evaluate_agent(" in (folder / "eval_log.py").read_text()
+
+
+def test_update_timer_counts_only_between_rollouts(monkeypatch) -> None:
+    from tabletop_zoo.baselines.training import callbacks
+
+    clock = iter([10.0, 12.5, 20.0, 21.0])  # rollout end, next start, rollout end, training end
+    monkeypatch.setattr(callbacks.time, "process_time", lambda: next(clock))
+    timer = callbacks.UpdateTimer()
+    timer.on_rollout_start()  # the first rollout: nothing before it is counted
+    timer.on_rollout_end()
+    timer.on_rollout_start()
+    timer.on_rollout_end()
+    timer.on_training_end()
+    assert timer.cpu_seconds == pytest.approx(3.5)
