@@ -5,7 +5,7 @@ network with PUCT search (Dirichlet noise at the root; the first ``temperature_m
 moves of a game are sampled in proportion to the visit counts, later ones take the most
 visited move; a game still running after ``max_moves`` actions ends there and is scored as
 it stands, as the envs score a truncated game: without a limit, a network that learned to
-avoid ending an Arktia game could self-play one game for ever). Each decision stores the
+avoid ending a game could self-play one game for ever). Each decision stores the
 observation planes of the seat to act, the legal
 mask, the visit distribution (policy target) and, when the game ends, the value of every
 seat relative to the seat to act (value target: the engine's returns, +1 sole winner, 0
