@@ -10,7 +10,9 @@ simulations, one random rollout each, UCT constant 1.4, MCTS-Solver backups). If
 are the same algorithm, each position's two samples of chosen moves come from one
 distribution. Per position a permutation test (1,000 relabellings of the pooled choices;
 statistic: chi-squared of the 2 x moves table) gives a p-value; the p-values of all
-positions are combined with Fisher's method. Needs the ``openspiel`` extra.
+positions are combined with Fisher's method. ``--their-simulations`` gives OpenSpiel's bot
+another number of simulations: a known difference, to see that the test finds one. Needs
+the ``openspiel`` extra.
 """
 
 from __future__ import annotations
@@ -47,21 +49,24 @@ def positions(game: Any, count: int, max_plies: int, seed: int) -> list[Any]:
     return found
 
 
-def choices(game: Any, state: Any, simulations: int, repeats: int, seed: int) -> np.ndarray:
-    """The moves both searches choose on ``state``: row 0 ours, row 1 OpenSpiel's."""
+def choices(
+    game: Any, state: Any, simulations: tuple[int, int], repeats: int, seed: int
+) -> np.ndarray:
+    """The moves both searches choose on ``state`` (``simulations``: ours, OpenSpiel's):
+    row 0 ours, row 1 OpenSpiel's."""
     from open_spiel.python.algorithms import mcts
 
     from tabletop_zoo.wrappers.openspiel import AgentBot
 
     chosen = np.zeros((2, repeats), dtype=np.int64)
     for r in range(repeats):
-        ours = AgentBot(game, MCTSAgent(simulations, exploration=1.4), seed=seed + r)
+        ours = AgentBot(game, MCTSAgent(simulations[0], exploration=1.4), seed=seed + r)
         ours.restart_at(state)
         chosen[0, r] = ours.step(state.clone())
         theirs = mcts.MCTSBot(
             game,
             1.4,
-            simulations,
+            simulations[1],
             mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed + r)),
             random_state=np.random.RandomState(seed + r + 1),
         )
@@ -107,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
     p.add_argument("--simulations", type=cli.integer(1, 1_000_000), default=50)
+    p.add_argument(
+        "--their-simulations",
+        type=cli.integer(1, 1_000_000),
+        default=None,
+        help="OpenSpiel's bot with other simulations (default: the same; a known difference "
+        "that the test should find)",
+    )
     p.add_argument("--positions", type=cli.integer(1, 10_000), default=30)
     p.add_argument("--repeats", type=cli.integer(2, 100_000), default=200)
     p.add_argument("--max-plies", type=cli.integer(0, 10_000), default=60)
@@ -116,12 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_zoo.wrappers.openspiel import load_game
 
     game = load_game(args.game, {"players": 2})
+    simulations = (args.simulations, args.their_simulations or args.simulations)
     rng = np.random.default_rng(args.seed)
     p_values = []
     same_top = 0
     try:
         for i, state in enumerate(positions(game, args.positions, args.max_plies, args.seed)):
-            chosen = choices(game, state, args.simulations, args.repeats, 10_000 * (i + 1))
+            chosen = choices(game, state, simulations, args.repeats, 10_000 * (i + 1))
             p_values.append(permutation_p(chosen, rng))
             tops = [np.bincount(row).argmax() for row in chosen]
             same_top += int(tops[0] == tops[1])

@@ -103,6 +103,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("openspiel_match", ["--seed", "-1"], "must be an integer in 0..2147483647"),
     ("mcts_choices", ["--repeats", "1"], "must be an integer in 2..100000"),
     ("mcts_choices", ["--game", "chess"], "invalid choice"),
+    ("mcts_choices", ["--their-simulations", "0"], "must be an integer in 1..1000000"),
     ("bench_single_agent", [*G, "--forward", "no-such-model"], "unknown reference model"),
     ("bench_single_agent", [*G, "--steps", "0"], "must be an integer >= 1"),
     ("bench_single_agent", [*G, "--opponent", "az:{empty}"], "the file is empty"),

@@ -34,6 +34,7 @@ def test_a_tiny_run_prints_every_position_and_the_summary(script, capsys) -> Non
     pytest.importorskip("pyspiel")
     tool = script("mcts_choices")
     argv = ["--game", "mole_hill", "--simulations", "4", "--positions", "2", "--repeats", "4"]
+    argv += ["--their-simulations", "2"]
     assert tool.main(argv) == 0
     printed = capsys.readouterr().out
     assert len(re.findall(r"^position +\d+: +\d+ legal moves", printed, re.M)) == 2
