@@ -111,10 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: one line per position, then the combined test."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument("--simulations", type=cli.integer(1, 1_000_000), default=50)
+    p.add_argument(
+        "--simulations",
+        type=cli.integer(2, 1_000_000),
+        default=50,
+        help="per move, both bots (at least 2: OpenSpiel's bot spends its first on the root)",
+    )
     p.add_argument(
         "--their-simulations",
-        type=cli.integer(1, 1_000_000),
+        type=cli.integer(2, 1_000_000),
         default=None,
         help="OpenSpiel's bot with other simulations (default: the same; a known difference "
         "that the test should find)",

@@ -67,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
     p.add_argument("--num-players", type=cli.integer(1), default=None)
-    p.add_argument("--simulations", type=cli.integer(1, 1_000_000), default=50)
+    p.add_argument(
+        "--simulations",
+        type=cli.integer(2, 1_000_000),
+        default=50,
+        help="per move, both bots (at least 2: OpenSpiel's bot spends its first on the root)",
+    )
     p.add_argument("--games", type=cli.integer(1, 100_000), default=20)
     p.add_argument("--seed", type=cli.integer(0, 2**31 - 1), default=0)
     p.add_argument(
