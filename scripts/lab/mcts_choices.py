@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(p_values)} positions, {args.repeats} searches per bot each: {below} with "
         f"p < 0.05 (about {0.05 * len(p_values):.1f} expected if alike); the same most "
-        f"frequent move in {same_top}; Fisher's combined p = {fisher_p(p_values):.3f}"
+        f"frequent move in {same_top}; Fisher's combined p = {fisher_p(p_values):.3g}"
     )
     return 0
 
