@@ -50,7 +50,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from tabletop_zoo.baselines.agents import Agent
+from tabletop_zoo.baselines.agents import Agent, MCTSAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
 from tabletop_zoo.envs.results import win_returns
@@ -73,6 +73,7 @@ __all__ = [
     "TabletopState",
     "allowed_types",
     "load_game",
+    "mcts_pair",
     "parameter_specification",
     "short_name",
 ]
@@ -349,6 +350,24 @@ class AgentBot(pyspiel.Bot):
         mask[state.legal_actions()] = 1
         observation = self.game.encoder.encode(state.engine_state, player)
         return int(self.agent.act(observation, mask, state.engine_state))
+
+
+def mcts_pair(
+    game: pyspiel.Game, simulations: int, seed: int, solve: bool = True
+) -> tuple[AgentBot, pyspiel.Bot]:
+    """Our ``MCTSAgent`` and OpenSpiel's Python ``MCTSBot`` set up alike, as our
+    comparisons use them: ``simulations`` each (OpenSpiel's bot needs at least 2: it
+    spends the first on the root), one uniform random rollout per simulation, UCT constant
+    1.4, MCTS-Solver backups (ours without them when ``solve`` is false); ours seeded
+    ``seed``, OpenSpiel's rollouts ``seed`` and its tree ``seed + 1``."""
+    from open_spiel.python.algorithms import mcts
+
+    ours = AgentBot(game, MCTSAgent(simulations, exploration=1.4, solve=solve), seed=seed)
+    rollouts = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+    theirs = mcts.MCTSBot(
+        game, 1.4, simulations, rollouts, random_state=np.random.RandomState(seed + 1)
+    )
+    return ours, theirs
 
 
 def load_game(game: str, params: dict[str, Any] | None = None) -> TabletopGame:

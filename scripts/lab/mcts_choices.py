@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.agents import MCTSAgent
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -54,22 +53,14 @@ def choices(
 ) -> np.ndarray:
     """The moves both searches choose on ``state`` (``simulations``: ours, OpenSpiel's):
     row 0 ours, row 1 OpenSpiel's."""
-    from open_spiel.python.algorithms import mcts
-
-    from tabletop_zoo.wrappers.openspiel import AgentBot
+    from tabletop_zoo.wrappers.openspiel import mcts_pair
 
     chosen = np.zeros((2, repeats), dtype=np.int64)
     for r in range(repeats):
-        ours = AgentBot(game, MCTSAgent(simulations[0], exploration=1.4), seed=seed + r)
+        ours, _ = mcts_pair(game, simulations[0], seed + r)
+        _, theirs = mcts_pair(game, simulations[1], seed + r)
         ours.restart_at(state)
         chosen[0, r] = ours.step(state.clone())
-        theirs = mcts.MCTSBot(
-            game,
-            1.4,
-            simulations[1],
-            mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed + r)),
-            random_state=np.random.RandomState(seed + r + 1),
-        )
         chosen[1, r] = theirs.step(state.clone())
     return chosen
 

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.agents import MCTSAgent
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -33,10 +32,10 @@ def play_match(
     """Our MCTS's head-to-head results (+1 / 0 / -1 per game) and seconds per game
     (``game``: a ``pyspiel.Game``; ``solve``: our agent's MCTS-Solver backups)."""
     import pyspiel
-    from open_spiel.python.algorithms import evaluate_bots, mcts
+    from open_spiel.python.algorithms import evaluate_bots
     from open_spiel.python.bots.uniform_random import UniformRandomBot
 
-    from tabletop_zoo.wrappers.openspiel import AgentBot
+    from tabletop_zoo.wrappers.openspiel import mcts_pair
 
     n = game.num_players()
     results = []
@@ -47,16 +46,7 @@ def play_match(
         bots: list[pyspiel.Bot] = [
             UniformRandomBot(p, np.random.RandomState(seed + 1000 * g + p)) for p in range(n)
         ]
-        bots[ours] = AgentBot(
-            game, MCTSAgent(simulations, exploration=1.4, solve=solve), seed=seed + g
-        )
-        bots[theirs] = mcts.MCTSBot(
-            game,
-            1.4,
-            simulations,
-            mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed + g)),
-            random_state=np.random.RandomState(seed + g + 1),
-        )
+        bots[ours], bots[theirs] = mcts_pair(game, simulations, seed + g, solve=solve)
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         results.append(float(np.sign(returns[ours] - returns[theirs])))
     return results, (time.perf_counter() - start) / games

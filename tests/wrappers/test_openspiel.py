@@ -340,3 +340,16 @@ def test_dqn_learns_through_rl_environment():
         for agent in agents:
             agent.step(time_step)
     assert all(agent.loss is not None and np.isfinite(agent.loss) for agent in agents)
+
+
+def test_mcts_pair_sets_up_both_searches_alike() -> None:
+    game = bridge.load_game("mole_hill")
+    ours, theirs = bridge.mcts_pair(game, 12, seed=7, solve=False)
+    assert isinstance(ours.agent, MCTSAgent) and ours.seed == 7
+    assert (ours.agent.n_simulations, ours.agent.exploration, ours.agent.solve) == (12, 1.4, False)
+    assert isinstance(theirs, mcts.MCTSBot)
+    assert (theirs.max_simulations, theirs.uct_c, theirs.solve) == (12, 1.4, True)
+    # seeded: the same seed gives OpenSpiel's bot the same move
+    state = game.new_initial_state()
+    moves = {bridge.mcts_pair(game, 12, seed=7)[1].step(state.clone()) for _ in range(3)}
+    assert len(moves) == 1
