@@ -32,10 +32,13 @@ from tabletop_zoo.envs.registry import GAMES
 
 
 def positions(game: Any, count: int, max_plies: int, seed: int) -> list[Any]:
-    """``count`` positions with at least two legal moves, from seeded random games."""
+    """``count`` positions with at least two legal moves, from seeded random games
+    (``ValueError`` if 100 games per position wanted give too few)."""
     found = []
     index = 0
     while len(found) < count:
+        if index == 100 * count:
+            raise ValueError(f"{index} random games gave {len(found)} positions, not {count}")
         rng = np.random.RandomState(seed + index)
         index += 1
         state = game.new_initial_state()
@@ -129,7 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     p_values = []
     same_top = 0
     try:
-        for i, state in enumerate(positions(game, args.positions, args.max_plies, args.seed)):
+        found = positions(game, args.positions, args.max_plies, args.seed)
+    except ValueError as exc:
+        cli.fail(p, exc)
+    try:
+        for i, state in enumerate(found):
             chosen = choices(game, state, simulations, args.repeats, 10_000 * (i + 1))
             p_values.append(permutation_p(chosen, rng))
             tops = [np.bincount(row).argmax() for row in chosen]

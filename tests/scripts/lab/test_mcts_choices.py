@@ -39,3 +39,21 @@ def test_a_tiny_run_prints_every_position_and_the_summary(script, capsys) -> Non
     printed = capsys.readouterr().out
     assert len(re.findall(r"^position +\d+: +\d+ legal moves", printed, re.M)) == 2
     assert re.search(r"2 positions, 4 searches per bot each: [0-2] with p < 0.05", printed)
+
+
+def test_too_few_positions_is_an_error_not_an_endless_search(script) -> None:
+    class OneMove:  # every position has a single legal move: none qualifies
+        def new_initial_state(self):
+            return self
+
+        def is_terminal(self) -> bool:
+            return False
+
+        def legal_actions(self) -> list[int]:
+            return [0]
+
+        def apply_action(self, action: int) -> None:
+            pass
+
+    with pytest.raises(ValueError, match="200 random games gave 0 positions, not 2"):
+        script("mcts_choices").positions(OneMove(), 2, 5, seed=0)
