@@ -156,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
             score_scale=args.score_scale,
             game_options=options,
             opponent=args.opponent,
-            opponent_share=args.opponent_share or AlphaZeroConfig.opponent_share,
+            opponent_share=(
+                AlphaZeroConfig.opponent_share
+                if args.opponent_share is None
+                else args.opponent_share
+            ),
             overwrite=args.overwrite,
         ).check()
     except ValueError as exc:  # flags, game options, output file: before training
