@@ -109,12 +109,11 @@ def check_network_meta(net: DenseNet, label: str) -> None:
         raise bad(f"num_actions {short(meta.get('num_actions'), 40)}")
     if set(net.heads) != {"policy", "value"}:
         raise bad(f"heads {sorted(net.heads)}, expected policy and value")
-    widths = (net.heads["policy"][0].shape[1], net.heads["value"][0].shape[1], net.input_size)
-    if widths != (actions, players, int(np.prod(shape))):
-        raise bad(
-            f"policy, value and input widths {widths} do not match {actions} actions, "
-            f"{players} players and observations {tuple(shape)}"
-        )
+    mismatch = net.layer_mismatch()
+    if mismatch:
+        raise bad(mismatch)
+    if net.heads["value"][0].shape[1] != players:
+        raise bad(f"its value head gives {net.heads['value'][0].shape[1]} values, not {players}")
     config = meta.get("config", {})
     if not isinstance(config, dict):
         raise bad("'config' is not an object")

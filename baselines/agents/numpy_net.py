@@ -119,6 +119,20 @@ class DenseNet:
         first = self.trunk[0][0] if self.trunk else next(iter(self.heads.values()))[0]
         return int(first.shape[0])
 
+    def layer_mismatch(self) -> str | None:
+        """Why the layers do not fit the header, or None when they do: the input width
+        against ``meta["observation_shape"]`` and the ``policy`` head's width against
+        ``meta["num_actions"]`` (both fields are the caller's to check first)."""
+        inputs = int(np.prod(self.meta["observation_shape"]))
+        actions = int(self.meta["num_actions"])
+        outputs = int(self.heads["policy"][0].shape[1])
+        if (self.input_size, outputs) == (inputs, actions):
+            return None
+        return (
+            f"its input and policy widths ({self.input_size}, {outputs}) do not match its "
+            f"header ({inputs} inputs, {actions} actions)"
+        )
+
     def forward(self, inputs: np.ndarray) -> dict[str, np.ndarray]:
         """Head outputs for a batch ``(batch, ...)`` of observations (flattened here)."""
         x = np.asarray(inputs, np.float32).reshape(len(inputs), -1)

@@ -36,8 +36,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.alphazero import check_network_meta
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
@@ -80,13 +78,9 @@ def check_model_file(path: Path, kind: str, args: argparse.Namespace) -> None:
 
     try:
         net = DenseNet.load(path)
-        inputs = int(np.prod(net.meta["observation_shape"]))
-        outputs = int(net.heads["policy"][0].shape[1])
-        if (net.input_size, outputs) != (inputs, int(net.meta["num_actions"])):
-            raise ValueError(
-                f"its layers take {net.input_size} inputs and give {outputs} actions, its "
-                f"meta says {inputs} and {net.meta['num_actions']}"
-            )
+        mismatch = net.layer_mismatch()
+        if mismatch:
+            raise ValueError(mismatch)
         if kind == "alphazero":
             agent = AlphaZeroAgent(net, num_simulations=args.simulations, seed=0)
         else:

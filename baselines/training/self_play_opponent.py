@@ -51,12 +51,9 @@ def load_opponent(
             f"{label} reads observations of shape {meta.get('observation_shape')}, "
             f"the game's are {list(shape)}"
         )
-    widths = (net.input_size, net.heads["policy"][0].shape[1])
-    if widths != (int(np.prod(shape)), num_actions):
-        raise ModelFileError(
-            f"{label}: its input and policy widths {widths} do not match its header "
-            f"({int(np.prod(shape))} inputs, {num_actions} actions)"
-        )
+    mismatch = net.layer_mismatch()
+    if mismatch:
+        raise ModelFileError(f"{label}: {mismatch}")
     return net
 
 

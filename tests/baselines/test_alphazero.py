@@ -15,7 +15,7 @@ from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvalu
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, new_game
 
 
@@ -173,6 +173,24 @@ def test_alphazero_network_for_another_game_is_refused(tmp_path) -> None:
         play_game(make_env("arktia", 2), agents, seed=0)
     with pytest.raises(InvalidOptionError):
         make_agent(f"az:{tmp_path / 'missing.npz'}")
+
+
+@pytest.mark.parametrize(
+    ("head", "width", "reason"),
+    [
+        ("policy", 10, r"input and policy widths \(1008, 10\) do not match its header"),
+        ("value", 3, "its value head gives 3 values, not 2"),
+    ],
+)
+def test_an_alphazero_network_whose_heads_do_not_fit_its_header_is_refused(
+    tmp_path, head, width, reason
+) -> None:
+    net = _net("mole_hill", 2, [0.0, 0.0])
+    weight, bias = net.heads[head]
+    net.heads[head] = (np.resize(weight, (weight.shape[0], width)), np.resize(bias, width))
+    path = net.save(tmp_path / "bad.npz")
+    with pytest.raises(ModelFileError, match=f"not an AlphaZero network of ours .*{reason}"):
+        make_agent(f"az:{path}")
 
 
 def test_self_play_training_writes_a_playable_network(tmp_path) -> None:

@@ -1,4 +1,5 @@
-"""The NumPy network format: subnormal weights are flushed to zero."""
+"""The NumPy network format: subnormal weights are flushed to zero; layers that do not fit
+the header are named."""
 
 import numpy as np
 
@@ -36,3 +37,18 @@ def test_dense_net_keeps_no_subnormal_weight_and_computes_the_same_outputs() -> 
     x = rng.random((3, 6)).astype(np.float32)
     expected = np.maximum(x @ trunk_weight, 0) @ policy_weight + policy_bias
     np.testing.assert_allclose(net.forward(x)["policy"], expected, rtol=1e-6, atol=1e-30)
+
+
+def test_layer_mismatch_names_the_widths_that_do_not_fit_the_header() -> None:
+    meta = {"observation_shape": [2, 3], "num_actions": 5}
+    trunk = [(np.zeros((6, 4), np.float32), np.zeros(4, np.float32))]
+    fits = DenseNet(trunk, {"policy": (np.zeros((4, 5)), np.zeros(5))}, "relu", meta)
+    assert fits.layer_mismatch() is None
+    narrow = DenseNet(trunk, {"policy": (np.zeros((4, 2)), np.zeros(2))}, "relu", meta)
+    assert narrow.layer_mismatch() == (
+        "its input and policy widths (6, 2) do not match its header (6 inputs, 5 actions)"
+    )
+    wide_input = DenseNet(
+        [(np.zeros((7, 4)), np.zeros(4))], {"policy": (np.zeros((4, 5)), np.zeros(5))}, "relu", meta
+    )
+    assert "widths (7, 5)" in wide_input.layer_mismatch()
