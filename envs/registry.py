@@ -14,6 +14,7 @@ no env and nothing heavy.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import os
@@ -296,6 +297,13 @@ def fast_path_available() -> bool:
         return False
     if "numba" in sys.modules:  # imported, or blocked with None (as ``import`` treats it)
         return sys.modules["numba"] is not None
+    return _numba_installed()
+
+
+@functools.cache
+def _numba_installed() -> bool:
+    """Whether numba can be imported, looked up once per process: without numba every
+    lookup searches the whole path, and the agents ask on every call."""
     try:
         return importlib.util.find_spec("numba") is not None
     except (ImportError, ValueError):

@@ -83,3 +83,26 @@ def test_warm_up_runs_every_compiled_entry_point() -> None:
     from tabletop_zoo.envs.fast_common import warm_up
 
     assert warm_up() >= 0.0
+
+
+def test_without_numba_the_path_is_searched_once_per_process(monkeypatch) -> None:
+    # Agents ask fast_path_available() on every call; where numba is not installed each
+    # find_spec searched all of sys.path (about 5% of the quick start's learning time).
+    import importlib.util
+
+    from tabletop_zoo.envs import registry
+
+    lookups = []
+
+    def not_installed(name, *args):
+        lookups.append(name)
+        return None
+
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.setattr(importlib.util, "find_spec", not_installed)
+    registry._numba_installed.cache_clear()
+    try:
+        assert [fast_path_available() for _ in range(3)] == [False, False, False]
+        assert lookups == ["numba"]
+    finally:
+        registry._numba_installed.cache_clear()
