@@ -146,7 +146,11 @@ def _row_sum(row: np.ndarray, weight: np.ndarray, columns: np.ndarray | None) ->
     block = weight[nonzero] if columns is None else weight[np.ix_(nonzero, columns)]
     terms = row[nonzero, None] * block
     terms[0] += np.float32(0.0)  # the sum starts at +0, as the kernel's does
-    return np.cumsum(terms, axis=0, dtype=np.float32)[-1]
+    if width > 1:
+        # Down the rows of a C-ordered array NumPy adds one row after the other (it sums
+        # pairwise only along the fast axis), as the kernel does, without the partial sums.
+        return np.add.reduce(terms, axis=0)
+    return np.cumsum(terms, axis=0, dtype=np.float32)[-1]  # one column: the fast axis
 
 
 def _as_float32(
