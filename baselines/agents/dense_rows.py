@@ -15,8 +15,10 @@ The inputs of our networks are mostly zeros (board planes, ReLU outputs), so ski
 also the fast part. Two implementations do exactly this:
 
 * a numba kernel (the ``fast`` path: :func:`~tabletop_zoo.envs.registry.fast_path_available`);
-* NumPy, row by row: the products of the row's nonzero inputs, summed by ``np.cumsum``
-  (sequential by definition) from ``+0``.
+* NumPy, row by row: the products of the row's nonzero inputs, summed from ``+0`` down
+  the rows of a C-ordered array by ``np.add.reduce`` (which adds one row after the other:
+  NumPy sums pairwise only along the fast axis), or by ``np.cumsum`` (sequential by
+  definition) for a single output, whose column would be the fast axis.
 
 numba compiles without ``fastmath``, so it neither reassociates the sums nor fuses a
 product and a sum into one rounding; ``tests/baselines/test_dense_rows.py`` compares the
