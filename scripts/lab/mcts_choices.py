@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_zoo.wrappers.openspiel import load_game
 
     game = load_game(args.game, {"players": 2})
-    simulations = (args.simulations, args.their_simulations or args.simulations)
+    theirs = args.simulations if args.their_simulations is None else args.their_simulations
+    simulations = (args.simulations, theirs)
     rng = np.random.default_rng(args.seed)
     p_values = []
     same_top = 0
