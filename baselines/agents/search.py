@@ -27,7 +27,7 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_state, is_fast_state
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent"]
+__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent", "greedy_best"]
 
 
 def _compiled(state: EngineState) -> Any | None:
@@ -89,7 +89,8 @@ class GreedyAgent(_SeededAgent):
     """One-ply lookahead: the action with the best immediate score margin.
 
     The margin of an action is the mover's score minus the best score of any other
-    seat after the action (``state.clone()`` + ``apply_action``). If the action ends
+    seat after the action (:func:`greedy_best`: ``state.clone()`` + ``apply_action``, or
+    the engine's own ``greedy_best()``, which gives the same list). If the action ends
     the game, the result dominates: a win beats every non-final margin, a loss is
     worse than every non-final margin. Ties are broken at random (seeded).
     """
@@ -106,22 +107,31 @@ class GreedyAgent(_SeededAgent):
         compiled = _compiled(state) if self.fast else None
         if compiled is not None:  # the same best list, ascending, from compiled code
             return self._rng.choice(compiled.greedy_best())
-        player = state.current_player
-        best_key: tuple[float, float] | None = None
-        best: list[int] = []
-        for action in legal:
-            child = state.clone()
-            child.apply_action(action)
-            scores = child.scores()
-            margin = scores[player] - max(s for i, s in enumerate(scores) if i != player)
-            # Finished games rank by their result first (+1 win ... -1 loss), live ones at 0.
-            result = child.returns()[player] if child.is_terminal() else 0.0
-            key = (result, float(margin))
-            if best_key is None or key > best_key:
-                best_key, best = key, [action]
-            elif key == best_key:
-                best.append(action)
-        return self._rng.choice(best)
+        # An engine may work the same list out without clones (Mole Hill's does).
+        own_rule = getattr(state, "greedy_best", None)
+        return self._rng.choice(own_rule() if own_rule is not None else greedy_best(state, legal))
+
+
+def greedy_best(state: EngineState, legal: list[int]) -> list[int]:
+    """The greedy rule by definition: each action of ``legal`` played on a clone of
+    ``state``, ranked by its result if the game ends (+1 win ... -1 loss; live games at 0),
+    then by the mover's score margin over the best other seat; the best ones in the order
+    of ``legal``. An engine's own ``greedy_best()`` must give the same list."""
+    player = state.current_player
+    best_key: tuple[float, float] | None = None
+    best: list[int] = []
+    for action in legal:
+        child = state.clone()
+        child.apply_action(action)
+        scores = child.scores()
+        margin = scores[player] - max(s for i, s in enumerate(scores) if i != player)
+        result = child.returns()[player] if child.is_terminal() else 0.0
+        key = (result, float(margin))
+        if best_key is None or key > best_key:
+            best_key, best = key, [action]
+        elif key == best_key:
+            best.append(action)
+    return best
 
 
 #: The best return of a seat (``win_returns``: +1 for the sole top scorer). A child whose

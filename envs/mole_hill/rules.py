@@ -35,6 +35,7 @@ from tabletop_zoo.envs.mole_hill.serialization import (
     MoleHillSnapshot,
 )
 from tabletop_zoo.envs.protocol import StateBase
+from tabletop_zoo.envs.results import win_returns
 
 NUM_PLAYERS = 2
 NUM_ROUNDS = 2
@@ -232,7 +233,8 @@ class MoleHillState(StateBase):
             if not visited & qbit and (not rods & path1 or not rods & path2)
         ]
 
-    def _mole_can_move(self) -> bool:
+    def _mole_can_move(self, rods: int | None = None) -> bool:
+        """Whether the mole has a move, with the rods of ``rods`` (default: the board's)."""
         n = len(self.trail)
         if n == 0:
             return True
@@ -241,7 +243,8 @@ class MoleHillState(StateBase):
         pos = self.trail[-1]
         if pos == board.CENTRE:
             return True  # fewer than 22 of the 63 spaces are visited
-        visited, rods = self._visited_mask, self._rod_mask
+        visited = self._visited_mask
+        rods = self._rod_mask if rods is None else rods
         for _q, qbit, path1, path2 in STEPS[pos]:
             if not visited & qbit and (not rods & path1 or not rods & path2):
                 return True
@@ -269,6 +272,42 @@ class MoleHillState(StateBase):
         if self.current_player >= 0:
             out[self.round] = self.round_score()
         return out
+
+    def greedy_best(self) -> list[int]:
+        """The greedy agent's best actions, ascending: the same list as playing each legal
+        action on a clone and ranking the result (if the game ends), then the score margin
+        (see :class:`~tabletop_zoo.baselines.agents.search.GreedyAgent`), worked out from
+        the masks without a clone. A step changes only the mole's round score; a rod
+        changes no score and ends the round when it leaves the mole no move (M8)."""
+        player = self.current_player
+        if player < 0:
+            return []
+        n = len(self.trail)
+        best_key: tuple[float, int] | None = None
+        best: list[int] = []
+        for action in self.legal_actions():
+            if self.mole_to_move:
+                visited = self._visited_mask | 1 << action
+                round_score = (
+                    max(0, n + 1 - LIGHT_PIECES)
+                    + (visited & self._white_mask).bit_count()
+                    + 2 * (visited & self._red_mask).bit_count()
+                )
+                round_ends = n + 1 >= MOLE_PIECES
+            else:
+                round_score = self.round_score()
+                rods = self._rod_mask | 1 << (action - board.ROD_OFFSET)
+                round_ends = not self._mole_can_move(rods)
+            # Either way the scores are (round 1's, round 2's as it stands); the next round
+            # starts at 0, and only the end of round 2 ends the game.
+            scores = [round_score, 0] if self.round == 0 else [self.round_scores[0], round_score]
+            result = win_returns(scores)[player] if round_ends and self.round == 1 else 0.0
+            key = (result, scores[player] - scores[1 - player])
+            if best_key is None or key > best_key:
+                best_key, best = key, [action]
+            elif key == best_key:
+                best.append(action)
+        return best
 
     # ----------------------------------------------------------------- moves
     def apply_action(self, action: int) -> None:
