@@ -260,10 +260,14 @@ class MoleHillState(StateBase):
 
     def round_score(self) -> int:
         """The mole's score in the current round as the position stands (M9)."""
+        return self._round_score_of(len(self.trail), self._visited_mask)
+
+    def _round_score_of(self, pieces_placed: int, visited: int) -> int:
+        """M9: one point per dark piece placed, one per white and two per red flower."""
         return (
-            max(0, len(self.trail) - LIGHT_PIECES)
-            + (self._visited_mask & self._white_mask).bit_count()
-            + 2 * (self._visited_mask & self._red_mask).bit_count()
+            max(0, pieces_placed - LIGHT_PIECES)
+            + (visited & self._white_mask).bit_count()
+            + 2 * (visited & self._red_mask).bit_count()
         )
 
     def scores(self) -> list[int]:
@@ -282,20 +286,15 @@ class MoleHillState(StateBase):
         player = self.current_player
         if player < 0:
             return []
-        n = len(self.trail)
+        placed = len(self.trail)
+        round_score = self.round_score()
         best_key: tuple[float, int] | None = None
         best: list[int] = []
         for action in self.legal_actions():
             if self.mole_to_move:
-                visited = self._visited_mask | 1 << action
-                round_score = (
-                    max(0, n + 1 - LIGHT_PIECES)
-                    + (visited & self._white_mask).bit_count()
-                    + 2 * (visited & self._red_mask).bit_count()
-                )
-                round_ends = n + 1 >= MOLE_PIECES
+                round_score = self._round_score_of(placed + 1, self._visited_mask | 1 << action)
+                round_ends = placed + 1 >= MOLE_PIECES
             else:
-                round_score = self.round_score()
                 rods = self._rod_mask | 1 << (action - board.ROD_OFFSET)
                 round_ends = not self._mole_can_move(rods)
             # Either way the scores are (round 1's, round 2's as it stands); the next round
