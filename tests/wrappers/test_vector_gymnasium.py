@@ -132,7 +132,11 @@ DISABLED_MODE_WRAPPERS = {
     "TransformObservation": lambda e: vector_wrappers.TransformObservation(
         e, lambda o: 1 - o, e.observation_space
     ),
-    "RescaleObservation": lambda e: vector_wrappers.RescaleObservation(e, -1.0, 1.0),
+    "RescaleObservation": lambda e: vector_wrappers.RescaleObservation(
+        e,
+        np.float32(-1.0),
+        np.float32(1.0),  # the bounds in the space's dtype: no cast warning
+    ),
 }
 
 
