@@ -287,7 +287,7 @@ class MoleHillState(StateBase):
         if player < 0:
             return []
         placed = len(self.trail)
-        round_score = self.round_score()
+        live_score = self.round_score()  # what a rod leaves the round score at
         best_key: tuple[float, int] | None = None
         best: list[int] = []
         for action in self.legal_actions():
@@ -295,6 +295,7 @@ class MoleHillState(StateBase):
                 round_score = self._round_score_of(placed + 1, self._visited_mask | 1 << action)
                 round_ends = placed + 1 >= MOLE_PIECES
             else:
+                round_score = live_score
                 rods = self._rod_mask | 1 << (action - board.ROD_OFFSET)
                 round_ends = not self._mole_can_move(rods)
             # Either way the scores are (round 1's, round 2's as it stands); the next round
