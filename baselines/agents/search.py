@@ -107,7 +107,7 @@ class GreedyAgent(_SeededAgent):
         compiled = _compiled(state) if self.fast else None
         if compiled is not None:  # the same best list, ascending, from compiled code
             return self._rng.choice(compiled.greedy_best())
-        # An engine may work the same list out without clones (Mole Hill's does).
+        # An engine may work the same list out without clones (its state's greedy_best).
         own_rule = getattr(state, "greedy_best", None)
         return self._rng.choice(own_rule() if own_rule is not None else greedy_best(state, legal))
 
