@@ -213,7 +213,7 @@ def test_the_wheel_alone_runs_the_commands_and_the_readme_examples(
     dependencies (from pip's configured index; no torch) and openskill, which ``rate``
     needs: ``tabletop-zoo --help``, a rating, a rules page and the README's Python examples
     run there."""
-    from test_docs import claims, python_blocks, slow_blocks
+    from tests.test_docs import claims, python_blocks, slow_blocks
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)

@@ -23,9 +23,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from nim_game import NIM_SPEC
 
 from tabletop_zoo.envs.registry import GAMES, GameSpec, fast_path_available
+from tests.envs.nim_game import NIM_SPEC
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = {"envs": "tabletop_zoo.envs", "wrappers": "tabletop_zoo.wrappers"}

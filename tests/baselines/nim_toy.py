@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import nim_game
-from nim_game import NimGame, NimState
+from tests.envs import nim_game
+from tests.envs.nim_game import NimGame, NimState
 
 __all__ = ["NimEnv", "NimGame", "NimState", "Scripted"]
 

@@ -8,7 +8,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from nim_toy import NimGame, NimState
 
 from tabletop_zoo.baselines import (
     GreedyAgent,
@@ -19,6 +18,7 @@ from tabletop_zoo.baselines import (
 from tabletop_zoo.baselines.agents import Agent
 from tabletop_zoo.baselines.agents.search import _Node
 from tabletop_zoo.envs.results import win_returns
+from tests.baselines.nim_toy import NimGame, NimState
 
 
 def mask_of(state: NimState) -> np.ndarray:

@@ -7,8 +7,6 @@ import functools
 
 import numpy as np
 import pytest
-from az_networks import masked_softmax, small_network
-from nim_game import NimGame
 
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator
@@ -17,6 +15,8 @@ from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, new_game
+from tests.baselines.az_networks import masked_softmax, small_network
+from tests.envs.nim_game import NimGame
 
 
 def _solve(state) -> tuple[float, ...]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from nim_toy import NimEnv, Scripted
 
 from tabletop_zoo.baselines import GreedyAgent, MCTSAgent, RandomAgent, make_agent
 from tabletop_zoo.baselines.evaluation import arena
 from tabletop_zoo.baselines.evaluation.arena import GameResult, make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES
+from tests.baselines.nim_toy import NimEnv, Scripted
 
 
 def test_make_env_builds_every_registered_game() -> None:

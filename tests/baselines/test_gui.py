@@ -6,9 +6,7 @@ import random
 import sys
 from dataclasses import dataclass
 
-import nim_game
 import pytest
-from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
@@ -18,6 +16,8 @@ from tabletop_zoo.envs._display import Choice
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES, extended
+from tests.envs import nim_game
+from tests.envs.nim_game import NIM_SPEC
 
 pygame = pytest.importorskip("pygame")
 

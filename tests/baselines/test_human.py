@@ -6,8 +6,6 @@ import io
 
 import numpy as np
 import pytest
-from nim_game import NIM_SPEC
-from nim_toy import NimGame
 
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents import Agent
@@ -22,6 +20,8 @@ from tabletop_zoo.baselines.agents.human import (
     round_name,
 )
 from tabletop_zoo.envs.registry import GAMES, extended, new_game
+from tests.baselines.nim_toy import NimGame
+from tests.envs.nim_game import NIM_SPEC
 
 
 def _agent(lines: list[str]) -> tuple[HumanAgent, io.StringIO]:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_model_files import GAME, PLAYERS, good_network
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_spec
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tests.baselines.test_model_files import GAME, PLAYERS, good_network
 
 ODD_VALUES = [None, True, -1, 0, 2**63, 1e308, float("nan"), "", "x" * 300, [], [0], [10**9],
               {}, {"a": []}, [[[]]]]  # fmt: skip

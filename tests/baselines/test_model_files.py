@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from az_networks import small_network
 
 from tabletop_zoo.baselines.agents import make_agent, numpy_net
 from tabletop_zoo.baselines.agents.checks import check_agent_spec
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
+from tests.baselines.az_networks import small_network
 
 GAME, PLAYERS = "mole_hill", 2
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from az_networks import small_network
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTNode, PUCTSearch
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, fast_state, get_spec, new_game
+from tests.baselines.az_networks import small_network
 
 pytestmark = pytest.mark.skipif(not fast_path_available(), reason="needs the 'fast' extra")
 

@@ -122,7 +122,7 @@ def test_sampling_policy_agent_has_the_ppo_policys_distribution() -> None:
     stochastic MaskablePPO policy over the legal actions, and samples that follow it."""
     pytest.importorskip("sb3_contrib")
     import torch
-    from az_networks import masked_softmax
+    from tests.baselines.az_networks import masked_softmax
     from sb3_contrib import MaskablePPO
 
     from tabletop_zoo.baselines.training.export import export_ppo_actor

@@ -6,7 +6,6 @@ import csv
 from collections import Counter
 
 import pytest
-from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.seating import (
@@ -20,6 +19,7 @@ from tabletop_zoo.baselines.evaluation.seating import (
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import extended
+from tests.envs.nim_game import NIM_SPEC
 
 
 @pytest.mark.parametrize("lineup", [(0, 1), (0, 1, 1), (0, 1, 2), (0, 1, 1, 2), (0, 1, 2, 3)])

@@ -8,13 +8,13 @@ import gc
 
 import numpy as np
 import pytest
-from az_networks import self_play_config
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
 from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.baselines.training.self_play_tree import Forest
 from tabletop_zoo.envs import registry
+from tests.baselines.az_networks import self_play_config
 
 needs_fast = pytest.mark.skipif(
     not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"

@@ -8,7 +8,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from az_networks import self_play_config
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.training import self_play
@@ -17,6 +16,7 @@ from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.envs import registry
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
+from tests.baselines.az_networks import self_play_config
 
 needs_fast = pytest.mark.skipif(
     not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from contract_cases import CASE_IDS, CASES, registered
 
 from tabletop_zoo.envs.registry import GameSpec
+from tests.envs.contract_cases import CASE_IDS, CASES, registered
 
 
 @pytest.fixture(params=CASES, ids=CASE_IDS)

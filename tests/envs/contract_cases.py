@@ -12,10 +12,9 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from nim_game import NIM_SPEC
-
 from tabletop_zoo.envs import registry
 from tabletop_zoo.envs.registry import GAMES, GameSpec
+from tests.envs.nim_game import NIM_SPEC
 
 CASES: list[tuple[str, int]] = [
     (spec.name, n) for spec in (*GAMES.values(), NIM_SPEC) for n in spec.players

@@ -266,9 +266,9 @@ def env(**kwargs: Any) -> Any:
 NIM_SPEC = GameSpec(
     name="nim",
     title="Nim",
-    env_module="nim_game",
-    engine="nim_game:NimGame",
-    observation_encoder="nim_game:NimObservationEncoder",
+    env_module="tests.envs.nim_game",
+    engine="tests.envs.nim_game:NimGame",
+    observation_encoder="tests.envs.nim_game:NimObservationEncoder",
     players=(2, 3, 4),
     pettingzoo_id="tabletop_zoo/nim-v0",
     gymnasium_id="tabletop_zoo/Nim-v0",

@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from arktia_env_positions import act, load, position
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tabletop_zoo.envs import arktia_v0
@@ -29,6 +28,7 @@ from tabletop_zoo.envs.errors import (
     InvalidLayoutError,
     InvalidOptionError,
 )
+from tests.envs.arktia_env_positions import act, load, position
 
 CUSTOM_LAYOUT = "\n".join([" o o o", "o o o o", " o o o o", "  o o"])  # 13 tiles
 

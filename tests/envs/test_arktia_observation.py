@@ -14,10 +14,10 @@ import json
 
 import numpy as np
 import pytest
-from arktia_env_positions import act, load, position
 
 from tabletop_zoo.envs import arktia_v0
 from tabletop_zoo.envs.arktia import DEFAULT_LAYOUTS, ArktiaState
+from tests.envs.arktia_env_positions import act, load, position
 
 
 def test_observation_planes_are_relative_to_the_observer() -> None:

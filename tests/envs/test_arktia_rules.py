@@ -16,10 +16,10 @@ import json
 import random
 
 import pytest
-from arktia_positions import cell, legal_strings, moves_from, play, position
 
 from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaGame, ArktiaState
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidLayoutError, InvalidOptionError
+from tests.envs.arktia_positions import cell, legal_strings, moves_from, play, position
 
 # ---------------------------------------------------------------------- board
 

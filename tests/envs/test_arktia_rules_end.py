@@ -12,10 +12,10 @@ The 2-player default layout with its cell names: ``arktia_positions.py``.
 from __future__ import annotations
 
 import pytest
-from arktia_positions import cell, legal_strings, play, position
 
 from tabletop_zoo.envs.arktia import NEUTRAL, ArktiaGame, ArktiaState
 from tabletop_zoo.envs.errors import IllegalActionError
+from tests.envs.arktia_positions import cell, legal_strings, play, position
 
 # ---------------------------------------------------------------------- removal
 

@@ -11,10 +11,10 @@ import json
 import random
 
 import pytest
-from arktia_positions import play, position
 
 from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
 from tabletop_zoo.envs.errors import InvalidStateError
+from tests.envs.arktia_positions import play, position
 
 # ---------------------------------------------------------------------- JSON
 

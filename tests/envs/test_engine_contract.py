@@ -11,7 +11,6 @@ import pickle
 import random
 
 import pytest
-from contract_cases import random_play
 
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
@@ -22,6 +21,7 @@ from tabletop_zoo.envs.errors import (
 )
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.registry import new_game
+from tests.envs.contract_cases import random_play
 
 
 def test_game_and_state_follow_the_protocol(game_case) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from specs import GOLDEN_DIR, render, specs
+
+from tests.envs.golden.specs import GOLDEN_DIR, render, specs
 
 
 @pytest.mark.parametrize("name", sorted(specs()))

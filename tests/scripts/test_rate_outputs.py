@@ -2,7 +2,7 @@
 the same seeds keep giving the same games, ratings and printed tables (``rate_outputs/``,
 recorded before the ladder code moved into the library).
 
-To re-record after an intended change: ``python tests/scripts/test_rate_outputs.py``.
+To re-record after an intended change: ``python -m tests.scripts.test_rate_outputs``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines.agents import reference
@@ -73,8 +72,7 @@ def test_ladder_and_rating_outputs_are_unchanged(script, tmp_path) -> None:
 if __name__ == "__main__":  # re-record
     import tempfile
 
-    sys.path.insert(0, str(HERE))
-    from conftest import load_script
+    from tests.scripts.conftest import load_script
 
     OUTPUTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

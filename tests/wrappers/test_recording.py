@@ -5,10 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import nim_game
 import numpy as np
 import pytest
-from nim_game import NIM_SPEC
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.evaluation.arena import play_game
@@ -18,6 +16,8 @@ from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.mole_hill import MoleHillState
 from tabletop_zoo.envs.registry import GAMES, extended, make_env
 from tabletop_zoo.wrappers.recording import RecordEpisode, save_animation
+from tests.envs import nim_game
+from tests.envs.nim_game import NIM_SPEC
 
 iio = pytest.importorskip("imageio.v3")
 

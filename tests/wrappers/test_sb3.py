@@ -9,7 +9,6 @@ import pytest
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 pytest.importorskip("sb3_contrib", reason="MaskablePPO needs the 'train' extra")
 
-from az_networks import masked_softmax  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor  # noqa: E402
@@ -21,6 +20,7 @@ from tabletop_zoo.envs.errors import InvalidOptionError  # noqa: E402
 from tabletop_zoo.envs.registry import GAMES  # noqa: E402
 from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env  # noqa: E402
 from tabletop_zoo.wrappers.single_agent import make_env  # noqa: E402
+from tests.baselines.az_networks import masked_softmax  # noqa: E402
 
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 

@@ -9,12 +9,12 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from nim_toy import NimEnv, Scripted
 from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
 
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
+from tests.baselines.nim_toy import NimEnv, Scripted
 
 GYM_IDS = ("tabletop_zoo/Arktia-v0", "tabletop_zoo/MoleHill-v0")
 

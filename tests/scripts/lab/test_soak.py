@@ -37,13 +37,12 @@ def test_soak_runs_every_game_without_violations() -> None:
 def test_soak_reports_a_violation() -> None:
     # a broken engine (from_json forgets the position) must be caught and fail the run
     code = (
-        f"import sys; sys.path.insert(0, {str(SCRIPT.parent)!r})\n"
-        "import soak\n"
+        f"import runpy, sys; soak_main = runpy.run_path({str(SCRIPT)!r}, run_name='soak')['main']\n"
         "from tabletop_zoo.envs.registry import GAMES\n"
         "spec = next(iter(GAMES.values()))\n"
         "cls = type(spec.new_state())\n"
         "cls.from_json = classmethod(lambda cls, text: spec.new_state())\n"
-        "sys.exit(soak.main(['--game', spec.name, '--steps', '50']))\n"
+        "sys.exit(soak_main(['--game', spec.name, '--steps', '50']))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 1, out.stdout + out.stderr
