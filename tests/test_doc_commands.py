@@ -285,7 +285,12 @@ RUN_HERE = [b for b in BLOCKS if b.run_by is None and b.page not in PENDING_PAGE
 
 @pytest.mark.parametrize(
     "block",
-    [pytest.param(b, marks=[pytest.mark.slow] if b.slow else []) for b in RUN_HERE],
+    [
+        # one page's blocks run in order in one process (pytest-xdist's loadgroup): later
+        # blocks read what earlier ones wrote in the page's sandbox
+        pytest.param(b, marks=[pytest.mark.xdist_group(b.page)] + ([pytest.mark.slow] * b.slow))
+        for b in RUN_HERE
+    ],
     ids=[b.name for b in RUN_HERE],
 )
 def test_doc_commands_run(block: Block, tmp_path_factory: pytest.TempPathFactory) -> None:

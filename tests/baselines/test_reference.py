@@ -53,7 +53,9 @@ def test_reference_loads_and_plays_against_random(name: str) -> None:
     entry = MANIFEST["models"][name]
     players = entry["num_players"]
     env = make_env(entry["game"], players)
-    for game_seed in range(2):
+    # two games (either seat first) of each PPO model; one of each AlphaZero model, whose
+    # searches cost half a minute a game on Mole Hill
+    for game_seed in range(1 if "alphazero" in name else 2):
         agents = [make_agent(f"ref:{name}", seed=game_seed)] + [
             make_agent("random", seed=10 + i) for i in range(players - 1)
         ]
