@@ -64,9 +64,24 @@ def _module_name(path: Path) -> str:
     raise ValueError(f"{path} is in no folder of package-dir")
 
 
-def _imports(path: Path, top_level_only: bool = False) -> list[str]:
-    """Absolute names of the modules ``path`` imports (``from x import y`` gives x and x.y)."""
+def _is_main_block(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``"""
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def _imports(path: Path, top_level_only: bool = False, main_block: bool = True) -> list[str]:
+    """Absolute names of the modules ``path`` imports (``from x import y`` gives x and x.y);
+    ``main_block=False`` leaves out the imports of its ``if __name__ == "__main__":`` block."""
     tree = ast.parse(path.read_text(), filename=str(path))
+    if not main_block:
+        tree.body = [node for node in tree.body if not _is_main_block(node)]
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     package = _module_name(path)
     if path.name != "__init__.py":
@@ -290,7 +305,8 @@ def _import_graph() -> dict[str, set[str]]:
     """Module -> the package modules it imports, at the top or inside a function.
 
     A package's ``__init__`` is left out: it only re-exports its modules, and an edge to it
-    would make every module that reads a name of its package part of a circle.
+    would make every module that reads a name of its package part of a circle. So is a
+    module's ``if __name__ == "__main__":`` block: it runs as ``__main__``, a module apart.
     """
     modules = {
         _module_name(path): path
@@ -298,7 +314,9 @@ def _import_graph() -> dict[str, set[str]]:
         if path.name != "__init__.py"
     }
     return {
-        module: {name for name in _imports(path) if name in modules and name != module}
+        module: {
+            name for name in _imports(path, main_block=False) if name in modules and name != module
+        }
         for module, path in modules.items()
     }
 
