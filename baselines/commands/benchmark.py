@@ -32,7 +32,6 @@ import importlib
 import json
 import os
 import platform
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,12 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.commands._benchmark_fast import (
+    FAST_ROW_NAMES,
+    fast_rows,
+    measure,
+    play_engine_game,
+)
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
@@ -101,39 +106,6 @@ def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
     return steps
 
 
-def play_engine_game(engine: Any, rng: np.random.Generator, seed: int) -> int:
-    """One random game on the bare rules engine; returns the number of actions applied."""
-    state = engine.new_initial_state(seed=seed)
-    steps = 0
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        state.apply_action(legal[int(rng.integers(len(legal)))])
-        steps += 1
-    return steps
-
-
-def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float, seed: int) -> dict:
-    """Play games until ``seconds`` have passed; steps/s and games/s."""
-    rng = np.random.default_rng(seed)
-    play_one(rng, seed)  # warm-up, untimed
-    steps = games = 0
-    start = time.perf_counter()
-    while True:
-        steps += play_one(rng, seed + 1 + games)
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {
-        "steps": steps,
-        "games": games,
-        "seconds": round(elapsed, 4),
-        "steps_per_s": steps / elapsed,
-        "games_per_s": games / elapsed,
-        "steps_per_game": steps / games,
-    }
-
-
 def ratio_key(reference: str) -> str:
     """JSON key of the ratio to ``reference``, e.g. ``ratio_go_v5``."""
     return "ratio_" + reference.split()[0]
@@ -170,8 +142,6 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
                     **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
                 }
             )
-    from tabletop_zoo.baselines.commands._benchmark_fast import FAST_ROW_NAMES, fast_rows
-
     if only is None or "batched" in only or any(o in name for o in only for name in FAST_ROW_NAMES):
         more, more_notes = fast_rows(seconds, seed, only)
         rows += more
@@ -256,8 +226,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seconds = 0.2 if args.quick else args.seconds
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
-    from tabletop_zoo.baselines.commands._benchmark_fast import FAST_ROW_NAMES
-
     if only and not any(o in name for o in only for name in [*ENVS, *FAST_ROW_NAMES]):
         p.error(f"--only {args.only!r} matches no env; names: {', '.join(ENVS)}")
     try:
