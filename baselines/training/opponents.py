@@ -33,7 +33,9 @@ __all__ = [
     "SNAPSHOT_PATTERN",
     "BatchedOpponentPool",
     "OpponentPool",
+    "forget_shared_pool",
     "shared_pool",
+    "shared_pool_of",
 ]
 
 COMPILED_BASELINES = ("random", "greedy")
@@ -134,6 +136,16 @@ def shared_pool(cfg: Any, rank: int) -> OpponentPool:
             trust=getattr(cfg, "trust_models", False),
         )
     return _POOLS[cfg.name]
+
+
+def forget_shared_pool(name: str | None) -> None:
+    """Drop this process's pool of the run ``name`` (a new run of that name starts afresh)."""
+    _POOLS.pop(name, None)
+
+
+def shared_pool_of(name: str | None) -> OpponentPool | None:
+    """This process's pool of the run ``name``, if :func:`shared_pool` made one."""
+    return _POOLS.get(name)
 
 
 class BatchedOpponentPool:

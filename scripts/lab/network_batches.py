@@ -197,6 +197,19 @@ def main(argv: list[str] | None = None) -> int:
         b[order] = np.concatenate([c[head] for c in shuffled])
         differ += int((a != b).any(axis=1).sum())
     print(f"BLAS, calls of 8 rows, rows shuffled between calls: {differ} rows differ")
+    ways = compare_fixed_order(net, planes, full)
+    if args.positions and "fixed order (numba)" in ways:
+        fixed_forward = ways["fixed order (numba)"]
+        compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
+    elif args.positions:
+        print("--positions: not searched, the fixed-order search needs numba (fast path off)")
+    return 0
+
+
+def compare_fixed_order(net: DenseNet, planes: np.ndarray, full: dict) -> dict[str, Callable]:
+    """Print, for BLAS and the fixed-order products, whether a row's outputs depend on the
+    call's size, the cost, and how far fixed order is from BLAS; return the ways by name."""
+    n = len(planes)
     ways = {"BLAS": net.forward, "fixed order (NumPy)": forward_with(net, fixed_order_numpy)}
     if fast_path_available():
         ways["fixed order (numba)"] = forward_with(net, fixed_order_numba())
@@ -221,12 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fixed order, NumPy and numba give the same bits: {same}")
     gap = max(float(np.abs(values[0][h] - full[h]).max()) for h in full)
     print(f"fixed order against BLAS in one call: largest difference {gap:.3g}")
-    if args.positions and "fixed order (numba)" in ways:
-        fixed_forward = ways["fixed order (numba)"]
-        compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
-    elif args.positions:
-        print("--positions: not searched, the fixed-order search needs numba (fast path off)")
-    return 0
+    return ways
 
 
 def compare_moves(
