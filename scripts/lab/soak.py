@@ -54,7 +54,6 @@ class SoakCounts:
     truncated: int = 0
     json_round_trips: int = 0
     clones: int = 0
-    compiled_checks: int = 0
     memory_growth_mb: float = 0.0
     seconds: float = 0.0
     violations: list[str] = field(default_factory=list)
@@ -107,7 +106,6 @@ def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -
         bad(f"step {counts.steps}: playing on a clone changed the original")
     compiled = fast_state(state)  # None without numba; InvalidStateError here is a bug
     if compiled is not None:
-        counts.compiled_checks += 1
         same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == (
             legal,
             state.current_player,
