@@ -1,28 +1,17 @@
-"""Speed of random legal play: our envs (every game of the registry, at each of its
-``benchmark_players`` counts) against the PettingZoo games named as their anchors.
+"""Speed of random legal play: our envs (every game at each of its ``benchmark_players``
+counts) against the PettingZoo games named as their anchors (``GameSpec.benchmark_anchor``).
 
     tabletop-zoo benchmark                       # 5 s per measurement
     tabletop-zoo benchmark --seconds 10 --out benchmark.json
     tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
 
-Every env is the wrapped ``env()`` (what ``pettingzoo.make("aec", id)`` gives), driven through
-the full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
-``rng.choice`` over the nonzero entries of the action mask, one seeded numpy generator.
-*steps* counts every ``step`` call (including the ``step(None)`` calls that retire
-finished agents), *games* finished games; timing runs from the first ``reset`` of a
-measurement to the end of the first game that finishes after ``--seconds`` (after one
-untimed warm-up game). The ``engine`` rows play the bare rules engine (``legal_actions``
-+ ``apply_action``, uniform over the legal list). Row names are ``GameSpec.label(n)``.
-Ratios are steps/s divided by the steps/s of each anchor (``GameSpec.benchmark_anchor``)
-in the same run. An env that cannot be imported is skipped with a note.
-
-Fast path rows (the ``fast`` extra; see docs/fast.md and :func:`fast_rows`): ``compiled``
-(one compiled state driven from Python through the engine protocol), ``batched B=<size>``
-(random play inside compiled code, one thread; ``threads=2`` over two), ``vector B=<size>``
-(the Gymnasium vector env with random learner actions and random opponents inside; steps
-are learner steps) and ``mcts`` rows (seconds per MCTS(200) move, Python vs compiled). With
-the ``bench`` extra's pgx and open_spiel installed, their connect four and go 9x9 are
-measured in the same run. ``--only batched`` measures just these rows.
+Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy
+(``rng.choice`` over the mask); *steps* counts every ``step`` call (``step(None)`` too),
+timed from the first ``reset`` to the first game that ends after ``--seconds``, after an
+untimed game. ``engine`` rows play the bare rules engine. Ratios divide by each anchor's
+steps/s in the same run; an env that cannot be imported is skipped with a note. The fast
+path rows (``compiled``, ``batched``, ``vector``, ``mcts``, pgx and OpenSpiel anchors; see
+docs/fast.md) are :mod:`._benchmark_fast`'s; ``--only batched`` measures just these.
 """
 
 from __future__ import annotations

@@ -1,31 +1,17 @@
-"""Seat-rotated matches between agents: round-robin tournaments and one-agent evaluations,
-and the tournament view of match records.
+"""Seat-rotated matches between agents: round-robin tournaments, one-agent evaluations, and
+the tournament view of match records.
 
-**Round robin.** Every unordered pair of agents (a *pairing*) plays ``games`` games.
-Seats are rotated: game ``g`` uses the seat list ``[A, B, filler, ...]``, with A and B
-swapped on odd ``g`` and the whole list rotated by ``g // 2`` seats, so that with
-``games`` a multiple of ``2 * num_players`` both agents sit in every seat equally often
-(with 2 players any even ``games`` is balanced). In 3-4 player games the other seats are
-played by the *filler* agent (``"random"`` by default) and the head-to-head result is
-decided between A and B only (:func:`~.stats.head_to_head`).
+**Round robin** (:func:`round_robin`): every pairing plays ``games`` games with the seats
+rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents sit in every
+seat equally often; other seats hold the *filler* and only A against B counts.
+**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`): pairings with
+Wilson intervals, standings with Elo, from any match records. **Evaluation of one agent**
+(:func:`evaluate_agent`): ``games_per_seat`` games from every seat against each opponent,
+counted by the agent's own result. All are schedules played by
+:func:`~.matches.play_seatings`::
 
-**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`) reads any
-:class:`~.matches.MatchRecord` whose seats hold two agents of the list (the other seats
-fillers): pairings with win rates and Wilson intervals, standings with Elo.
-
-**Evaluation of one agent** (:func:`evaluate_agent`, used by training): the agent plays
-``games_per_seat`` games from every seat against each opponent spec, which takes all the
-other seats; a game counts by the agent's own result (+1 win, 0 draw, -1 loss)
-(:func:`evaluation_view`).
-
-All of them are schedules of seatings played by :func:`~.matches.play_seatings`. Library
-use::
-
-    from tabletop_zoo.baselines.evaluation.tournament import round_robin
     result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
     print(result.table())
-    result.write_csv("results/")
-    result.plot("results/tournament.png")
 """
 
 from __future__ import annotations
