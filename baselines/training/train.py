@@ -1,21 +1,13 @@
 """MaskablePPO self-play training against a pool of opponents.
 
-The learner plays one seat of a :class:`~tabletop_zoo.wrappers.single_agent.SingleAgentEnv`
-(a random seat each episode); at every reset the env calls the shared
-:class:`~.opponents.OpponentPool` for the other seats (baselines and frozen snapshots).
-With ``engine="fast"`` (the default when numba is installed) the games run instead on the
-compiled batched engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`), with the same
-opponents (compiled random/greedy players, snapshots as batched NumPy actors) inside the
-batch; the run folder, snapshots and evaluations are the same.
+The learner plays a random seat of a :class:`~tabletop_zoo.wrappers.single_agent.
+SingleAgentEnv` whose other seats the shared :class:`~.opponents.OpponentPool` fills at
+every reset (baselines and frozen snapshots); with ``engine="fast"`` the games run on the
+compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
+opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
+``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
+``learning_curve.png`` and ``final_model.zip``::
 
-Everything goes to ``runs_dir/name/``: ``config.json``; ``progress.csv`` (SB3's logger,
-a logger of ours, so SB3 writes nothing anywhere else; tensorboard too if installed);
-``snapshots/step_N.zip`` (self-play opponents, also the checkpoints); ``eval.csv`` and
-``learning_curve.png`` (periodic evaluations by the evaluation layer); ``final_model.zip``.
-
-Library use::
-
-    from tabletop_zoo.baselines.training import TrainConfig, format_eval_table, train
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
 """
