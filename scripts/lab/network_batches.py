@@ -1,28 +1,14 @@
 """Does a network give the same outputs for a position alone and inside a batch?
 
-Example::
-
     python scripts/lab/network_batches.py --game arktia --num-players 3 --rows 512
 
-Searches of several games could share one network call only if a position's outputs do
-not depend on the other rows of the call (else the batched games would play other moves
-than serial play). This tool evaluates ``--rows`` observation planes of random games
-(seeded) with the game's reference AlphaZero network (or ``--network``) in several ways
-and prints, per way, how many rows differ by at least one bit from the same rows
-evaluated in one call of all the rows, and the CPU cost (``time.process_time``):
-
-* ``DenseNet.forward`` (NumPy's BLAS) in calls of 1, 2, 3, 4, 8, 12, 16, 64 rows;
-* the same in calls of exactly 8 rows with the rows shuffled between the calls (is a row's
-  result independent of its neighbours at a fixed call size?);
-* a fixed-order product (every output summed over the inputs in ascending order, one
-  rounded multiply and one rounded add per term, zero inputs skipped): in NumPy, and
-  compiled by numba when the fast path is on; in calls of 1, 3, 8 and 64 rows.
-
-``--positions K`` (with numba) also searches K positions of a game of the network against
-itself with the agent's search (:class:`AlphaZeroAgent`; a reference network with its
-simulations, ``--network`` with the default) once with BLAS and
-once with the numba fixed-order product, and prints the CPU of each and the moves that
-differ.
+Searches of several games can share a network call only if a position's outputs do not
+depend on the other rows of the call. This evaluates ``--rows`` planes of seeded random
+games with the game's reference AlphaZero network (or ``--network``) with BLAS
+(``DenseNet.forward``) in calls of several sizes and with shuffled rows, and with the
+fixed-order product (NumPy, and numba on the fast path), and prints how many rows differ
+by a bit from one call of all rows, and the CPU cost. ``--positions K`` (numba) also
+searches K positions with BLAS and with the fixed order and prints the moves that differ.
 """
 
 from __future__ import annotations
