@@ -1,37 +1,22 @@
 """A Gymnasium ``VectorEnv`` over a compiled batched engine (the ``fast`` extra).
 
 For custom training loops (CleanRL style) that step thousands of games at once: one seat
-learns in every game, the other seats are played inside, in batch, by compiled random or
-greedy opponents, by a user-supplied batched policy, or by a list of these drawn per seat
-and episode (:mod:`tabletop_zoo.wrappers.vector_pool`)::
+learns in every game; the other seats are played inside, in batch, by compiled random or
+greedy opponents, a batched policy, or a list of these drawn per seat and episode::
 
-    from tabletop_zoo.wrappers.vector import make_vector_env
     envs = make_vector_env(GAME, num_envs=1024, opponent="greedy", seed=0)
     obs, infos = envs.reset()
-    actions = envs.sample_legal_actions()        # or your policy, masked by
-    obs, rewards, terminated, truncated, infos = envs.step(actions)  # infos["action_mask"]
+    obs, rewards, terminated, truncated, infos = envs.step(envs.sample_legal_actions())
 
-* Observations are the AEC env's planes seen by the learner, ``(num_envs, rows, cols,
-  planes)`` float32; ``infos["action_mask"]`` (and :meth:`action_masks`) the learner's
-  legal actions, ``(num_envs, num_actions)`` bool.
-* A reward reaches the learner when its game ends: +1 / 0 / -1 (``reward_mode="win"``)
-  or its score minus the best other score (``"score"``); the opponents' replies happen
-  inside the same ``step``.
-* Autoreset is Gymnasium's ``SAME_STEP`` mode (``autoreset_mode`` and
-  ``metadata["autoreset_mode"]``): a game that ends is restarted at once (the returned
-  observation is the new game's); ``infos["final_obs"]`` holds the learner's last
-  observation of the finished game (``None`` for the others), ``infos["final_info"]`` the
-  infos of that last step (``learner_seat`` and ``final_scores``, each with its ``_key``
-  mask), ``infos["_final_obs"]`` / ``infos["_final_info"]`` mark those games
-  and ``infos["final_scores"]`` holds their scores.
-* ``learner_seat`` is a seat, or ``None`` for a random seat per game and episode
-  (``infos["learner_seat"]``).
-* An illegal learner action raises :class:`~tabletop_zoo.envs.errors.IllegalActionError`
-  and changes nothing. So does a batched opponent policy's output that is not one legal
-  integer action per game it was asked about (the message names the game row): a step is
-  a transaction, undone on any error (the policy's own exceptions included).
-* ``states`` is a read-only view of the rows; the env owns them and steps them without
-  re-checking (:meth:`FastEngineBase.check_states` is for rows from outside).
+Observations are the learner's AEC planes, ``(num_envs, rows, cols, planes)`` float32, and
+``infos["action_mask"]`` its legal actions. A reward comes when the learner's game ends
+(``reward_mode`` ``"win"``: +1 / 0 / -1; ``"score"``: its score minus the best other one).
+Autoreset is Gymnasium's ``SAME_STEP`` mode (``infos["final_obs"]``, ``infos["final_info"]``
+with ``learner_seat`` and ``final_scores``, their ``_`` masks, ``infos["final_scores"]``).
+``learner_seat=None`` draws the seat per game and episode (``infos["learner_seat"]``). A step
+is a transaction: an illegal learner action, or a policy's output that is not one legal
+action per game asked (the message names the row), raises and changes nothing. ``states``
+is a read-only view of the rows, which the env steps without re-checking.
 """
 
 from __future__ import annotations

@@ -265,13 +265,10 @@ def play_lineups(
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
-    ``agent_specs`` are :func:`~tabletop_zoo.baselines.agents.make_agent` specs; a line-up
-    holds indices into them. Every game and agent is seeded from ``seed`` and the game's
-    number, so a run is reproducible, and ``workers > 1`` (games played in that many
-    processes) gives the same games. ``random_opening``: the first that many actions of
-    every game are random (see :func:`~.arena.play_game`). ``on_game(record)`` sees every
-    game as it is played. ``trust``: model files may be loaded by unpickling
-    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
+    ``agent_specs`` are ``make_agent`` specs; a line-up holds indices into them. Every game
+    and agent is seeded from ``seed`` and the game's number; ``random_opening`` is
+    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``on_game`` are
+    :func:`~.matches.play_seatings`'. A worker process that dies raises
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`).
     """

@@ -250,19 +250,12 @@ def round_robin(
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
-    ``agent_specs`` are ``make_agent`` specs (``random``, ``greedy``, ``mcts:N``,
-    ``ppo:PATH``, ``rllib:PATH``); ``filler`` fills the seats beyond A and B in 3-4 player
-    games. ``workers > 1`` plays games in that many processes; ``backend="ray"`` plays every
-    game as a Ray task (:mod:`.ray_backend`; a local Ray instance, or the cluster at
-    ``ray_address``). Both give the same results as serial play: every game and agent is
-    seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
-    ``random_opening``: the first that many actions of every game are random legal actions
-    (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
-    and over (both games start from one position). ``on_game(record)`` sees every game.
-    ``trust``: model files may be loaded by unpickling
-    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
-    :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
-    (marked :attr:`TournamentResult.incomplete`).
+    ``agent_specs`` are ``make_agent`` specs; ``filler`` fills the seats beyond A and B in
+    3-4 player games; ``random_opening`` is :func:`~.arena.play_game`'s. ``workers``,
+    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``on_game`` are those of
+    :func:`~.matches.play_seatings`: the same results however the games are played. A worker
+    process that dies raises :class:`~.arena.IncompleteRunError` whose ``result`` holds the
+    games played until then (marked :attr:`TournamentResult.incomplete`).
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
