@@ -147,12 +147,8 @@ class BatchedOpponentPool:
     """Opponents for self-play in batch on a compiled engine: compiled baselines plus frozen
     snapshots (``tabletop_zoo.wrappers.sb3.BatchedOpponents``).
 
-    The batched twin of :class:`OpponentPool`, with its rules: at the start of each
-    episode each other seat independently gets a snapshot with probability
-    ``self_play_prob`` (when any exist), else a uniformly chosen baseline; the snapshots
-    are the newest ``max_snapshots`` files ``step_N.zip`` of ``snapshot_dir``, each played
-    as its actor exported to NumPy, sampling from its policy over the legal actions (like
-    ``PPOAgent(deterministic=False)``).
+    The batched twin of :class:`OpponentPool`, drawing by its rules at the start of each
+    episode, per other seat.
 
     Args:
         baselines: ``"random"`` and/or ``"greedy"`` (the compiled players).
