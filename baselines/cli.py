@@ -29,6 +29,7 @@ AGENT_SPECS` through :func:`agent_help`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import re
@@ -352,3 +353,11 @@ def agent_help(human: bool = False) -> str:
 def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
     """``parser.error`` with ``exc``'s message on one line (usage line + error, exit 2)."""
     parser.error(one_line(exc))
+
+
+def config_from_flags(config_class: type, args: argparse.Namespace, **overrides: Any) -> Any:
+    """``config_class`` (a dataclass) with each field that has a flag of its name set from
+    ``args``, then ``overrides`` (fields whose flag reads otherwise, e.g. ``--net-arch``)."""
+    flags = vars(args)
+    fields = {f.name for f in dataclasses.fields(config_class)}
+    return config_class(**{name: flags[name] for name in fields & flags.keys()} | overrides)

@@ -1,8 +1,8 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
-kernels), the bit helpers, :func:`copy_into` (the kernels' array copy), and
-:func:`warm_up`, which compiles everything ahead
-(``python -m tabletop_zoo.envs.fast_common``). Beside it, without numba:
+kernels), the bit helpers and :func:`copy_into` (the kernels' array copy);
+``python -m tabletop_zoo.envs.fast_common`` runs :func:`~tabletop_zoo.envs.fast_warm_up.warm_up`,
+which compiles everything ahead. Beside it, without numba:
 :mod:`~tabletop_zoo.envs.fast_protocol` (the batched API), :mod:`~tabletop_zoo.envs.fast_checks`
 (argument checks, configuration fingerprints) and :mod:`~tabletop_zoo.envs.fast_base` (the
 bases of the engines and their one-game views).
@@ -20,11 +20,7 @@ first start and loaded from there on later starts.
 from __future__ import annotations
 
 import os
-import random
-import time
 from typing import Any
-
-import numpy as np
 
 from tabletop_zoo.envs.extras import install_command
 
@@ -52,7 +48,6 @@ __all__ = [
     "numba",
     "popcount",
     "set_compiled_random_state",
-    "warm_up",
 ]
 
 
@@ -123,38 +118,7 @@ def set_compiled_random_state(state: Any) -> None:
         _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), state)
 
 
-def warm_up() -> float:
-    """Compile (first start) or load from the disk cache (later starts) every compiled
-    function of every game's engine; returns the seconds it took.
+if __name__ == "__main__":  # runs as ``__main__``, a module apart from this one
+    from tabletop_zoo.envs.fast_warm_up import main
 
-    ``python -m tabletop_zoo.envs.fast_common`` runs it, e.g. once in a Docker build.
-    """
-    from tabletop_zoo.envs.fast_random import PythonStream, matches_python
-    from tabletop_zoo.envs.registry import GAMES, fast_engine
-
-    start = time.perf_counter()
-    matches_python()
-    for spec in GAMES.values():
-        if spec.fast_engine is None:
-            continue
-        engine = fast_engine(spec.name, spec.default_players)
-        states = engine.new_states(2, seed=0)
-        engine.legal_mask(states)
-        engine.observe(states, np.maximum(engine.current_players(states), 0))
-        engine.step(states, engine.random_actions(states))
-        engine.greedy_actions(states)
-        for opponent in ("random", "greedy"):
-            engine.play_opponents(states, 0, opponent)
-        for parallel in (False, True):
-            engine.random_play(2, 5, 0, parallel)
-        state = engine.new_initial_state()
-        state.apply_action(state.legal_actions()[0])
-        state.clone().rollout(PythonStream(random.Random(0)).words)
-        state.search_tree(PythonStream(random.Random(0)).words, state.legal_actions(), 4, 1.4)
-        state.greedy_best()
-        state.scores()
-    return time.perf_counter() - start
-
-
-if __name__ == "__main__":
-    print(f"compiled engines ready in {warm_up():.1f} s")
+    main()

@@ -6,7 +6,8 @@
   ``tabletop_zoo.baselines.agents``; the agents layer imports neither wrappers nor the
   evaluation/training layers;
 * no code outside a game's own places names the game (iterate ``GAMES`` instead);
-* no module is over 750 lines;
+* no module is over 750 lines; no function over 80 outside the rules engines and kernels;
+* no two package modules import each other in a circle, counting imports inside functions;
 * each game is a declared bundle: every module its ``GameSpec`` names imports and exposes
   what it must (the Nim toy, which declares no gui, help or compiled engine, included);
   a compiled twin lives in the game's ``fast/`` package.
@@ -63,9 +64,24 @@ def _module_name(path: Path) -> str:
     raise ValueError(f"{path} is in no folder of package-dir")
 
 
-def _imports(path: Path, top_level_only: bool = False) -> list[str]:
-    """Absolute names of the modules ``path`` imports (``from x import y`` gives x and x.y)."""
+def _is_main_block(node: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``"""
+    test = node.test if isinstance(node, ast.If) else None
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def _imports(path: Path, top_level_only: bool = False, main_block: bool = True) -> list[str]:
+    """Absolute names of the modules ``path`` imports (``from x import y`` gives x and x.y);
+    ``main_block=False`` leaves out the imports of its ``if __name__ == "__main__":`` block."""
     tree = ast.parse(path.read_text(), filename=str(path))
+    if not main_block:
+        tree.body = [node for node in tree.body if not _is_main_block(node)]
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     package = _module_name(path)
     if path.name != "__init__.py":
@@ -262,6 +278,92 @@ def test_test_files_are_at_most_600_lines() -> None:
         if (lines := len(path.read_text().splitlines())) > MAX_TEST_FILE_LINES
     ]
     assert not long, f"split these test files (at most {MAX_TEST_FILE_LINES} lines): {long}"
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_outside_the_rules_engines_is_over_80_lines() -> None:
+    """A function reads on one screen; the rules engines and their kernels are exempt.
+
+    Exempt are exactly the files :func:`_is_rules_engine` names (``envs/<game>/rules.py`` and
+    ``envs/<game>/fast/kernels.py``): a rule is written once, in the book's order.
+    """
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length}"
+        for path in _sources("envs", "wrappers", "baselines", "scripts")
+        if not _is_rules_engine(path)
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES
+    ]
+    assert not long, f"split these functions (at most {MAX_FUNCTION_LINES} lines): {long}"
+
+
+# ---------------------------------------------------------------- import circles
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the package modules it imports, at the top or inside a function.
+
+    A package's ``__init__`` is left out: it only re-exports its modules, and an edge to it
+    would make every module that reads a name of its package part of a circle. So is a
+    module's ``if __name__ == "__main__":`` block: it runs as ``__main__``, a module apart.
+    """
+    modules = {
+        _module_name(path): path
+        for path in _sources("envs", "wrappers", "baselines")
+        if path.name != "__init__.py"
+    }
+    return {
+        module: {
+            name for name in _imports(path, main_block=False) if name in modules and name != module
+        }
+        for module, path in modules.items()
+    }
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+    for start in sorted(graph):
+        if start in order:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        order[start] = low[start] = len(order)
+        stack.append(start)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == order[module]:
+                    component = stack[stack.index(module) :]
+                    del stack[stack.index(module) :]
+                    if len(component) > 1:
+                        circles.append(sorted(component))
+            elif target not in order:
+                order[target] = low[target] = len(order)
+                stack.append(target)
+                work.append((target, iter(sorted(graph[target]))))
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+    return circles
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_circles_even_through_function_level_imports() -> None:
+    circles = _circles(_import_graph())
+    assert not circles, "these modules import each other (in a circle): " + "; ".join(
+        " <-> ".join(circle) for circle in circles
+    )
 
 
 # ---------------------------------------------------------------- each game a bundle

@@ -1,44 +1,21 @@
 """Our games as OpenSpiel Python games (optional extra ``openspiel``).
 
-Importing this module registers one OpenSpiel game per entry of the registry
-(:data:`tabletop_zoo.envs.registry.GAMES`) under the short name ``python_<game>``::
+Importing this module registers one game per entry of the registry as ``python_<game>``::
 
-    import pyspiel
     import tabletop_zoo.wrappers.openspiel  # noqa: F401  (registers the games)
-
     game = pyspiel.load_game("python_arktia", {"players": 3})
-    state = game.new_initial_state()
 
-Every game is sequential, perfect-information, with terminal rewards (the engine's
-``returns()``: +1 sole top scorer, 0 tied top, -1 others; zero-sum for 2 players,
-general-sum for more). Parameters:
-
-* ``players``: the player count (the game's supported counts);
-* every keyword option of the engine's Game class, under its own name (for example
-  ``neutral_pieces``, ``layout`` or ``random_flowers``). An option whose engine default is
-  ``None`` is an OpenSpiel string: ``""`` keeps the engine default, ``"yes"``/``"no"``
-  give a bool (if the option takes one), other text is passed on (a layout, say);
-* ``max_moves`` (default :data:`DEFAULT_MAX_MOVES`): the most player decisions a game
-  may take. A game cut there is terminal and scored from the engine's ``scores()`` as the
-  position stands, like the envs' truncation. OpenSpiel's ``max_game_length`` is the true
-  bound: the engine's own (its Game's ``max_game_length``, the most actions the rules
-  allow) when that is smaller, else ``max_moves``.
-
-A game variant whose start position depends on the seed of ``new_initial_state(seed)``
-(detected by comparing the start positions of a few seeds) becomes explicitly
-stochastic: one opening chance node picks the seed uniformly among :data:`CHANCE_SEEDS`
-outcomes and the engine deals from it.
-
-Observation tensors come from the game's public observation encoder
-(``GameSpec.make_observation_encoder``), transposed to OpenSpiel's channel-first layout
-``(planes, rows, cols)``; observation strings are the engine's text and action strings
-its notation. States clone through the engine's ``clone()`` (``__deepcopy__``), games
-pickle by their parameters (``__reduce__``), so worker processes (AlphaZero actors)
-rebuild them, and ``pyspiel.serialize_game_and_state`` works through the action history.
-
-Use OpenSpiel's *Python* ``open_spiel.python.algorithms.mcts.MCTSBot`` on these games:
-the C++ ``pyspiel.MCTSBot`` crashes on every Python game (OpenSpiel 2.0.2).
-:class:`AgentBot` lets any agent of ours (``make_agent`` specs) play as an OpenSpiel bot.
+Sequential, perfect-information games with terminal rewards (the engine's ``returns()``).
+Parameters: ``players``; every keyword option of the engine's Game class under its own name
+(an option whose default is ``None`` is a string: ``""`` keeps the default, ``"yes"``/
+``"no"`` give a bool, other text is passed on); ``max_moves`` (:data:`DEFAULT_MAX_MOVES`):
+a game cut there is terminal and scored as the position stands, like the envs' truncation.
+A variant whose start depends on the seed gets one opening chance node over
+:data:`CHANCE_SEEDS` seeds. Observation tensors are the game's encoder planes,
+channel-first; strings are the engine's text and notation. States clone through the
+engine, games pickle by their parameters, and ``pyspiel.serialize_game_and_state`` works
+through the action history. Use OpenSpiel's *Python* ``MCTSBot`` (the C++ one crashes on
+every Python game, OpenSpiel 2.0.2); :class:`AgentBot` seats any agent of ours as a bot.
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Record episodes of any of our AEC envs as animations (GIF, or MP4 with imageio-ffmpeg).
 
 :class:`RecordEpisode` wraps an env made with ``render_mode="rgb_array"`` and keeps one
-frame per position: the start of the game and the position after every action. Each frame
-carries a status band (:mod:`tabletop_zoo.envs._display`): the move number, who played
-which move in the game's notation, who is to act (or the result) with the round or phase,
-and the scores. Example::
-
-    from tabletop_zoo.envs.registry import make_env
-    from tabletop_zoo.wrappers.recording import RecordEpisode
+frame per position (the start and after every action), each with a status band
+(:mod:`tabletop_zoo.envs._display`: move number, the move in notation, who acts or the
+result, the scores); the file is written when the episode ends::
 
     env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), path="game.gif")
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        action = None if terminated or truncated else int(obs["action_mask"].argmax())
-        env.step(action)  # the GIF is written when the episode ends
 
 Writing files needs the ``record`` extra (imageio); MP4 the ``video`` extra (imageio-ffmpeg).
 """

@@ -1,22 +1,14 @@
 """Our AEC envs as RLlib multi-agent envs with action masks (optional extra ``rllib``).
 
-:class:`TurnBasedMultiAgentEnv` is an ``ray.rllib.env.multi_agent_env.MultiAgentEnv`` over
-any game of the registry and player count. Every step returns the observation of the one
-agent to decide next (turn-based, so one agent per step; an agent with several decisions in
-a row gets several steps), as ``{"observations": flat float32 planes, "action_mask":
-float32 0/1}``: the keys RLlib's ``ActionMaskingTorchRLModule`` reads (the planes are
-flattened because RLlib has no default encoder for ``(rows, cols, planes)`` boards). Rewards
-are 0 until the game ends; then every agent in the episode receives its final reward (the
-env's ``reward_mode``) and an observation, with ``terminateds`` (or, after the env's
-``max_turns``, ``truncateds``) ``"__all__"`` set.
-
-Seats can be played inside the env by our baseline agents (``opponent`` = an agent spec of
-:func:`tabletop_zoo.baselines.make_agent`): then one seat per episode (drawn from the env's
-seeded generator) is the learner ``player_i`` and only it is seen by RLlib.
-
-Module and mapping helpers build the PPO setups of ``scripts/train_rllib.py``: one shared
-module (``"main"``), one module per seat (``"seat_<i>"``), or ``"main"`` against a frozen
-``"snapshot"`` of itself that :class:`SnapshotCallback` refreshes every few iterations.
+:class:`TurnBasedMultiAgentEnv` returns at each step the observation of the one agent to
+decide next, as ``{"observations": flat float32 planes, "action_mask": float32 0/1}`` (what
+``ActionMaskingTorchRLModule`` reads). Rewards are 0 until the game ends; then every agent
+gets its final reward and an observation, with ``terminateds`` (or after ``max_turns``
+``truncateds``) ``"__all__"`` set. With ``opponent`` (a ``make_agent`` spec) our baseline
+plays the other seats inside the env and one seat per episode is the learner. The module
+and mapping helpers build ``train-rllib``'s setups: one shared module (``"main"``), one per
+seat (``"seat_<i>"``), or ``"main"`` against a ``"snapshot"`` that
+:class:`SnapshotCallback` refreshes.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from tabletop_zoo.envs.registry import fast_engine, get_spec
-from tabletop_zoo.wrappers.vector import BatchedVectorEnv
+from tabletop_zoo.wrappers.vector_batched import BatchedVectorEnv
 from tabletop_zoo.wrappers.vector_pool import BatchedOpponents, PoolVectorEnv
 
 __all__ = ["BatchedOpponents", "CompiledVecEnv", "PoolVectorEnv", "make_sb3_vec_env"]

@@ -141,25 +141,15 @@ def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
 
 
 def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent:
-    """Build an agent from a spec string.
+    """Build an agent from a spec string, one of :data:`AGENT_SPECS` (``docs/baselines.md``
+    describes each); a bad spec raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError`
+    listing the allowed forms. ``ppo:`` needs the ``train`` extra, ``rllib:`` the ``rllib``
+    one.
 
-    Specs: ``"random"``, ``"greedy"``, ``"mcts"`` (200 simulations), ``"mcts:N"``
-    (N simulations), ``"ppo:PATH"`` (a saved MaskablePPO model; needs the ``train``
-    extra), ``"az:PATH"`` / ``"az:PATH:N"`` (an AlphaZero-style network file searched with
-    N simulations, NumPy only), ``"ref:NAME"`` (a reference model shipped with the package,
-    e.g. ``ref:<game>-3p-ppo``; see ``baselines/reference_models/manifest.json``),
-    ``"rllib:PATH"`` / ``"rllib:PATH#MODULE"`` (an RLlib module or checkpoint from
-    ``scripts/train_rllib.py``; needs the ``rllib`` extra), ``"human"`` (a person typing
-    moves at the terminal). A bad spec raises
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) listing the
-    allowed forms.
-
-    ``trust``: model files may be loaded by unpickling, which can run code from the file
-    (``ppo:`` with ``MaskablePPO.load``; ``rllib:``, pickle-based by RLlib's design). By
-    default ``ppo:`` files are read without unpickling (a file that needs it is refused)
-    and ``rllib:`` is refused, each with an
-    :class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in. ``az:`` and
-    ``ref:`` files never need it (NumPy arrays and JSON; ``ref:`` also checked by hash).
+    ``trust``: model files may be loaded by unpickling, which can run code from the file.
+    Without it ``ppo:`` files are read without unpickling (one that needs it is refused) and
+    ``rllib:`` is refused, each with an :class:`~tabletop_zoo.envs.errors.UntrustedModelError`
+    naming the opt-in; ``az:`` and ``ref:`` files never need it.
     """
     kind, arg, number = parse_agent_spec(spec)
     if kind == "random":

@@ -1,31 +1,19 @@
 """A person plays with the mouse in a pygame window (``scripts/play.py --gui``).
 
-The window shows, from top to bottom: a status band (last move in notation, round or
-phase, who is to act or the final result, scores), the game's ``rgb_array`` picture with
-the legal targets marked, and a panel with a prompt and buttons. What can be clicked comes
-from the ``Picker`` of the gui module its ``GameSpec.gui`` names (``choices(state,
-selection)``; a game without one has no play window): a click
-either plays an action or narrows the selection (e.g. the stack to move, then its target,
-then how many pieces). Closing the window or pressing Escape abandons the game
-(:class:`~tabletop_zoo.baselines.agents.human.GameAbandoned`).
+The window shows a status band (last move, phase, who acts or the result, scores), the
+game's ``rgb_array`` picture with the legal targets marked, and a panel with a prompt and
+buttons. What can be clicked comes from the ``Picker`` of the game's ``GameSpec.gui``
+(``choices(state, selection)``): a click plays an action or narrows the selection. Closing
+the window or Escape abandons the game (:class:`~.human.GameAbandoned`).
+:class:`WindowAgent` is a person's seat; :class:`PlayWindow`'s :meth:`~PlayWindow.start`
+and :meth:`~PlayWindow.step` are the arena's ``on_start`` / ``on_step`` hooks::
 
-Two parts, both plugged into the arena's ``play_game``: :class:`WindowAgent` (an
-:class:`~tabletop_zoo.baselines.agents.Agent` for a person's seat) and the
-:class:`PlayWindow` itself, whose :meth:`~PlayWindow.start` and :meth:`~PlayWindow.step`
-are the ``on_start`` / ``on_step`` hooks that show every position::
-
-    from tabletop_zoo.baselines.agents import make_agent
-    from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
-    from tabletop_zoo.baselines.evaluation import make_env, play_game
-
-    env = make_env("mole_hill")
     window = PlayWindow(env, humans={0}, delay=0.6)
     agents = [WindowAgent(window), make_agent("greedy", seed=1)]
     play_game(env, agents, seed=1, on_start=window.start, on_step=window.step)
     window.finish(env)  # the result stays on screen until the window is closed
 
-Needs the ``render`` extra (pygame). Tests drive it headless (``SDL_VIDEODRIVER=dummy``)
-with synthetic mouse events posted from the ``on_wait`` hook.
+Needs the ``render`` extra (pygame); tests drive it headless (``SDL_VIDEODRIVER=dummy``).
 """
 
 from __future__ import annotations
@@ -66,7 +54,6 @@ BAND_LINES = 4
 PANEL_HEIGHT = 110
 BUTTON_HEIGHT = 26
 SCALE = 2
-MIN_WIDTH = 420
 
 
 class PlayWindow:

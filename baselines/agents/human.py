@@ -1,19 +1,11 @@
 """A person at the terminal as an agent: moves typed in the game's notation.
 
-:class:`HumanAgent` follows the :class:`~tabletop_zoo.baselines.agents.Agent` protocol, so
-the arena (``play_game``) plays a person exactly like any other agent. Input is read line by
-line (stdin by default), so a session can be scripted. Commands at the prompt:
-
-* a move in the game's notation (e.g. ``e4``);
-* ``?`` or ``moves``: the legal moves; ``board``: the board again;
-* ``help``: the game's notation and these commands; ``rules``: a one-screen summary of the
-  rules with a pointer to the full rulings;
-* ``stop`` (also ``quit``, ``exit``, ``q``): asks for confirmation, then abandons the game
-  (:class:`GameAbandoned`); end of input abandons without asking.
-
-The game's texts come from ``<engine package>.help`` (``NOTATION_HELP``, ``RULES_SUMMARY``),
-found through the registry spec whose engine runs the state; a game without that module
-gets generic texts.
+:class:`HumanAgent` follows the agent protocol, so the arena plays a person like any other
+agent. Input is read line by line (stdin by default), so a session can be scripted. At the
+prompt: a move, ``?``/``moves``, ``board``, ``help``, ``rules``, or ``stop`` (``quit``,
+``exit``, ``q``: asks, then abandons with :class:`GameAbandoned`; end of input abandons
+without asking). The texts come from the game's ``help`` module (``NOTATION_HELP``,
+``RULES_SUMMARY``) through the registry; a game without one gets generic texts.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """Read a MaskablePPO ``.zip`` without running code from it.
 
-``MaskablePPO.load`` unpickles (cloudpickle) every ``:serialized:`` entry of the zip's
-``data`` record (the policy class, the spaces, schedules, buffers): a crafted file runs
-code on load. :func:`load_ppo_model` instead reads only
-
-* the plain JSON fields of ``data``: the policy class's module and method names (it must
-  be sb3-contrib's ``MaskableActorCriticPolicy``, the ``MlpPolicy`` our training uses),
-  ``policy_kwargs`` (``net_arch``, ``ortho_init``, ``share_features_extractor``,
-  ``normalize_images``; a plain ``optimizer_kwargs`` is ignored: playing needs no
-  optimizer), the observation space's shape and dtype (a float32 ``Box``) and the number
-  of actions (a ``Discrete`` space starting at 0);
-* ``policy.pth`` with ``torch.load(..., weights_only=True)`` (tensors only),
-
-and rebuilds the policy from those with SB3's own classes, its weights loaded strictly
-(every tensor present, of the right shape). A file that needs pickled content (another
-policy class, an activation function or features extractor given in ``policy_kwargs``,
-another kind of space, weights with non-tensor content) is refused with an
-:class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in: ``trust=True``
-in Python, ``--trust-model`` on the scripts; with it, the file is loaded by
-``MaskablePPO.load`` (unpickling included). Needs the ``train`` extra.
+``MaskablePPO.load`` unpickles the zip's ``:serialized:`` entries, so a crafted file runs
+code on load. :func:`load_ppo_model` reads only the plain JSON fields of ``data`` (the
+policy class, which must be sb3-contrib's ``MaskableActorCriticPolicy``; plain
+``policy_kwargs``; a float32 ``Box`` observation space and a ``Discrete`` action space) and
+``policy.pth`` as tensors only, and rebuilds the policy with SB3's own classes, its weights
+loaded strictly. A file that needs pickled content is refused with an
+:class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in (``trust=True``,
+``--trust-model``: ``MaskablePPO.load``). Needs the ``train`` extra.
 """
 
 from __future__ import annotations

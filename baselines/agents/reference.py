@@ -1,18 +1,11 @@
 """Reference models shipped with the package, and the rating ladders built from them.
 
-``baselines/reference_models/manifest.json`` lists:
-
-* ``models``: name (``<game>-<N>p-<kind>``) -> game, player count, kind (``ppo``: the actor
-  of a PPO model, playing its most probable legal action or, with ``"policy": "sample"``,
-  one drawn from its policy; ``alphazero``: PUCT search with the network),
-  file, SHA-256, size, the training command and commit, and its rating on the ladder;
-* ``ladders``: ``<game>-<N>p`` -> the ladder's members (agent specs) with their published
-  ratings (Plackett-Luce ``mu``/``sigma`` from ``openskill``; 2-player ladders also Elo),
-  the command that produced them and how many games it played.
-
-Models are :class:`~.numpy_net.DenseNet` files: they load and play with NumPy alone (no
-training, no torch). ``ref:NAME`` in :func:`~tabletop_zoo.baselines.agents.make_agent` plays
-one; ``scripts/rate.py`` rates a new agent against a ladder.
+``baselines/reference_models/manifest.json`` lists ``models`` (``<game>-<N>p-<kind>`` ->
+game, players, kind: ``ppo`` (its most probable legal action, or with ``"policy":
+"sample"`` one drawn) or ``alphazero`` (PUCT with the network), file, SHA-256, size, the
+training command and commit, its ladder rating) and ``ladders`` (``<game>-<N>p`` -> the
+members with their published ratings and the command that fitted them). Models are
+:class:`~.numpy_net.DenseNet` files that play with NumPy alone; ``ref:NAME`` plays one.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md):
 ``compiled``, ``batched B=<size>``, ``vector B=<size>``, ``mcts`` rows, and pgx / OpenSpiel
-anchors measured in the same run. Imported by :mod:`.benchmark` only when these rows run."""
+anchors measured in the same run, and the measuring every row shares (:func:`measure`).
+Importing it imports no numba; the rows do."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.commands.benchmark import measure, play_engine_game
 from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, new_game
 
@@ -188,81 +188,124 @@ def library_anchor_rows(
     """pgx (batched, jit) and OpenSpiel (its Python API) random play, when installed."""
     rows: list[dict] = []
     notes: list[str] = []
-    pgx_rows = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
-    spiel_rows = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
-    try:
-        if not pgx_rows:
-            raise ImportError("no pgx row asked for")
-        import jax
-        import jax.numpy as jnp
-        import pgx
-        from pgx.experimental import auto_reset
-    except ImportError as exc:
-        if pgx_rows:
-            notes.append(f"skipped the pgx rows: {exc}")
-    else:
-        for game in pgx_rows:
-            name = f"pgx {game} batched B=1024"
-            if not wanted(name):
-                continue
-            env = pgx.make(game)
-            init = jax.jit(jax.vmap(env.init))
-            step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
-
-            @jax.jit
-            def random_step(state: Any, key: Any, step: Any = step) -> Any:
-                act_key, step_key = jax.random.split(key)
-                logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-                action = jax.random.categorical(act_key, logits, axis=-1)
-                return step(state, action, jax.random.split(step_key, 1024))
-
-            key = jax.random.PRNGKey(seed)
-            state = init(jax.random.split(key, 1024))
-            state = random_step(state, key)  # compile, untimed
-            jax.block_until_ready(state)
-            steps = 0
-            finished = jnp.zeros((), dtype=jnp.int32)
-            start = time.perf_counter()
-            while True:
-                for _ in range(20):
-                    key, sub = jax.random.split(key)
-                    state = random_step(state, sub)
-                    finished += state.terminated.sum()  # auto_reset keeps the flag
-                jax.block_until_ready(state)
-                steps += 20 * 1024
-                elapsed = time.perf_counter() - start
-                if elapsed >= seconds:
-                    break
-            games = int(finished)
-            rows.append({"name": name, "kind": "batched", "steps": steps, "games": games,
-                         "seconds": round(elapsed, 4), "steps_per_s": steps / elapsed,
-                         "games_per_s": games / elapsed,
-                         "steps_per_game": steps / max(games, 1)})  # fmt: skip
-    try:
-        if not spiel_rows:
-            raise ImportError("no open_spiel row asked for")
-        import pyspiel
-    except ImportError as exc:
-        if spiel_rows:
-            notes.append(f"skipped the open_spiel rows: {exc}")
-    else:
-        for game in spiel_rows:
-            name = f"open_spiel {game} (python loop)"
-            if not wanted(name):
-                continue
-            spiel_game = pyspiel.load_game(game)
-
-            def play(rng: np.random.Generator, _seed: int, g: Any = spiel_game) -> int:
-                state, steps = g.new_initial_state(), 0
-                while not state.is_terminal():
-                    state.observation_tensor(state.current_player())
-                    legal = state.legal_actions()
-                    state.apply_action(legal[int(rng.integers(len(legal)))])
-                    steps += 1
-                return steps
-
-            rows.append({"name": name, "kind": "env", **measure(play, seconds, seed)})
+    pgx_games = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
+    spiel_games = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
+    for games, library, measure_rows in (
+        (pgx_games, "pgx", _pgx_rows),
+        (spiel_games, "open_spiel", _spiel_rows),
+    ):
+        if not games:
+            continue
+        try:
+            rows += measure_rows(games, seconds, seed)
+        except ImportError as exc:
+            notes.append(f"skipped the {library} rows: {exc}")
     return rows, notes
+
+
+def _pgx_rows(games: list[str], seconds: float, seed: int) -> list[dict]:
+    """pgx's batched random play of ``games`` (1,024 at once, jit); ImportError without pgx."""
+    import jax
+    import jax.numpy as jnp
+    import pgx
+    from pgx.experimental import auto_reset
+
+    rows = []
+    for game in games:
+        env = pgx.make(game)
+        init = jax.jit(jax.vmap(env.init))
+        step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+
+        @jax.jit
+        def random_step(state: Any, key: Any, step: Any = step) -> Any:
+            act_key, step_key = jax.random.split(key)
+            logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+            action = jax.random.categorical(act_key, logits, axis=-1)
+            return step(state, action, jax.random.split(step_key, 1024))
+
+        key = jax.random.PRNGKey(seed)
+        state = init(jax.random.split(key, 1024))
+        state = random_step(state, key)  # compile, untimed
+        jax.block_until_ready(state)
+        steps = 0
+        finished = jnp.zeros((), dtype=jnp.int32)
+        start = time.perf_counter()
+        while True:
+            for _ in range(20):
+                key, sub = jax.random.split(key)
+                state = random_step(state, sub)
+                finished += state.terminated.sum()  # auto_reset keeps the flag
+            jax.block_until_ready(state)
+            steps += 20 * 1024
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        done = int(finished)
+        rows.append({"name": f"pgx {game} batched B=1024", "kind": "batched", "steps": steps,
+                     "games": done, "seconds": round(elapsed, 4),
+                     "steps_per_s": steps / elapsed, "games_per_s": done / elapsed,
+                     "steps_per_game": steps / max(done, 1)})  # fmt: skip
+    return rows
+
+
+def _spiel_rows(games: list[str], seconds: float, seed: int) -> list[dict]:
+    """OpenSpiel's random play of ``games`` through its Python API; ImportError without it."""
+    import pyspiel
+
+    rows = []
+    for game in games:
+        spiel_game = pyspiel.load_game(game)
+
+        def play(rng: np.random.Generator, _seed: int, g: Any = spiel_game) -> int:
+            state, steps = g.new_initial_state(), 0
+            while not state.is_terminal():
+                state.observation_tensor(state.current_player())
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.integers(len(legal)))])
+                steps += 1
+            return steps
+
+        rows.append(
+            {
+                "name": f"open_spiel {game} (python loop)",
+                "kind": "env",
+                **measure(play, seconds, seed),
+            }
+        )
+    return rows
+
+
+def play_engine_game(engine: Any, rng: np.random.Generator, seed: int) -> int:
+    """One random game on the bare rules engine; returns the number of actions applied."""
+    state = engine.new_initial_state(seed=seed)
+    steps = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+        steps += 1
+    return steps
+
+
+def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float, seed: int) -> dict:
+    """Play games until ``seconds`` have passed; steps/s and games/s."""
+    rng = np.random.default_rng(seed)
+    play_one(rng, seed)  # warm-up, untimed
+    steps = games = 0
+    start = time.perf_counter()
+    while True:
+        steps += play_one(rng, seed + 1 + games)
+        games += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "steps": steps,
+        "games": games,
+        "seconds": round(elapsed, 4),
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+        "steps_per_game": steps / games,
+    }
 
 
 FAST_ROW_NAMES = fast_row_names()

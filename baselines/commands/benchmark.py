@@ -1,28 +1,17 @@
-"""Speed of random legal play: our envs (every game of the registry, at each of its
-``benchmark_players`` counts) against the PettingZoo games named as their anchors.
+"""Speed of random legal play: our envs (every game at each of its ``benchmark_players``
+counts) against the PettingZoo games named as their anchors (``GameSpec.benchmark_anchor``).
 
     tabletop-zoo benchmark                       # 5 s per measurement
     tabletop-zoo benchmark --seconds 10 --out benchmark.json
     tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
 
-Every env is the wrapped ``env()`` (what ``pettingzoo.make("aec", id)`` gives), driven through
-the full AEC loop (``agent_iter``, ``last()``, mask, ``step``) by the same policy:
-``rng.choice`` over the nonzero entries of the action mask, one seeded numpy generator.
-*steps* counts every ``step`` call (including the ``step(None)`` calls that retire
-finished agents), *games* finished games; timing runs from the first ``reset`` of a
-measurement to the end of the first game that finishes after ``--seconds`` (after one
-untimed warm-up game). The ``engine`` rows play the bare rules engine (``legal_actions``
-+ ``apply_action``, uniform over the legal list). Row names are ``GameSpec.label(n)``.
-Ratios are steps/s divided by the steps/s of each anchor (``GameSpec.benchmark_anchor``)
-in the same run. An env that cannot be imported is skipped with a note.
-
-Fast path rows (the ``fast`` extra; see docs/fast.md and :func:`fast_rows`): ``compiled``
-(one compiled state driven from Python through the engine protocol), ``batched B=<size>``
-(random play inside compiled code, one thread; ``threads=2`` over two), ``vector B=<size>``
-(the Gymnasium vector env with random learner actions and random opponents inside; steps
-are learner steps) and ``mcts`` rows (seconds per MCTS(200) move, Python vs compiled). With
-the ``bench`` extra's pgx and open_spiel installed, their connect four and go 9x9 are
-measured in the same run. ``--only batched`` measures just these rows.
+Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy
+(``rng.choice`` over the mask); *steps* counts every ``step`` call (``step(None)`` too),
+timed from the first ``reset`` to the first game that ends after ``--seconds``, after an
+untimed game. ``engine`` rows play the bare rules engine. Ratios divide by each anchor's
+steps/s in the same run; an env that cannot be imported is skipped with a note. The fast
+path rows (``compiled``, ``batched``, ``vector``, ``mcts``, pgx and OpenSpiel anchors; see
+docs/fast.md) are :mod:`._benchmark_fast`'s; ``--only batched`` measures just these.
 """
 
 from __future__ import annotations
@@ -32,7 +21,6 @@ import importlib
 import json
 import os
 import platform
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +29,12 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.commands._benchmark_fast import (
+    FAST_ROW_NAMES,
+    fast_rows,
+    measure,
+    play_engine_game,
+)
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, make_env, new_game
@@ -101,39 +95,6 @@ def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
     return steps
 
 
-def play_engine_game(engine: Any, rng: np.random.Generator, seed: int) -> int:
-    """One random game on the bare rules engine; returns the number of actions applied."""
-    state = engine.new_initial_state(seed=seed)
-    steps = 0
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        state.apply_action(legal[int(rng.integers(len(legal)))])
-        steps += 1
-    return steps
-
-
-def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float, seed: int) -> dict:
-    """Play games until ``seconds`` have passed; steps/s and games/s."""
-    rng = np.random.default_rng(seed)
-    play_one(rng, seed)  # warm-up, untimed
-    steps = games = 0
-    start = time.perf_counter()
-    while True:
-        steps += play_one(rng, seed + 1 + games)
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {
-        "steps": steps,
-        "games": games,
-        "seconds": round(elapsed, 4),
-        "steps_per_s": steps / elapsed,
-        "games_per_s": games / elapsed,
-        "steps_per_game": steps / games,
-    }
-
-
 def ratio_key(reference: str) -> str:
     """JSON key of the ratio to ``reference``, e.g. ``ratio_go_v5``."""
     return "ratio_" + reference.split()[0]
@@ -170,8 +131,6 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
                     **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
                 }
             )
-    from tabletop_zoo.baselines.commands._benchmark_fast import FAST_ROW_NAMES, fast_rows
-
     if only is None or "batched" in only or any(o in name for o in only for name in FAST_ROW_NAMES):
         more, more_notes = fast_rows(seconds, seed, only)
         rows += more
@@ -256,8 +215,6 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seconds = 0.2 if args.quick else args.seconds
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
-    from tabletop_zoo.baselines.commands._benchmark_fast import FAST_ROW_NAMES
-
     if only and not any(o in name for o in only for name in [*ENVS, *FAST_ROW_NAMES]):
         p.error(f"--only {args.only!r} matches no env; names: {', '.join(ENVS)}")
     try:

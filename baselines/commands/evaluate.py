@@ -3,15 +3,10 @@
     tabletop-zoo evaluate --agents random,greedy,mcts:100 --games 20
     tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
-Agents are specs of ``make_agent`` (``--help`` lists every form: ``random``, ``mcts:N``,
-``ppo:PATH``, ``az:PATH:N``, ``ref:NAME``, ...).
-Every pair plays ``--games`` games with seats rotated; in 3-4 player games the other seats
-are taken by ``--filler`` (default random). ``--backend ray`` plays every game as a Ray task
-(locally, or on a cluster with ``--ray-address auto``) with the same results as serial play.
-Writes ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out``;
-Ctrl-C writes the games finished so far as ``*.incomplete.csv`` and stops.
-Needs the ``train`` extra (tqdm, matplotlib; torch for ``ppo:`` agents), ``rllib`` for Ray.
-Library code: :mod:`tabletop_zoo.baselines.evaluation`.
+Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``);
+``--backend ray`` plays them as Ray tasks with the same results. Writes ``pairings.csv``,
+``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out`` (Ctrl-C: the games so
+far, ``*.incomplete.csv``). Needs the ``train`` extra; ``rllib`` for Ray.
 """
 
 from __future__ import annotations

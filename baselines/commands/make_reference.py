@@ -1,30 +1,17 @@
 """Maintain the shipped reference models and rating ladders (``baselines/reference_models``).
 
-Add a model (exported to a NumPy network; the manifest records game, players, the training
-command, the commit, SHA-256 and size)::
+``add`` exports a model (``--ppo``, ``--az``, ``--ppo-vector``) to a NumPy network and
+records game, players, the training command, the commit, SHA-256 and size in the manifest
+(``--policy sample``: it plays actions drawn from its policy, seeded per game)::
 
     tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
         --ppo runs/x/final_model.zip --command "tabletop-zoo train ..."
-    tabletop-zoo make-reference add --name GAME-2p-alphazero --game GAME \
-        --az runs/az.npz --simulations 64 --command "tabletop-zoo train-alphazero ..."
-    tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
-        --ppo-vector runs/policy.pt --policy sample --command "tabletop-zoo ppo-vector ..."
 
-``--policy sample``: the model plays actions drawn from its policy (seeded per game), not
-its most probable one; the manifest records it.
-
-Fit a ladder: its members play every table of ``--num-players`` of them in every seating,
-``--rounds`` times; the Plackett-Luce ratings (``openskill``; 2 players: Elo too) are
-written to the manifest and into each member model's ``rating``::
-
-    tabletop-zoo make-reference ladder --game GAME --num-players 3 \
-        --members random,greedy,mcts:50,ref:GAME-3p-ppo --rounds 4
-
-A ladder with two deterministic members (``ref:``, ``ppo:``, ``az:``) in a game without
-chance (both games start from one position) needs ``--random-opening K``, or their games
-repeat one another; the ladder records K and ``tabletop-zoo rate`` plays its games the same way.
-
-Each model file must stay within 5 MB and all of them within 25 MB.
+``ladder`` has its members play every table in every seating, ``--rounds`` times, and writes
+the Plackett-Luce ratings (2 players: Elo too) to the manifest and each member model. Two
+deterministic members in a game without chance need ``--random-opening K``, or their games
+repeat; ``tabletop-zoo rate`` plays the ladder's games the same way. Each model file stays
+within 5 MB and all of them within 25 MB.
 """
 
 from __future__ import annotations

@@ -1,24 +1,14 @@
-"""Play against agents in the terminal, or watch agents play.
+"""Play against agents in the terminal or a window, or watch agents play.
 
     tabletop-zoo play                                 # you (player_0) vs greedy
-    tabletop-zoo play --opponent mcts:200 --seat 1    # you play second, vs MCTS
     tabletop-zoo play --game GAME --num-players 3 --agents random,human,greedy
     tabletop-zoo play --watch --agents greedy,random --delay 0.5
-    tabletop-zoo play --quiet                         # moves only; board on your turn
-    tabletop-zoo play --render human                  # also open the pygame window
     tabletop-zoo play --gui                           # play with the mouse in a window
 
-The game is the arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.
-HumanAgent` in your seat(s). On your turn type a move in the game's notation. Commands:
-``?`` / ``moves`` (the legal moves), ``board``, ``help`` (the notation of this game),
-``rules`` (a one-screen summary of its rules), ``stop`` (asks for confirmation). Input is
-read line by line from stdin, so a session can be scripted:
-``printf 'e4\\nstop\\ny\\n' | python ...``. End of input stops the game.
-When the engine's round changes (if it has rounds) the end of the round and the scores so
-far are announced.
-
-With ``--gui`` the game is played in a pygame window instead (render extra): click a
-target on the board, or a button under it (:mod:`tabletop_zoo.baselines.agents.gui`).
+The arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.HumanAgent`
+in your seat(s): type a move in the game's notation, or ``?``, ``board``, ``help``,
+``rules``, ``stop``. Input is read line by line from stdin, so a session can be scripted;
+end of input stops the game. ``--gui``: :mod:`tabletop_zoo.baselines.agents.gui`.
 """
 
 from __future__ import annotations

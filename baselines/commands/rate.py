@@ -1,22 +1,13 @@
-"""Rate an agent on the shipped ladder of a game and player count, in one command.
-
-Example::
+"""Rate an agent on the shipped ladder of a game and player count, in one command::
 
     tabletop-zoo rate --game GAME --num-players 3 --agent ref:GAME-3p-ppo
 
-The agent plays one seat against every mix of the ladder's members (random, greedy, MCTS,
-the reference models) in the other seats, every seating of every mix (seats balanced),
-``--rounds`` times. The members keep their published ratings (the manifest of
-``baselines/reference_models``); only the newcomer's rating is fitted, so it lands on the
-ladder's scale: Plackett-Luce ``mu`` from the full finishing orders (``openskill``) with its
-95% interval, and for 2 players also the maximum-likelihood Elo with its interval. Prints
-the ladder with the newcomer placed in it, its share of sole first places, mean rank and
-score (the share of the other seats it finished ahead of, ties half: with 2 players wins
-plus half the draws) against each mix, and the CPU time. ``--against SPEC`` (repeatable)
-instead reports the agent's placements against that one opponent in every other seat
-(e.g. two random agents). ``--csv FILE`` writes every game played (seats, returns, scores,
-ranks); Ctrl-C writes the games finished so far there and stops.
-Needs the ``train`` extra (openskill).
+The agent plays every mix of the ladder's members in every seating, ``--rounds`` times;
+only its rating is fitted (Plackett-Luce ``mu`` with its 95% interval; 2 players: Elo
+too), so it lands on the ladder's scale. Prints the ladder with the newcomer in it and its
+results against each mix. ``--against SPEC`` reports placements against one opponent
+instead; ``--csv FILE`` writes every game (Ctrl-C: the games so far). Needs the ``train``
+extra (openskill).
 """
 
 from __future__ import annotations

@@ -150,34 +150,13 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         raise ValueError(
             f"--net-arch needs comma separated integers, got {args.net_arch!r}"
         ) from exc
-    return TrainConfig(
-        game=args.game,
-        num_players=args.num_players,
-        name=args.name,
-        runs_dir=args.runs_dir,
-        seed=args.seed,
-        timesteps=args.timesteps,
-        n_envs=args.n_envs,
-        vec=args.vec,
-        engine=args.engine,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        learning_rate=args.learning_rate,
-        gamma=args.gamma,
-        ent_coef=args.ent_coef,
+    return cli.config_from_flags(
+        TrainConfig,
+        args,
         net_arch=net_arch,
         baselines=tuple(s.strip() for s in args.pool.split(",") if s.strip()),
         trust_models=args.trust_model,
-        self_play_prob=args.self_play_prob,
-        max_snapshots=args.max_snapshots,
-        snapshot_every=args.snapshot_every,
-        eval_every=args.eval_every,
-        eval_games=args.eval_games,
-        final_eval_games=args.final_eval_games,
-        torch_threads=args.torch_threads,
         progress_bar=not args.no_progress,
-        verbose=args.verbose,
         env_kwargs=parse_env_options(args.env_option),
     )
 

@@ -129,39 +129,19 @@ def main(argv: list[str] | None = None) -> int:
                 options[key.strip()] = json.loads(value)
             except json.JSONDecodeError:
                 options[key.strip()] = value
-        config = AlphaZeroConfig(
-            game=args.game,
-            num_players=args.num_players,
-            out=args.out,
-            seed=args.seed,
-            iterations=args.iterations,
-            max_seconds=None if args.max_minutes is None else 60.0 * args.max_minutes,
-            checkpoint_seconds=None
-            if args.checkpoint_minutes is None
-            else 60.0 * args.checkpoint_minutes,
-            games_per_iteration=args.games_per_iteration,
+        minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
+        config = cli.config_from_flags(
+            AlphaZeroConfig,
+            args,
+            **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
             num_simulations=args.simulations,
-            parallel_games=args.parallel_games,
-            leaves_per_game=args.leaves_per_game,
             hidden=hidden_sizes(args.hidden),
-            learning_rate=args.learning_rate,
-            updates_per_iteration=args.updates_per_iteration,
-            train_batch=args.train_batch,
-            buffer_size=args.buffer_size,
-            temperature_moves=args.temperature_moves,
-            gumbel=args.gumbel,
-            gumbel_considered=args.gumbel_considered,
-            max_moves=args.max_moves,
-            score_weight=args.score_weight,
-            score_scale=args.score_scale,
             game_options=options,
-            opponent=args.opponent,
             opponent_share=(
                 AlphaZeroConfig.opponent_share
                 if args.opponent_share is None
                 else args.opponent_share
             ),
-            overwrite=args.overwrite,
         ).check()
     except ValueError as exc:  # flags, game options, output file: before training
         cli.fail(parser, exc)

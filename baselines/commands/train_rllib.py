@@ -1,22 +1,14 @@
 """Train PPO with RLlib on one of our games, then evaluate it with our tournament code.
 
     tabletop-zoo train-rllib --game arktia --num-players 3 --iterations 2
-    tabletop-zoo train-rllib --policies per-seat --iterations 20 --out runs/rllib_seats
     tabletop-zoo train-rllib --policies snapshot --snapshot-every 5 --iterations 50
-    tabletop-zoo train-rllib --opponent greedy --iterations 50
     tabletop-zoo train-rllib --address auto --env-runners 16 ...   # on a Ray cluster
 
-Policy setups (``--policies``): ``shared`` (one module plays every seat: self-play),
-``per-seat`` (one module per seat), ``snapshot`` (one seat per episode is the learner, the
-others play a frozen copy refreshed every ``--snapshot-every`` iterations). With
-``--opponent SPEC`` (a ``make_agent`` spec such as ``random``, ``greedy``, ``mcts:50``) the
-other seats are played inside the env by that baseline and the learner's seat changes every
-episode. Uses RLlib's action-masking PPO module over the flattened observation planes.
-
-Writes the algorithm checkpoint to ``OUT/checkpoint`` and each trained module to
-``OUT/module_<id>``; then plays ``rllib:OUT/module_<id>`` against ``--eval-agents`` in a
-round robin of our tournament code (:func:`tabletop_zoo.baselines.evaluation.round_robin`)
-and prints the table. Needs the ``rllib`` extra (see docs/ecosystem.md).
+``--policies``: ``shared`` (self-play), ``per-seat`` or ``snapshot`` (the other seats a
+frozen copy); ``--opponent SPEC`` has a baseline play the other seats inside the env.
+Writes ``OUT/checkpoint`` and ``OUT/module_<id>``, then plays ``rllib:OUT/module_<id>``
+against ``--eval-agents`` in a round robin and prints the table. Needs the ``rllib``
+extra (see docs/ecosystem.md).
 """
 
 from __future__ import annotations

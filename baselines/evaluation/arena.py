@@ -1,20 +1,13 @@
-"""The arena: play one full game between agents on one of our AEC envs.
+"""The arena: play one full game between agents on one of our AEC envs::
 
-Example (``game`` is any name of ``tabletop_zoo.envs.registry.GAMES``)::
-
-    from tabletop_zoo.baselines import make_agent
-    from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
-
-    env = make_env(game)
+    env = make_env(game)  # a name of tabletop_zoo.envs.registry.GAMES
     result = play_game(env, [make_agent("greedy", seed=1), make_agent("random", seed=2)], seed=0)
     print(result.returns, result.scores, result.num_steps)
 
-Every match of the evaluation layer (tournaments, seated matches, training evaluations, the
-ladder) and the terminal game of ``scripts/play.py`` is a :func:`play_game` call. Matches
-are schedules of seatings played by :func:`~.matches.play_seatings`, which describes each
-game as a task (:data:`GameTask`) and plays them with :func:`play_tasks`, in this process or
-in worker processes, with the same results either way: every game and agent is seeded from
-the task, and an agent that loads a model is built once per process (:func:`seeded_agent`).
+Every match of the evaluation layer and the terminal game of ``play`` is a :func:`play_game`
+call. :func:`play_tasks` plays a schedule's games (:data:`GameTask`) in this process or in
+worker processes with the same results: every game and agent is seeded from the task, and
+an agent that loads a model is built once per process (:func:`seeded_agent`).
 """
 
 from __future__ import annotations

@@ -1,35 +1,16 @@
 """The batched arena: many games of a match at once on a game's compiled engine.
 
-:func:`~.arena.play_tasks` hands the games whose every seat is an agent that can act on a
-compiled one-row state (:func:`batchable`) to :class:`LockstepGames`; the others are played
-one by one (:func:`~.arena.play_game`). The batched path gives the same records:
-
-* every game starts from the position ``env.reset(seed)`` makes (converted to a compiled
-  row once) and its agents are made and re-seeded exactly as :func:`~.arena.play_task` and
-  :func:`~.arena.play_game` do (:func:`~.arena.seeded_agent`, :func:`~.arena.agent_seeds`);
-* the random opening draws from ``np.random.default_rng([seed, 0x09E1])`` over the
-  ascending legal actions, as :func:`~.arena.play_game` does;
-* each decision asks the seat's agent ``act(None, mask, state)`` with ``state`` the game's
-  compiled one-row state (:meth:`FastEngine.wrap`-like view, never changed by the agent),
-  so the agent draws from its own generator what it draws in serial play;
-* the compiled engine is built with the env's ``max_turns``, so a game is truncated where
-  the env truncates it, and returns and scores are computed as :func:`~.arena.play_game`
-  computes them (the rules' result at the end, :func:`~tabletop_zoo.envs.results.win_returns`
-  of the scores as they stand after a truncation).
-
-Live games advance in lockstep: one compiled ``legal_mask`` and one compiled ``step`` per
-round over all live rows; a game that ends frees its row for the next game of the schedule
-(at most :data:`SLOTS` games at once). Results come out as games finish;
-:func:`~.arena.play_tasks` puts them back in schedule order.
-
-An agent declares that it can act this way with ``acts_on_compiled_state = True`` (and
-``reads_observation = False``: the batched path builds no observation planes). The path is
-used only when the fast path is on (:func:`~tabletop_zoo.envs.registry.fast_path_available`,
-``TABLETOP_ZOO_FAST=0`` turns it off), the game has a compiled engine that accepts the env's
-options, and the compiled random stream matches this Python's
-(:func:`~tabletop_zoo.envs.fast_random.matches_python`); a schedule of a few random games
-only stays serial (``arena.MIN_BATCH``: not worth loading numba). ``TABLETOP_ZOO_BATCH=0`` keeps
-every game on the serial path (to measure one against the other).
+:func:`~.arena.play_tasks` hands the games whose every seat can act on a compiled one-row
+state (:func:`batchable`: ``acts_on_compiled_state = True``, ``reads_observation = False``)
+to :class:`LockstepGames`, the others to :func:`~.arena.play_game`, with the same records:
+the same start (``env.reset(seed)`` as a row), agents made and seeded alike
+(:func:`~.arena.seeded_agent`), the same random opening, each decision
+``act(None, mask, state)`` on the game's row, truncation and scores as the env's. Live
+games share one compiled ``legal_mask`` and ``step`` per round (at most :data:`SLOTS`);
+results come out as games finish. Used only when the fast path is on, the game's compiled
+engine accepts the options and the compiled random stream matches Python's
+(:func:`~tabletop_zoo.envs.fast_random.matches_python`), for more than ``arena.MIN_BATCH``
+games; ``TABLETOP_ZOO_BATCH=0`` keeps every game serial.
 """
 
 from __future__ import annotations

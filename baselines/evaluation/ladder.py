@@ -1,23 +1,14 @@
 """The rating ladder: fit one from its members' games, rate a newcomer on it, refit with a
 new member.
 
-A *ladder* (an entry of ``baselines/reference_models/manifest.json``, ``<game>-<N>p``, see
-:mod:`~tabletop_zoo.baselines.agents.reference`) is a set of member agents with published
-ratings: Plackett-Luce ``mu``/``sigma`` (``openskill``) from every table of N members
-played in every seating, and for 2 players also Elo. All of it is computed from match
-records (:mod:`.matches`), so it does not matter how the games were played.
-
-* :func:`play_ladder` plays the members' tables, :func:`fit_ladder` turns the records into
-  a ladder entry and :func:`record_ladder` writes it (and each ``ref:`` member's rating)
-  into a manifest; ``scripts/make_reference.py ladder`` is these three calls.
-* :func:`rate_newcomer` plays a newcomer once against every mix of the members in every
-  seating; the members keep their published ratings and only the newcomer's is fitted, so it
-  lands on the ladder's scale (:class:`NewcomerRating`, with Elo for 2 players).
-  :func:`rate_against` gives placements against one opponent in every other seat.
-  ``scripts/rate.py`` is these calls and the lines of :func:`newcomer_lines`.
-* :func:`refit_ladder` plays a ladder again with one more member and fits it anew.
-
-Needs the ``train`` extra (openskill).
+A *ladder* (a ``<game>-<N>p`` entry of ``baselines/reference_models/manifest.json``) is a
+set of member agents with published Plackett-Luce ratings (``openskill``; 2 players: Elo
+too), computed from the match records (:mod:`.matches`) of every table of N members in
+every seating. :func:`play_ladder`, :func:`fit_ladder` and :func:`record_ladder` make one
+(``make-reference ladder``); :func:`rate_newcomer` fits only a newcomer's rating against
+the members' published ones, so it lands on the ladder's scale, and :func:`rate_against`
+places it against one opponent (``rate``); :func:`refit_ladder` fits a ladder anew with
+one more member. Needs the ``train`` extra (openskill).
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """The match model: a schedule of seatings, played into one record per game.
 
-Every match of the evaluation layer is a list of :class:`Seating` (which agent sits in which
-seat, the game's seed, its random opening) played by :func:`play_seatings` into
-:class:`MatchRecord` (seats, returns, scores, steps, seed). What a match reports is a *view*
-computed from its records alone:
-
-* tournaments (pairs, win rates with Wilson intervals, Elo):
-  :func:`~.tournament.tournament_view`, played by :func:`~.tournament.round_robin`;
-* seated matches (placements, Plackett-Luce ratings, pairwise score):
-  :func:`~.seating.seated_view`, played by :func:`~.seating.play_lineups`;
-* the evaluation of one agent during training: :func:`~.tournament.evaluate_agent`;
-* the rating ladder (fit, rate a newcomer, refit): :mod:`~.ladder`.
-
-A record does not say how its game was played (this process, worker processes, Ray, or a
-batched arena that produces the same records), so the views work on records from any of
-them. The argument checks every match shares live here once (:func:`check_match`).
+Every match of the evaluation layer is a list of :class:`Seating` (agents by seat, seed,
+random opening) played by :func:`play_seatings` into :class:`MatchRecord` (seats, returns,
+scores, steps, seed). What a match reports is a *view* of its records alone (tournaments,
+seated matches, a training evaluation, the ladder), so it does not matter where the games
+were played (this process, workers, Ray, the batched arena). The argument checks every
+match shares live here once (:func:`check_match`).
 """
 
 from __future__ import annotations

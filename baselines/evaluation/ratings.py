@@ -1,21 +1,13 @@
 """Ratings from full finishing orders (any player count) and anchored 2-player Elo.
 
-**n players.** Every game gives a finishing order: seats ranked by their result, then their
-score (:func:`finishing_ranks`; equal results and scores share a rank). The ratings are the
-Plackett-Luce model of the ``openskill`` library (Weng-Lin Bayesian updates, a TrueSkill-style
-``mu`` and ``sigma`` per agent, start ``mu=25``, ``sigma=25/3``). Online updates depend on the
-order of the games, so :func:`plackett_luce_ratings` runs them over several random orders of
-the same games and averages ``mu`` and ``sigma``. The 95% interval is ``mu +- 1.96 sigma``.
-
-**Anchored ratings** (the ladder): the ladder's members keep their published ratings and only
-the newcomer is updated (``fixed`` in :func:`plackett_luce_ratings`), so a newcomer's rating
-is on the ladder's scale however many games it plays.
-
-**2 players** keep Elo: :func:`anchored_elo` is the maximum-likelihood Elo of one agent
-against opponents of known Elo (draws count half), with the 95% interval from the Fisher
-information; :func:`elo_bootstrap_intervals` gives intervals for a round robin's Elo.
-
-``openskill`` comes with the ``train`` extra.
+A game's finishing order ranks the seats by result, then score (:func:`finishing_ranks`).
+:func:`plackett_luce_ratings` fits ``openskill``'s Plackett-Luce model (``mu``, ``sigma``;
+95% interval ``mu +- 1.96 sigma``), averaged over several random orders of the games since
+online updates depend on the order; ``fixed`` agents keep their ratings (a ladder's
+members), so a newcomer lands on the ladder's scale. For 2 players, :func:`anchored_elo`
+is the maximum-likelihood Elo against opponents of known Elo (Fisher-information interval)
+and :func:`elo_bootstrap_intervals` gives a round robin's Elo intervals. ``openskill``
+comes with the ``train`` extra.
 """
 
 from __future__ import annotations

@@ -11,15 +11,15 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
+from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL, PairingStats, Standing
 from tabletop_zoo.envs._files import atomic_path, atomic_write
 
 if TYPE_CHECKING:
-    from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
+    from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 
 __all__ = [
     "TABLE_WIDTH",
@@ -38,6 +38,24 @@ __all__ = [
 TABLE_WIDTH = 100
 NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
 GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")
+
+
+class TournamentResult(Protocol):
+    """What the outputs read of a :class:`~.tournament.TournamentResult` (named here, so
+    that this module needs not import the one that calls it)."""
+
+    game: str
+    num_players: int
+    agents: list[str]
+    specs: list[str]
+    games: list[MatchRecord]
+    filler: str
+    random_opening: int
+    incomplete: str | None
+
+    def head_to_head(self, record: MatchRecord) -> Any: ...
+    def pairings(self) -> list[PairingStats]: ...
+    def standings(self) -> list[Standing]: ...
 
 
 def display_name(spec: str) -> str:

@@ -1,21 +1,12 @@
 """n-player matches with balanced seats: line-ups, seat permutations, placements, ratings.
 
-A *line-up* is the multiset of agents of one game (agent indices, e.g. ``(0, 1, 1)``: agent
-0 against two copies of agent 1). :func:`seat_permutations` lists every distinct seating of a
-line-up, so playing a line-up once per permutation puts every agent in every seat equally
-often (for ``(0, 1, 1)``: agent 0 in seats 0, 1 and 2 once each). :func:`lineups` builds
-the balanced designs:
-
-* ``focus=None``: every set of ``num_players`` distinct agents (a round robin of tables), or
-  with fewer agents than seats every multiset;
-* ``focus=i``: agent ``i`` once against every multiset of the others (the ladder: a
-  newcomer against random, greedy, MCTS and the references in every mix).
-
-:func:`play_lineups` plays them (:func:`~.matches.play_seatings`) and returns the seated
-view of the records (:func:`seated_view`, :class:`SeatedResult`): per agent the share of
-sole first places (Wilson 95% interval), mean rank, pairwise score, and Plackett-Luce
-ratings (:mod:`~.ratings`) from the full finishing orders. The view reads any
-:class:`~.matches.MatchRecord`, whoever played it.
+A *line-up* is the multiset of agents of one game (``(0, 1, 1)``: agent 0 against two
+copies of agent 1); playing it once per :func:`seat_permutations` seating puts every agent
+in every seat equally often. :func:`lineups` builds the designs: every table of distinct
+agents (``focus=None``), or agent ``focus`` against every mix of the others (the ladder).
+:func:`play_lineups` plays them and returns :func:`seated_view` (:class:`SeatedResult`):
+per agent the share of sole first places (Wilson 95%), mean rank, pairwise score and
+Plackett-Luce ratings (:mod:`~.ratings`), from any :class:`~.matches.MatchRecord`.
 """
 
 from __future__ import annotations
@@ -274,13 +265,10 @@ def play_lineups(
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
-    ``agent_specs`` are :func:`~tabletop_zoo.baselines.agents.make_agent` specs; a line-up
-    holds indices into them. Every game and agent is seeded from ``seed`` and the game's
-    number, so a run is reproducible, and ``workers > 1`` (games played in that many
-    processes) gives the same games. ``random_opening``: the first that many actions of
-    every game are random (see :func:`~.arena.play_game`). ``on_game(record)`` sees every
-    game as it is played. ``trust``: model files may be loaded by unpickling
-    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
+    ``agent_specs`` are ``make_agent`` specs; a line-up holds indices into them. Every game
+    and agent is seeded from ``seed`` and the game's number; ``random_opening`` is
+    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``on_game`` are
+    :func:`~.matches.play_seatings`'. A worker process that dies raises
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`).
     """

@@ -1,31 +1,17 @@
-"""Seat-rotated matches between agents: round-robin tournaments and one-agent evaluations,
-and the tournament view of match records.
+"""Seat-rotated matches between agents: round-robin tournaments, one-agent evaluations, and
+the tournament view of match records.
 
-**Round robin.** Every unordered pair of agents (a *pairing*) plays ``games`` games.
-Seats are rotated: game ``g`` uses the seat list ``[A, B, filler, ...]``, with A and B
-swapped on odd ``g`` and the whole list rotated by ``g // 2`` seats, so that with
-``games`` a multiple of ``2 * num_players`` both agents sit in every seat equally often
-(with 2 players any even ``games`` is balanced). In 3-4 player games the other seats are
-played by the *filler* agent (``"random"`` by default) and the head-to-head result is
-decided between A and B only (:func:`~.stats.head_to_head`).
+**Round robin** (:func:`round_robin`): every pairing plays ``games`` games with the seats
+rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents sit in every
+seat equally often; other seats hold the *filler* and only A against B counts.
+**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`): pairings with
+Wilson intervals, standings with Elo, from any match records. **Evaluation of one agent**
+(:func:`evaluate_agent`): ``games_per_seat`` games from every seat against each opponent,
+counted by the agent's own result. All are schedules played by
+:func:`~.matches.play_seatings`::
 
-**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`) reads any
-:class:`~.matches.MatchRecord` whose seats hold two agents of the list (the other seats
-fillers): pairings with win rates and Wilson intervals, standings with Elo.
-
-**Evaluation of one agent** (:func:`evaluate_agent`, used by training): the agent plays
-``games_per_seat`` games from every seat against each opponent spec, which takes all the
-other seats; a game counts by the agent's own result (+1 win, 0 draw, -1 loss)
-(:func:`evaluation_view`).
-
-All of them are schedules of seatings played by :func:`~.matches.play_seatings`. Library
-use::
-
-    from tabletop_zoo.baselines.evaluation.tournament import round_robin
     result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
     print(result.table())
-    result.write_csv("results/")
-    result.plot("results/tournament.png")
 """
 
 from __future__ import annotations
@@ -264,19 +250,12 @@ def round_robin(
 ) -> TournamentResult:
     """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
 
-    ``agent_specs`` are ``make_agent`` specs (``random``, ``greedy``, ``mcts:N``,
-    ``ppo:PATH``, ``rllib:PATH``); ``filler`` fills the seats beyond A and B in 3-4 player
-    games. ``workers > 1`` plays games in that many processes; ``backend="ray"`` plays every
-    game as a Ray task (:mod:`.ray_backend`; a local Ray instance, or the cluster at
-    ``ray_address``). Both give the same results as serial play: every game and agent is
-    seeded from ``seed`` and the game's index. ``progress`` shows a tqdm bar (``train`` extra).
-    ``random_opening``: the first that many actions of every game are random legal actions
-    (:func:`~.arena.play_game`), so that two deterministic agents do not play one game over
-    and over (both games start from one position). ``on_game(record)`` sees every game.
-    ``trust``: model files may be loaded by unpickling
-    (:func:`~tabletop_zoo.baselines.agents.make_agent`). A worker process that dies raises
-    :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
-    (marked :attr:`TournamentResult.incomplete`).
+    ``agent_specs`` are ``make_agent`` specs; ``filler`` fills the seats beyond A and B in
+    3-4 player games; ``random_opening`` is :func:`~.arena.play_game`'s. ``workers``,
+    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``on_game`` are those of
+    :func:`~.matches.play_seatings`: the same results however the games are played. A worker
+    process that dies raises :class:`~.arena.IncompleteRunError` whose ``result`` holds the
+    games played until then (marked :attr:`TournamentResult.incomplete`).
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")

@@ -1,41 +1,17 @@
 """AlphaZero-style self-play training: PUCT self-play games, a replay buffer, a torch network.
 
-Every iteration plays ``games_per_iteration`` games in which every seat is the current
-network with PUCT search (Dirichlet noise at the root; the first ``temperature_moves``
-moves of a game are sampled in proportion to the visit counts, later ones take the most
-visited move; a game still running after ``max_moves`` actions ends there and is scored as
-it stands, as the envs score a truncated game: without a limit, a network that learned to
-avoid ending a game could self-play one game for ever). Each decision stores the
-observation planes of the seat to act, the legal
-mask, the visit distribution (policy target) and, when the game ends, the value of every
-seat relative to the seat to act (value target: the engine's returns, +1 sole winner, 0
-tied winners, -1 others; with ``score_weight`` > 0 mixed with the score margin, see
-:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, which the search then also
-uses at finished positions). The network then takes ``updates_per_iteration`` Adam steps on
-minibatches drawn from the newest ``buffer_size`` decisions (loss: cross-entropy to the
-visit distribution over the legal actions + mean squared value error).
-
-With ``opponent`` (``ref:NAME`` or a policy network file) a share ``opponent_share`` of the
-games seats that fixed network in one seat, drawn per game, instead of the searching
-network (:mod:`~tabletop_zoo.baselines.training.self_play_opponent`): the network then
-also learns from games against an opponent that does not play as it does.
-
-The games of an iteration are played ``parallel_games`` at a time in lockstep
-(:func:`~tabletop_zoo.baselines.training.self_play.play_self_play_games`): each step
-every game adds one leaf (``leaves_per_game``: up to that many, with a virtual loss) to its
-PUCT tree and the new leaves of all games are valued by one network call. The positions
-and trees live on the compiled engine when the fast path is available and on the Python
-engine otherwise; a seed gives the same games and the same network either way
-(``TABLETOP_ZOO_FAST=0`` changes the speed only).
-
-With ``gumbel=True`` the self-play root is searched by Gumbel sequential halving
-(:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, PUCT below the root):
-the move played is the search's Gumbel choice (no Dirichlet noise, no temperature) and
-the policy target is its improved policy instead of the visit distribution, which gives a
-sharper target than a few dozen visits can.
-
-The network is exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.
-DenseNet` (``az:PATH`` plays it without torch). Needs the ``train`` extra (torch).
+Each iteration plays ``games_per_iteration`` games, ``parallel_games`` at a time in lockstep
+(:func:`~.self_play.play_self_play_games`), every seat the current network with PUCT
+search (Dirichlet root noise, visit-proportional moves for the first ``temperature_moves``;
+a game ends and is scored as it stands after ``max_moves`` actions). Each decision stores
+the planes, the legal mask, the visit distribution (policy target) and the seat-relative
+game value (:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, with
+``score_weight``); the network then takes ``updates_per_iteration`` Adam steps on the
+newest ``buffer_size`` decisions. ``opponent`` seats a fixed network in a share of the games
+(:mod:`~.self_play_opponent`); ``gumbel=True`` searches the root by Gumbel sequential
+halving and trains on its improved policy. A seed gives the same games and network on
+either engine. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
+(``az:PATH``). Needs the ``train`` extra (torch).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Export a trained PPO actor as a NumPy network (reference models): a MaskablePPO model's
 (:func:`export_ppo_actor`) or the weights ``scripts/ppo_vector.py --save`` writes
-(:func:`export_ppo_vector`).
+(:func:`export_ppo_vector`; the network is :mod:`tabletop_zoo.baselines.training.ppo_vector`'s).
 
 Only what playing needs is kept: SB3's ``MlpPolicy`` actor (the policy half of the
 ``mlp_extractor``, tanh, and the ``action_net``), without the critic and the optimizer
@@ -23,8 +23,9 @@ from tabletop_zoo.envs.extras import require_extra
 
 __all__ = ["export_ppo_actor", "export_ppo_vector", "read_ppo_vector_weights"]
 
-#: The layers of ``scripts/ppo_vector.py``'s network: a trunk (flatten, linear, relu, linear,
-#: relu), the policy logits (``actor``) and the value (``critic``, not exported).
+#: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.Agent`: a trunk
+#: (flatten, linear, relu, linear, relu), the policy logits (``actor``) and the value
+#: (``critic``, not exported).
 _PPO_VECTOR_LAYERS = ("trunk.1", "trunk.3", "actor", "critic")
 
 

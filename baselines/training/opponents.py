@@ -1,17 +1,12 @@
 """The self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
 
-At every reset the single-agent env calls the pool, which picks an agent for each other
-seat: a fixed baseline (``random``, ``greedy``) or, with probability ``self_play_prob`` once
-some exist, a frozen snapshot of the learner. Snapshots are the files
-``snapshot_dir/step_N.zip`` written by the snapshot callback; the pool loads new ones and
-keeps the newest ``max_snapshots``. A snapshot plays its policy's actor exported to NumPy
-(:func:`~tabletop_zoo.baselines.training.export.export_ppo_actor`, kept in float32 in
-memory), sampling from it like a stochastic MaskablePPO policy: the same distribution as
-``PPOAgent(deterministic=False)`` at a fraction of the cost of SB3's ``predict`` for one
-observation (``docs/results.md``). It is a separate copy, so it never changes while the
-learner trains. With ``DummyVecEnv`` all envs
-share one pool object in-process (:func:`shared_pool`); with ``SubprocVecEnv`` each worker
-process has its own pool reading the same folder, so no state crosses processes.
+At every reset the single-agent env asks the pool for an agent per other seat: a baseline
+or, with probability ``self_play_prob`` once some exist, one of the newest ``max_snapshots``
+snapshots (``snapshot_dir/step_N.zip``). A snapshot samples from its actor exported to
+NumPy (:func:`~.export.export_ppo_actor`): the distribution of
+``PPOAgent(deterministic=False)`` at a fraction of the cost, and a copy that never changes
+while the learner trains. ``DummyVecEnv`` envs share one pool per process
+(:func:`shared_pool`); ``SubprocVecEnv`` workers each read the same folder.
 """
 
 from __future__ import annotations
@@ -33,7 +28,9 @@ __all__ = [
     "SNAPSHOT_PATTERN",
     "BatchedOpponentPool",
     "OpponentPool",
+    "forget_shared_pool",
     "shared_pool",
+    "shared_pool_of",
 ]
 
 COMPILED_BASELINES = ("random", "greedy")
@@ -136,16 +133,22 @@ def shared_pool(cfg: Any, rank: int) -> OpponentPool:
     return _POOLS[cfg.name]
 
 
+def forget_shared_pool(name: str | None) -> None:
+    """Drop this process's pool of the run ``name`` (a new run of that name starts afresh)."""
+    _POOLS.pop(name, None)
+
+
+def shared_pool_of(name: str | None) -> OpponentPool | None:
+    """This process's pool of the run ``name``, if :func:`shared_pool` made one."""
+    return _POOLS.get(name)
+
+
 class BatchedOpponentPool:
     """Opponents for self-play in batch on a compiled engine: compiled baselines plus frozen
     snapshots (``tabletop_zoo.wrappers.sb3.BatchedOpponents``).
 
-    The batched twin of :class:`OpponentPool`, with its rules: at the start of each
-    episode each other seat independently gets a snapshot with probability
-    ``self_play_prob`` (when any exist), else a uniformly chosen baseline; the snapshots
-    are the newest ``max_snapshots`` files ``step_N.zip`` of ``snapshot_dir``, each played
-    as its actor exported to NumPy, sampling from its policy over the legal actions (like
-    ``PPOAgent(deterministic=False)``).
+    The batched twin of :class:`OpponentPool`, drawing by its rules at the start of each
+    episode, per other seat.
 
     Args:
         baselines: ``"random"`` and/or ``"greedy"`` (the compiled players).

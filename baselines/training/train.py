@@ -1,21 +1,13 @@
 """MaskablePPO self-play training against a pool of opponents.
 
-The learner plays one seat of a :class:`~tabletop_zoo.wrappers.single_agent.SingleAgentEnv`
-(a random seat each episode); at every reset the env calls the shared
-:class:`~.opponents.OpponentPool` for the other seats (baselines and frozen snapshots).
-With ``engine="fast"`` (the default when numba is installed) the games run instead on the
-compiled batched engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`), with the same
-opponents (compiled random/greedy players, snapshots as batched NumPy actors) inside the
-batch; the run folder, snapshots and evaluations are the same.
+The learner plays a random seat of a :class:`~tabletop_zoo.wrappers.single_agent.
+SingleAgentEnv` whose other seats the shared :class:`~.opponents.OpponentPool` fills at
+every reset (baselines and frozen snapshots); with ``engine="fast"`` the games run on the
+compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
+opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
+``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
+``learning_curve.png`` and ``final_model.zip``::
 
-Everything goes to ``runs_dir/name/``: ``config.json``; ``progress.csv`` (SB3's logger,
-a logger of ours, so SB3 writes nothing anywhere else; tensorboard too if installed);
-``snapshots/step_N.zip`` (self-play opponents, also the checkpoints); ``eval.csv`` and
-``learning_curve.png`` (periodic evaluations by the evaluation layer); ``final_model.zip``.
-
-Library use::
-
-    from tabletop_zoo.baselines.training import TrainConfig, format_eval_table, train
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
 """
@@ -33,7 +25,11 @@ from typing import Any
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
-from tabletop_zoo.baselines.training.opponents import _POOLS, shared_pool
+from tabletop_zoo.baselines.training.opponents import (
+    forget_shared_pool,
+    shared_pool,
+    shared_pool_of,
+)
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.extras import require_extra
 
@@ -132,6 +128,30 @@ def _logger_formats(verbose: int) -> list[str]:
     return formats
 
 
+def _new_model(cfg: TrainConfig, vec_env: Any) -> Any:
+    """The MaskablePPO learner of the run, logging to its folder."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        ent_coef=cfg.ent_coef,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        seed=cfg.seed,
+        device=cfg.device,
+        verbose=cfg.verbose,
+    )
+    model.set_logger(configure(str(cfg.run_dir), _logger_formats(cfg.verbose)))
+    return model
+
+
 def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult:
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
 
@@ -140,9 +160,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     ``InvalidOptionError`` before anything is written.
     """
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import CallbackList
-    from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -161,30 +179,15 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     run_dir.mkdir(parents=True, exist_ok=True)
     conf = dataclasses.asdict(cfg)
     write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
-    _POOLS.pop(cfg.name, None)
+    forget_shared_pool(cfg.name)
 
     if cfg.engine == "fast":
         vec_env, pool = _compiled_vec_env(cfg)
     else:
         thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
         vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
-        pool = _POOLS.get(cfg.name)
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate,
-        gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda,
-        ent_coef=cfg.ent_coef,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
-        seed=cfg.seed,
-        device=cfg.device,
-        verbose=cfg.verbose,
-    )
-    model.set_logger(configure(str(run_dir), _logger_formats(cfg.verbose)))
+        pool = shared_pool_of(cfg.name)
+    model = _new_model(cfg, vec_env)
     update_timer = UpdateTimer()
     callbacks = [
         update_timer,

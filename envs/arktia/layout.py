@@ -20,7 +20,6 @@ from tabletop_zoo.envs.errors import InvalidLayoutError
 
 # The six straight-line directions as (row, column) offsets in doubled columns.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1), (1, 1))
-DIRECTION_NAMES: tuple[str, ...] = ("E", "NE", "NW", "W", "SW", "SE")
 
 MAX_ROWS = 26  # row letters a..z
 MAX_LAYOUT_CHARS = 10_000  # far more than 26 rows of 64 tiles need

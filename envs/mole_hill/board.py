@@ -67,11 +67,6 @@ ACTION_NAMES: tuple[str, ...] = SPACE_NAMES + tuple(
 )
 
 
-def is_mole_action(action: int) -> bool:
-    """True for the 63 mole actions (go to a space), False for rod actions."""
-    return 0 <= action < NUM_SPACES
-
-
 def rod_action(edge: int) -> int:
     """The action that puts a rod on ``edge``."""
     return ROD_OFFSET + edge

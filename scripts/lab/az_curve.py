@@ -1,17 +1,11 @@
 """Learning curves of AlphaZero-style training: every checkpoint against a fixed opponent.
 
-Example::
+    python scripts/lab/az_curve.py --game mole_hill --against mcts:200 --plot curve.png runs/az.npz
 
-    python scripts/lab/az_curve.py --game mole_hill --against mcts:200 --simulations 400 \
-        --games-per-seat 10 --plot runs/az_curve.png runs/az_s0.npz runs/az_s1.npz
-
-For each run (the ``--out`` file of ``scripts/train_alphazero.py`` trained with
-``--checkpoint-minutes``) it plays the checkpoints ``<out>_cpu<SSSSS>s.npz`` and the final
-network, with ``--simulations`` per move, from every seat against ``--against``
-(``evaluate_agent``: ``--games-per-seat`` games per seat), and prints the win rate (sole
-first places) with its Wilson 95% interval against the CPU time of training. ``--plot``
-draws one line per run and, with several runs, their mean at each checkpoint time common
-to all of them. Needs the ``train`` extra (matplotlib) only for ``--plot``.
+Plays each run's checkpoints (``--checkpoint-minutes`` of ``train-alphazero``) and final
+network from every seat against ``--against`` and prints the win rate with its Wilson 95%
+interval against training CPU time; ``--plot`` draws one line per run and their mean
+(matplotlib).
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """Learner steps per CPU second of the single-agent env (no learning: random legal actions).
 
-Example::
-
     python scripts/lab/bench_single_agent.py --game GAME --num-players 3 --opponent random
-    python scripts/lab/bench_single_agent.py --game GAME --num-players 3 \
-        --snapshot runs/NAME/snapshots/step_N.zip --snapshot-as numpy
-
-Measures the env side of a training step (the learner's move, the opponents' turns, the
-learner's observation and mask) with CPU time (``time.process_time``), the median of
-``--repeats`` runs of ``--steps`` learner steps.
-
-``--snapshot`` makes every opponent a frozen self-play snapshot (a MaskablePPO ``.zip``)
-sampling from its policy, played through SB3 (``sb3``: ``PPOAgent`` with SB3's
-``predict``) or as the opponent pool plays it (``numpy``: the exported actor).
-
-``--forward NAME`` instead times the forward pass of a shipped reference network
-(``ref:NAME``'s actor, as a snapshot plays it) per observation, one at a time and in
-batches of 2, 4 and 8 (what batching the snapshots' moves across envs could save)::
-
     python scripts/lab/bench_single_agent.py --game arktia --forward arktia-3p-ppo
+
+The env side of a training step (the learner's move, the opponents' turns, the learner's
+observation and mask) in CPU time, the median of ``--repeats`` runs of ``--steps`` steps.
+``--snapshot ZIP`` makes every opponent a frozen snapshot played through SB3 (``sb3``) or
+as the opponent pool plays it (``numpy``). ``--forward NAME`` times a reference network's
+forward pass per observation, alone and in batches of 2, 4 and 8.
 """
 
 from __future__ import annotations

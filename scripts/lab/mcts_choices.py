@@ -2,17 +2,12 @@
 
     python scripts/lab/mcts_choices.py --game mole_hill --simulations 50 --positions 30
 
-Positions come from uniformly random games seeded ``seed``, ``seed + 1``, ..., each
-stopped after a random number of plies (at most ``--max-plies``); a game that ends first,
-or stops where one move is legal, gives no position. On each position both searches run
-``--repeats`` times from fresh seeds (both as in ``openspiel_match.py``: equal
-simulations, one random rollout each, UCT constant 1.4, MCTS-Solver backups). If the two
-are the same algorithm, each position's two samples of chosen moves come from one
-distribution. Per position a permutation test (1,000 relabellings of the pooled choices;
-statistic: chi-squared of the 2 x moves table) gives a p-value; the p-values of all
-positions are combined with Fisher's method. ``--their-simulations`` gives OpenSpiel's bot
-another number of simulations: a known difference, to see that the test finds one. Needs
-the ``openspiel`` extra.
+Positions come from seeded random games stopped after a random number of plies; on each,
+both searches run ``--repeats`` times from fresh seeds with the same settings. A
+permutation test per position (chi-squared of the 2 x moves table, 1,000 relabellings)
+gives a p-value, combined over positions by Fisher's method. ``--their-simulations`` gives
+OpenSpiel's bot a known difference, to see that the test finds one. Needs the
+``openspiel`` extra.
 """
 
 from __future__ import annotations

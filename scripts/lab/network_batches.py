@@ -1,28 +1,14 @@
 """Does a network give the same outputs for a position alone and inside a batch?
 
-Example::
-
     python scripts/lab/network_batches.py --game arktia --num-players 3 --rows 512
 
-Searches of several games could share one network call only if a position's outputs do
-not depend on the other rows of the call (else the batched games would play other moves
-than serial play). This tool evaluates ``--rows`` observation planes of random games
-(seeded) with the game's reference AlphaZero network (or ``--network``) in several ways
-and prints, per way, how many rows differ by at least one bit from the same rows
-evaluated in one call of all the rows, and the CPU cost (``time.process_time``):
-
-* ``DenseNet.forward`` (NumPy's BLAS) in calls of 1, 2, 3, 4, 8, 12, 16, 64 rows;
-* the same in calls of exactly 8 rows with the rows shuffled between the calls (is a row's
-  result independent of its neighbours at a fixed call size?);
-* a fixed-order product (every output summed over the inputs in ascending order, one
-  rounded multiply and one rounded add per term, zero inputs skipped): in NumPy, and
-  compiled by numba when the fast path is on; in calls of 1, 3, 8 and 64 rows.
-
-``--positions K`` (with numba) also searches K positions of a game of the network against
-itself with the agent's search (:class:`AlphaZeroAgent`; a reference network with its
-simulations, ``--network`` with the default) once with BLAS and
-once with the numba fixed-order product, and prints the CPU of each and the moves that
-differ.
+Searches of several games can share a network call only if a position's outputs do not
+depend on the other rows of the call. This evaluates ``--rows`` planes of seeded random
+games with the game's reference AlphaZero network (or ``--network``) with BLAS
+(``DenseNet.forward``) in calls of several sizes and with shuffled rows, and with the
+fixed-order product (NumPy, and numba on the fast path), and prints how many rows differ
+by a bit from one call of all rows, and the CPU cost. ``--positions K`` (numba) also
+searches K positions with BLAS and with the fixed order and prints the moves that differ.
 """
 
 from __future__ import annotations
@@ -197,6 +183,19 @@ def main(argv: list[str] | None = None) -> int:
         b[order] = np.concatenate([c[head] for c in shuffled])
         differ += int((a != b).any(axis=1).sum())
     print(f"BLAS, calls of 8 rows, rows shuffled between calls: {differ} rows differ")
+    ways = compare_fixed_order(net, planes, full)
+    if args.positions and "fixed order (numba)" in ways:
+        fixed_forward = ways["fixed order (numba)"]
+        compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
+    elif args.positions:
+        print("--positions: not searched, the fixed-order search needs numba (fast path off)")
+    return 0
+
+
+def compare_fixed_order(net: DenseNet, planes: np.ndarray, full: dict) -> dict[str, Callable]:
+    """Print, for BLAS and the fixed-order products, whether a row's outputs depend on the
+    call's size, the cost, and how far fixed order is from BLAS; return the ways by name."""
+    n = len(planes)
     ways = {"BLAS": net.forward, "fixed order (NumPy)": forward_with(net, fixed_order_numpy)}
     if fast_path_available():
         ways["fixed order (numba)"] = forward_with(net, fixed_order_numba())
@@ -221,12 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fixed order, NumPy and numba give the same bits: {same}")
     gap = max(float(np.abs(values[0][h] - full[h]).max()) for h in full)
     print(f"fixed order against BLAS in one call: largest difference {gap:.3g}")
-    if args.positions and "fixed order (numba)" in ways:
-        fixed_forward = ways["fixed order (numba)"]
-        compare_moves(net, args.game, players, args.positions, simulations, fixed_forward)
-    elif args.positions:
-        print("--positions: not searched, the fixed-order search needs numba (fast path off)")
-    return 0
+    return ways
 
 
 def compare_moves(

@@ -1,20 +1,12 @@
 """A training result over several seeds: per-seed values, mean and 95% interval across seeds.
 
-Examples::
-
-    python scripts/lab/seeds.py runs/mole_hill_2p_seed0 runs/mole_hill_2p_seed1 \
-        runs/mole_hill_2p_seed2
+    python scripts/lab/seeds.py runs/mole_hill_2p_seed0 runs/mole_hill_2p_seed1
     python scripts/lab/seeds.py --values 0.62,0.71,0.80
 
-With run folders (written by ``scripts/train.py``) it reads each run's final evaluation
-(the last rows of ``eval.csv``, one per opponent) and prints, per opponent, every seed's
-win rate (sole first places with 3-4 players), their mean and the 95% Student-t interval of
-the mean across seeds (clipped to [0, 1]). ``--column`` picks another column of
-``eval.csv`` (e.g. ``mean_score``; not clipped). ``--values`` summarises numbers measured
-elsewhere (e.g. ``scripts/rate.py`` results of several AlphaZero seeds). ``--plot PNG``
-draws the learning curves of the runs (every evaluation in ``eval.csv``): one thin line per
-seed and opponent, and the mean over the seeds where all of them were evaluated (needs
-matplotlib, in the ``train`` extra).
+Reads each run's final evaluation (``eval.csv``; ``--column`` another column than the win
+rate) and prints per opponent every seed's value, their mean and the Student-t 95% interval
+across seeds; ``--values`` summarises numbers measured elsewhere. ``--plot PNG`` draws the
+runs' learning curves and their mean (matplotlib, ``train`` extra).
 """
 
 from __future__ import annotations

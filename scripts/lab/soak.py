@@ -1,26 +1,15 @@
 """Soak test: random legal play for N steps per game and player count, every invariant checked.
 
     python scripts/lab/soak.py --steps 1000000                 # every game of GAMES, every count
-    python scripts/lab/soak.py --game <name> --steps 20000 --seed 3
     python scripts/lab/soak.py --steps 5000 --env-option max_turns=30   # truncation
-    python scripts/lab/soak.py --game <name> --num-players N --env-option KEY=VALUE
 
-Each (game, player count) plays seeded random games through the wrapped ``env()`` until
-``--steps`` AEC steps are done. At every step it checks: the acting agent's mask equals
-``legal_actions()`` and every other mask is empty; the observation lies in its space; the
-JSON round trip gives back an equal state with the same legal actions; a clone equals
-the original and stays independent of it; with the ``fast`` extra, the compiled engine's
-copy of the position (``registry.fast_state``, what the search agents play on) is accepted
-by its row check and has the same seat to act, legal actions and scores, also after the
-clone's random action; rewards stay 0 until the end, all agents end
-together, and the final rewards are the engine's ``returns()`` (or the truncation
-rewards); ``info["scores"]`` are the engine's scores. Resident memory is sampled after
-the first tenth of the budget and at the end ("memory flat": growth under
-``--max-growth-mb``). ``--env-option KEY=VALUE`` (repeatable, the env's options, values
-read as JSON when they parse) soaks a variant: truncation (``max_turns``), score rewards,
-a game's own options; every (game, count) is built with them before the first step, so a
-bad option is one line. Prints one row of counts per (game, player count) and exits 1 on
-any violation (the first few are printed).
+Seeded random games through the wrapped ``env()``; at every step: masks against
+``legal_actions()``, observations in their spaces, the JSON round trip, clones equal and
+independent, the compiled copy (``registry.fast_state``, with the ``fast`` extra) agreeing
+before and after a move, rewards 0 until the end, all agents ending together, final rewards
+the engine's ``returns()`` and ``info["scores"]`` its scores; resident memory flat (growth
+under ``--max-growth-mb``). ``--env-option KEY=VALUE`` soaks a variant. Prints one row of
+counts per (game, player count); exits 1 on any violation (the first few printed).
 """
 
 from __future__ import annotations
@@ -54,7 +43,6 @@ class SoakCounts:
     truncated: int = 0
     json_round_trips: int = 0
     clones: int = 0
-    compiled_checks: int = 0
     memory_growth_mb: float = 0.0
     seconds: float = 0.0
     violations: list[str] = field(default_factory=list)
@@ -107,7 +95,6 @@ def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -
         bad(f"step {counts.steps}: playing on a clone changed the original")
     compiled = fast_state(state)  # None without numba; InvalidStateError here is a bug
     if compiled is not None:
-        counts.compiled_checks += 1
         same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == (
             legal,
             state.current_player,

@@ -76,7 +76,7 @@ def test_each_command_shows_its_help_under_its_name(capsys, name) -> None:
     module = COMMANDS[name].module
     if module == "ppo_vector" and not all(
         importlib.util.find_spec(m) for m in ("torch", "numba")
-    ):  # its module checks its extras when imported
+    ):  # it checks its extras before its flags
         pytest.skip("ppo-vector needs the train and fast extras")
     argv = ["ladder", "--help"] if name == "make-reference" else ["--help"]
     code, out, _err = dispatch(capsys, name, *argv)

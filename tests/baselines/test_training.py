@@ -84,7 +84,7 @@ def test_evaluate_agent_plays_every_seat() -> None:
 @pytest.mark.slow
 def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     from tabletop_zoo.baselines.training import train
-    from tabletop_zoo.baselines.training.opponents import _POOLS
+    from tabletop_zoo.baselines.training.opponents import shared_pool_of
 
     cfg = TrainConfig(
         game="mole_hill",
@@ -125,7 +125,7 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
         mine, theirs = safe.policy.state_dict(), trusted.policy.state_dict()
         assert all(torch.equal(mine[k], theirs[k]) for k in theirs) and mine.keys() == theirs.keys()
     # once snapshots existed, self_play_prob=1 made the pool pick them
-    pool = _POOLS["tiny"]
+    pool = shared_pool_of("tiny")
     assert any(name.startswith("snapshot_") for name in pool.counts)
     # snapshots play their exported actor by sampling (NumPy, no SB3 predict per move)
     snapshot = next(iter(pool.snapshots.values()))

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 pytest.importorskip("torch", reason="the script needs the 'train' extra")
 
+from tabletop_zoo.baselines.training import ppo_vector as training  # noqa: E402
 from tabletop_zoo.envs.registry import GAMES  # noqa: E402
 
 OPPONENTS = ("snapshot", "greedy", "random")
@@ -73,12 +74,11 @@ def test_the_arena_player_keeps_to_legal_actions(script) -> None:
     policy's proportions (log 3 against 0: three to one), the same draws for the same seed."""
     import numpy as np
 
-    ppo = script("ppo_vector")
     agent = _FixedLogits([9.0, 0.0, float(np.log(3.0)), 5.0])
     mask = np.array([False, True, True, False])
     observation = np.zeros(4, np.float32)
-    assert ppo.ArenaPlayer(agent, "p").act(observation, mask) == 2
-    draws = [ppo.ArenaPlayer(agent, "p", "sample", seed=7) for _ in range(2)]
+    assert training.ArenaPlayer(agent, "p").act(observation, mask) == 2
+    draws = [training.ArenaPlayer(agent, "p", "sample", seed=7) for _ in range(2)]
     first = [draws[0].act(observation, mask) for _ in range(4000)]
     assert first == [draws[1].act(observation, mask) for _ in range(4000)]
     assert set(first) == {1, 2}
@@ -118,7 +118,7 @@ def test_a_bad_weights_file_is_one_error(script, tmp_path, content, message) -> 
     if content == "garbage":
         weights.write_bytes(b"not weights at all")
     else:
-        torch.save(ppo.Agent(4, 2, 16).state_dict(), weights)
+        torch.save(training.Agent(4, 2, 16).state_dict(), weights)
     argv = ["--hidden", "8", "--total-timesteps", "0", "--eval-games", "0", "--load", str(weights)]
     with pytest.raises(ModelFileError, match=message):
         ppo.main(argv)
@@ -144,7 +144,7 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
             handle.write(b"half the weights")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ppo.torch, "save", disk_full)
+    monkeypatch.setattr(training.torch, "save", disk_full)
     argv = ["--total-timesteps", "64", "--num-envs", "8", "--num-steps", "8", "--hidden", "8",
             "--eval-games", "0", "--save", str(saved)]  # fmt: skip
     with pytest.raises(OSError, match="No space left"):  # run_main: one line, exit 1
@@ -192,7 +192,7 @@ def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
     ],
 )
 def test_a_missing_extra_is_one_line(monkeypatch, capsys, blocked, extra, how, start) -> None:
-    """The module checks its extras when imported; both ways of running it say so in one
+    """The command checks its extras before its flags; both ways of running it say so in one
     line (exit 1), naming the command as it was typed."""
     from tabletop_zoo.baselines import commands
 

@@ -25,7 +25,7 @@ def _mole_hill():
 
 
 def _saved(tmp_path, inputs: int, actions: int, hidden: int = 16):
-    from tabletop_zoo.baselines.commands.ppo_vector import Agent
+    from tabletop_zoo.baselines.training.ppo_vector import Agent
 
     torch.manual_seed(0)
     layers = Agent(inputs, actions, hidden)

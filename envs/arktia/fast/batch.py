@@ -224,8 +224,7 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
     (the legal list is recomputed there); ``counts``: 5 int64. Every index taken from the
     row is checked before it is used."""
     nbr, lines, prm, shapes = tables
-    n_tiles, n, every = prm[K.P_TILES], prm[K.P_PLAYERS], prm[K.P_ALL]
-    neutral_per_kind = 1 if num_neutral > 0 else 0
+    n = prm[K.P_PLAYERS]
     if row[K.CONFIG] != config:
         return 1
     rnd, sub, cur = row[K.ROUND], row[K.SUB], row[K.CUR]
@@ -235,6 +234,21 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
         return 2
     if cur == -1 and (sub != K.NO_SUB or row[K.LEGAL_COUNT] != 0):
         return 2
+    code = _check_tiles(row, n, num_neutral, prm[K.P_ALL], nbr, counts)
+    if code == 0:
+        code = _check_stacks(row, n, num_neutral, shapes, counts)
+    if code == 0:
+        code = _check_material(row, n, num_neutral, prm[K.P_TILES], counts)
+    if code == 0:
+        code = _check_pending(row, cur, sub, nbr)
+    if code == 0:
+        code = _check_legal(row, cur, sub, max_legal, tables, scratch)
+    return code
+
+
+@jit
+def _check_tiles(row, n, num_neutral, every, nbr, counts):
+    """Code 3 of :func:`check_row` (the tile sets); zeroes ``counts``."""
     alive, occ = row[K.ALIVE], row[K.OCC]
     if alive == 0 or alive & ~every != 0 or occ & ~alive != 0:
         return 3
@@ -248,8 +262,13 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
             return 3
         union |= m
         counts[c] = 0
-    if union != occ:
-        return 3
+    return 3 if union != occ else 0
+
+
+@jit
+def _check_stacks(row, n, num_neutral, shapes, counts):
+    """Code 4 of :func:`check_row` (the stacks); counts each colour's pieces in ``counts``."""
+    occ = row[K.OCC]
     for t in range(K.MAX_TILES):
         h = row[K.HEIGHT + t]
         base = K.PIECES + 3 * t
@@ -278,6 +297,13 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
         for c in range(5):
             if ((row[K.CMASK + c] >> t) & 1 == 1) != ((colours >> c) & 1 == 1):
                 return 4
+    return 0
+
+
+@jit
+def _check_material(row, n, num_neutral, n_tiles, counts):
+    """Codes 5 and 6 of :func:`check_row`: reserves, lost, removed and melted pieces."""
+    neutral_per_kind = 1 if num_neutral > 0 else 0
     neutral_left = 0
     lost_total = 0
     for s in range(4):
@@ -307,8 +333,14 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
             return 6
         removed_total += removed
         melted_total += melted
-    if removed_total != lost_total or melted_total != n_tiles - popcount(alive):
+    if removed_total != lost_total or melted_total != n_tiles - popcount(row[K.ALIVE]):
         return 6
+    return 0
+
+
+@jit
+def _check_pending(row, cur, sub, nbr):
+    """Codes 8 and 7 of :func:`check_row`: the pending group choices, then connectivity."""
     count = row[K.PENDING_COUNT]
     if count < 0 or count > K.MAX_PENDING or (count > 0) != (sub == K.CHOOSE):
         return 8
@@ -347,6 +379,13 @@ def check_row(row, config, max_legal, num_neutral, tables, scratch, counts):
         m = row[K.CMASK + c]
         if (pending >> c) & 1 == 0 and m != 0 and K.component_of(lowest_bit(m), m, nbr) != m:
             return 7
+    return 0
+
+
+@jit
+def _check_legal(row, cur, sub, max_legal, tables, scratch):
+    """Code 9 of :func:`check_row`: the legal list, recomputed in ``scratch``."""
+    nbr, lines, prm, shapes = tables
     k = row[K.LEGAL_COUNT]
     if k < 0 or k > max_legal or (cur >= 0 and k == 0):
         return 9
