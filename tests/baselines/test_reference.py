@@ -124,12 +124,12 @@ def test_sampling_policy_agent_has_the_ppo_policys_distribution() -> None:
     stochastic MaskablePPO policy over the legal actions, and samples that follow it."""
     pytest.importorskip("sb3_contrib")
     import torch
-    from tests.baselines.az_networks import masked_softmax
     from sb3_contrib import MaskablePPO
 
     from tabletop_zoo.baselines.training.export import export_ppo_actor
     from tabletop_zoo.envs.registry import make_raw_env
     from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
+    from tests.baselines.az_networks import masked_softmax
 
     env = SingleAgentEnv(make_raw_env("mole_hill"), opponent="random", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0)
