@@ -105,7 +105,9 @@ def test_bad_seeds_name_the_rule(seed) -> None:
         env.reset(seed=seed)
 
 
-@pytest.mark.parametrize("aec_env", [None, 3, "mole", object()], ids=repr)
+@pytest.mark.parametrize(
+    "aec_env", [None, 3, "mole", object()], ids=["None", "3", "mole", "object"]
+)
 def test_not_an_aec_env_is_an_option_error(aec_env) -> None:
     with pytest.raises(InvalidOptionError, match="aec_env must be a PettingZoo AEC env"):
         SingleAgentEnv(aec_env)
