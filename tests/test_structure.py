@@ -490,17 +490,16 @@ def test_test_file_names_are_unique() -> None:
 def test_ci_runs_the_readmes_two_test_commands_and_the_default_run_leaves_out_slow() -> None:
     readme = (ROOT / "README.md").read_text()
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
-    for command in ("python -m pytest -q", "python -m pytest -q -m slow"):
+    long_tests = "python -m pytest -q -m slow -n 2 --dist loadgroup"
+    for command in ("python -m pytest -q", long_tests):
         assert f"`{command}`" in readme
     assert "python -m pytest -q" in ci, "CI does not run the default test command"
-    # the long tests: as one command, or as two shards that run at once and together
-    # select every long test (one file, and everything but that file)
-    shards = [
-        line for line in ci if line.startswith("python -m pytest -q -p no:cacheprovider -m slow")
+    # the long tests as the README says, with only pytest's cache off and the slowest listed
+    ran = [
+        re.sub(r" -p no:cacheprovider| --durations=\d+", "", line)
+        for line in ci
+        if line.startswith("python -m pytest -q") and "-m slow" in line
     ]
-    if "python -m pytest -q -m slow" not in ci:
-        paths = [line.split("-m slow ", 1)[1].split(" ", 1)[0] for line in shards]
-        assert len(shards) == 2 and f"--ignore={paths[0]}" == paths[1], shards
-        assert (ROOT / paths[0]).is_file()
+    assert ran == [long_tests], ran
     options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
     assert "-m 'not slow'" in options["ini_options"]["addopts"]
