@@ -4,7 +4,9 @@ budget that a marker in the page names; a page that gains a command no test runs
 Every ```` ```bash ```` (or ``sh``/``shell``) block is a list of commands, run in order as one
 bash script (``set -e``, ``pipefail``) in a sandbox: a temporary folder with the repository's
 code folders linked in and a copy of ``docs/``, one per page, so a later block of a page
-finds what an earlier one wrote (``runs/...``) and nothing in the repository is touched.
+finds what an earlier one wrote (``runs/...``) and nothing in the repository is touched. A
+block whose commands, budgets included, repeat an earlier block's word for word (a results
+page and the dated note it cites) runs once, as the earlier block.
 ``python`` is this test's interpreter and ``tabletop-zoo`` the console script of its venv
 (``pip install -e .`` installs it); stdin is empty (a terminal game ends at once).
 
@@ -280,7 +282,32 @@ def test_every_command_is_run_by_a_test(block: Block) -> None:
         )
 
 
-RUN_HERE = [b for b in BLOCKS if b.run_by is None and b.page not in PENDING_PAGES]
+def first_of_each_script(blocks: list[Block]) -> tuple[list[Block], dict[str, str]]:
+    """The blocks to run: a block whose script (commands with their budgets) repeats an
+    earlier block's word for word runs once, as the earlier one; ``{repeat: first}``."""
+    first: dict[str, Block] = {}
+    repeats: dict[str, str] = {}
+    for block in blocks:
+        script = block.script()
+        if script in first:
+            repeats[block.name] = first[script].name
+        else:
+            first[script] = block
+    return list(first.values()), repeats
+
+
+RUN_HERE, REPEATS = first_of_each_script(
+    [b for b in BLOCKS if b.run_by is None and b.page not in PENDING_PAGES]
+)
+
+
+def test_a_repeated_block_runs_once_as_the_first() -> None:
+    one = Block("a.md", 1, ["python scripts/rate.py --game g"])
+    parse_marker(one, "rate.py --rounds 1; slow")
+    same, other = Block("b.md", 9, list(one.commands)), Block("b.md", 20, ["ls"])
+    parse_marker(same, "rate.py --rounds 1")
+    runs, repeats = first_of_each_script([one, same, other])
+    assert runs == [one, other] and repeats == {"b.md:9": "a.md:1"}
 
 
 @pytest.mark.parametrize(
