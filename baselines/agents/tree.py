@@ -1,37 +1,38 @@
-"""The search trees of batched self-play as arrays: one PUCT tree per game slot.
+"""The PUCT search tree as arrays: one tree per slot of a :class:`Forest`.
 
-A :class:`Forest` holds the trees of ``slots`` games in NumPy arrays (nodes and edges per
-slot, grown when a tree needs more room). Three kernels work on all the games of a step
-at once: :func:`descend` (each game selects ``argmax Q + U`` from its root down to a new
-leaf; a finished position met on the way is backed up at once), :func:`expand` (the new
-leaves become nodes with their legal actions and priors) and :func:`backup` (each leaf's
-value is added along its path).
+The one tree of the AlphaZero search: :class:`~.puct.PUCTSearch` (the agent's move, a
+forest of one slot) and batched self-play (:mod:`tabletop_zoo.baselines.training.self_play`,
+one slot per game) both search with these functions. A :class:`Forest` holds the trees in
+NumPy arrays (nodes and edges per slot, grown when a tree needs more room); three kernels
+work on them: :func:`descend` (selection: ``argmax Q + c_puct * P * sqrt(N + 1) / (1 +
+n)`` from the root down to a new leaf, with the virtual loss of each step),
+:func:`expand` (new nodes with their legal actions and priors) and :func:`backup` (a
+leaf's value added along its path, the virtual loss taken back).
 
-A game may descend several times in one step. Until its value is backed up, a new leaf
-is *pending*: every edge of its path carries a virtual loss (``edge_pending``: one more
-visit that counts as a loss for the seat choosing it, as in
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`'s batches), which steers the
-game's next descents elsewhere; a descent ending on a pending leaf is a collision and
-changes nothing. With no leaf pending the selection is the one without virtual loss, bit
-for bit.
+A search may descend several times before its new leaves are valued (a batch). Until its
+value is backed up, a new leaf is *pending* (``edge_pending`` on the edge to it) and
+every step of its path carries a virtual loss (one more visit that counts as a loss for
+the seat choosing it), which steers the next descents elsewhere; a descent ending on a
+pending leaf is a *collision*: its virtual loss is taken back and the batch ends.
 
 The kernels are plain Python over arrays. With the fast path
 (:func:`~tabletop_zoo.envs.registry.fast_path_available`) they are compiled by numba
 (``envs.fast_common.jit``); otherwise they run as written. They do the same IEEE
-floating-point operations in the same order either way, so the trees, and the games
-played from them, are the same.
+floating-point operations in the same order either way, so the trees, and the moves and
+games played from them, are the same. The root's move is :func:`final_move`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Forest", "Paths", "RootView", "backup", "descend", "expand", "kernels", "segments"]
+__all__ = ["Forest", "RootView", "backup", "descend", "expand", "final_move", "kernels"]
+
+NEW_LEAF, FINISHED_LEAF, COLLISION = 0, 1, 2  # what a descent reached (``out_status``)
 
 
 def descend(
@@ -39,14 +40,17 @@ def descend(
     edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
     slots, first, c_puct, out_edges, out_actions, out_length, out_status,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
-    """From the root of each game ``slots[i]`` select down to a new leaf.
+    """From the root of each tree ``slots[i]`` in turn, select down to a new leaf: the
+    seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (ties to the first
+    edge; an unvisited edge's ``Q`` is the node's own value for that seat).
 
-    ``first[i] >= 0`` forces the root child (an index among the root's edges). Writes the
-    path's edges and actions (``out_edges[i, :out_length[i]]``) and ``out_status[i]``: 0
-    the last edge has no child yet (a new leaf, now pending: its path carries a virtual
-    loss), 1 it leads to a finished position, whose value was backed up here, 2 it is a
-    pending leaf (a collision: nothing changed). ``node_edges[s, v]`` is ``(first edge,
-    count)``."""
+    ``first[i] >= 0`` forces the root child (an index among the root's edges). Each step
+    adds its virtual loss (one more visit, ``-1`` for the seat choosing). Writes the path's
+    edges and actions (``out_edges[i, :out_length[i]]``) and ``out_status[i]``:
+    :data:`NEW_LEAF` the last edge has no child yet (now pending: ``edge_pending``),
+    :data:`FINISHED_LEAF` it leads to a finished position (for :func:`backup` to add),
+    :data:`COLLISION` it leads to a pending leaf (the path's virtual loss is taken back).
+    ``node_edges[s, v]`` is ``(first edge, count)``."""
     for i in range(slots.shape[0]):
         s = slots[i]
         node = 0
@@ -54,57 +58,52 @@ def descend(
         while True:
             start = node_edges[s, node, 0]
             count = node_edges[s, node, 1]
+            seat = node_player[s, node]
             if depth == 0 and first[i] >= 0:
                 best = start + first[i]
             else:
-                seat = node_player[s, node]
                 total = 0.0
                 for e in range(start, start + count):
-                    total += edge_visits[s, e] + edge_pending[s, e]
+                    total += edge_visits[s, e]
                 parent_q = 0.0
-                if node_visits[s, node] > 0:
+                if node_visits[s, node] != 0.0:
                     parent_q = node_value[s, node, seat] / node_visits[s, node]
-                scale = c_puct * math.sqrt(total + 1.0)
+                root_n = math.sqrt(total + 1.0)
                 best = -1
                 best_score = 0.0
                 for e in range(start, start + count):
-                    visits = edge_visits[s, e] + edge_pending[s, e]
+                    visits = edge_visits[s, e]
                     q = parent_q
-                    if visits > 0:
-                        q = (edge_value[s, e, seat] - edge_pending[s, e]) / visits
-                    score = q + scale * edge_prior[s, e] / (1.0 + visits)
+                    if visits > 0.0:
+                        q = edge_value[s, e, seat] / max(visits, 1.0)
+                    score = q + c_puct * edge_prior[s, e] * root_n / (1.0 + visits)
                     if best < 0 or score > best_score:
                         best = e
                         best_score = score
             out_edges[i, depth] = best
             out_actions[i, depth] = edge_action[s, best]
             depth += 1
+            edge_visits[s, best] += 1.0  # virtual loss until the value is backed up
+            edge_value[s, best, seat] -= 1.0
             child = edge_child[s, best]
-            if child < 0:
-                if edge_pending[s, best] > 0:
-                    out_status[i] = 2  # a collision
-                else:
-                    out_status[i] = 0
-                    for d in range(depth):
-                        edge_pending[s, out_edges[i, d]] += 1.0
+            if child >= 0 and node_terminal[s, child]:
+                out_status[i] = FINISHED_LEAF
                 break
-            if node_terminal[s, child]:
-                out_status[i] = 1
-                n = node_value.shape[2]
-                node = 0
-                for d in range(depth):
-                    e = out_edges[i, d]
-                    edge_visits[s, e] += 1.0
-                    node_visits[s, node] += 1.0
-                    for k in range(n):
-                        edge_value[s, e, k] += node_result[s, child, k]
-                        node_value[s, node, k] += node_result[s, child, k]
-                    node = edge_child[s, e]
-                node_visits[s, child] += 1.0
-                for k in range(n):
-                    node_value[s, child, k] += node_result[s, child, k]
+            if child >= 0:
+                node = child
+                continue
+            if edge_pending[s, best] == 0.0:
+                out_status[i] = NEW_LEAF
+                edge_pending[s, best] = 1.0
                 break
-            node = child
+            out_status[i] = COLLISION
+            node = 0
+            for d in range(depth):
+                e = out_edges[i, d]
+                edge_visits[s, e] -= 1.0
+                edge_value[s, e, node_player[s, node]] += 1.0
+                node = edge_child[s, e]
+            break
         out_length[i] = depth
 
 
@@ -147,27 +146,31 @@ def expand(
 
 
 def backup(
-    node_visits, node_value, edge_visits, edge_value, edge_child, edge_pending,
+    node_player, node_visits, node_value, edge_value, edge_child, edge_pending,
     slots, path_edges, path_length, values,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
-    """Add ``values[i]`` (every seat) along the path of entry ``i`` and to its leaf (the
-    child of the path's last edge); the path's virtual loss is taken back."""
+    """Add ``values[i]`` (every seat) to the leaf of entry ``i`` (the child of its path's
+    last edge, no longer pending) and then along its path, taking back each step's
+    virtual loss after the values (the visits were counted on the way down)."""
     n = node_value.shape[2]
     for i in range(slots.shape[0]):
         s = slots[i]
+        last = path_edges[i, path_length[i] - 1]
+        edge_pending[s, last] = 0.0
+        leaf = edge_child[s, last]
+        node_visits[s, leaf] += 1.0
+        for k in range(n):
+            node_value[s, leaf, k] += values[i, k]
         node = 0
         for d in range(path_length[i]):
             e = path_edges[i, d]
-            edge_pending[s, e] -= 1.0
-            edge_visits[s, e] += 1.0
-            node_visits[s, node] += 1.0
             for k in range(n):
                 edge_value[s, e, k] += values[i, k]
+            edge_value[s, e, node_player[s, node]] += 1.0
+            node_visits[s, node] += 1.0
+            for k in range(n):
                 node_value[s, node, k] += values[i, k]
             node = edge_child[s, e]
-        node_visits[s, node] += 1.0
-        for k in range(n):
-            node_value[s, node, k] += values[i, k]
 
 
 _COMPILED: list[SimpleNamespace] = []
@@ -190,8 +193,11 @@ def kernels(compiled: bool) -> SimpleNamespace:
 class Forest:
     """The trees of ``slots`` games of ``num_players`` seats, as arrays (see the module)."""
 
-    def __init__(self, slots: int, num_players: int, nodes: int, edges: int) -> None:
+    def __init__(
+        self, slots: int, num_players: int, nodes: int, edges: int, compiled: bool = False
+    ) -> None:
         self.slots, self.n = slots, num_players
+        self.kernels = kernels(compiled)  # compiled by numba, or as written
         self.node_player = np.zeros((slots, nodes), dtype=np.int64)
         self.node_visits = np.zeros((slots, nodes))
         self.node_value = np.zeros((slots, nodes, num_players))
@@ -213,10 +219,49 @@ class Forest:
     _EDGE += ("edge_pending",)
 
     def node_arrays(self) -> tuple[np.ndarray, ...]:
+        """The node arrays, in the kernels' argument order."""
         return tuple(getattr(self, name) for name in self._NODE)
 
     def edge_arrays(self) -> tuple[np.ndarray, ...]:
+        """The edge arrays, in the kernels' argument order."""
         return tuple(getattr(self, name) for name in self._EDGE)
+
+    def descend(
+        self, slots: np.ndarray, first: np.ndarray, c_puct: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
+        ``>= 0``): the paths' edges, their actions, their lengths and what each reached."""
+        width = self.node_player.shape[1]  # a path is no longer than a tree has nodes
+        edges = np.zeros((len(slots), width), dtype=np.int64)
+        actions, length = np.zeros_like(edges), np.zeros(len(slots), dtype=np.int64)
+        status = np.zeros(len(slots), dtype=np.int64)
+        self.kernels.descend(
+            *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
+            edges, actions, length, status,
+        )  # fmt: skip
+        return edges, actions, length, status
+
+    def add_nodes(
+        self, slots: np.ndarray, parent_edge: np.ndarray, players: np.ndarray,
+        results: np.ndarray, actions: np.ndarray, starts: np.ndarray, priors: np.ndarray,
+    ) -> None:  # fmt: skip
+        """:func:`expand` (room made first): one node per entry ``i`` in tree ``slots[i]``."""
+        self.reserve(slots, np.diff(starts))
+        self.kernels.expand(
+            *self.node_arrays(), *self.edge_arrays(), self.node_count, self.edge_count,
+            slots, parent_edge, players, np.ascontiguousarray(results, dtype=np.float64),
+            starts, actions, priors,
+        )  # fmt: skip
+
+    def back_up(
+        self, slots: np.ndarray, path_edges: np.ndarray, lengths: np.ndarray, values: np.ndarray
+    ) -> None:
+        """:func:`backup` of ``values[i]`` along path ``i`` of tree ``slots[i]``."""
+        self.kernels.backup(
+            self.node_player, self.node_visits, self.node_value, self.edge_value,
+            self.edge_child, self.edge_pending, slots, np.ascontiguousarray(path_edges),
+            lengths, np.ascontiguousarray(values, dtype=np.float64),
+        )  # fmt: skip
 
     def clear(self, slot: int) -> None:
         """Forget the tree of ``slot`` (its next node is a new root)."""
@@ -243,10 +288,8 @@ class Forest:
 
 
 class RootView:
-    """The root of one tree with the attributes of a
-    :class:`~tabletop_zoo.baselines.agents.puct.PUCTNode` that
-    :class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving` and the move choice read
-    (fresh views of the forest's arrays on every access)."""
+    """The root of one tree: what :class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`
+    and the move choice read (fresh views of the forest's arrays on every access)."""
 
     def __init__(self, forest: Forest, slot: int) -> None:
         self.forest, self.slot = forest, slot
@@ -268,8 +311,8 @@ class RootView:
         return self.forest.node_value[self.slot, 0]
 
     @property
-    def actions(self) -> np.ndarray:
-        return self.forest.edge_action[self.slot, self._edges()]
+    def actions(self) -> list[int]:
+        return self.forest.edge_action[self.slot, self._edges()].tolist()
 
     @property
     def priors(self) -> np.ndarray:
@@ -287,46 +330,17 @@ class RootView:
     def child_values(self) -> np.ndarray:
         return self.forest.edge_value[self.slot, self._edges()]
 
+    def visit_counts(self, num_actions: int) -> np.ndarray:
+        """Visits per action over the whole action space (0 for illegal actions)."""
+        counts = np.zeros(num_actions)
+        counts[self.actions] = self.child_visits
+        return counts
 
-def segments(starts: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For segments ``[starts[i], starts[i + 1])`` of a flat array: the positions of the
-    segments ``rows`` (in that order) end to end, and where each begins among them."""
-    counts = starts[rows + 1] - starts[rows]
-    begins = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(counts, out=begins[1:])
-    return np.repeat(starts[rows] - begins[:-1], counts) + np.arange(begins[-1]), begins
+    def final_move(self) -> int:
+        """:func:`final_move` of this root."""
+        return final_move(self.actions, self.child_visits)
 
 
-@dataclass
-class Paths:
-    """The entries of one step: a game's slot and the edges and actions of its path from
-    the root (``lengths`` 0: the game asks for its root position), by slot."""
-
-    slots: np.ndarray
-    edges: np.ndarray
-    actions: np.ndarray
-    lengths: np.ndarray
-
-    @staticmethod
-    def empty(width: int) -> Paths:
-        """No entries, paths ``width`` long."""
-        none, grid = np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64)
-        return Paths(none, grid, grid, none)
-
-    @staticmethod
-    def joined(parts: list[Paths]) -> Paths:
-        """The entries of ``parts`` by slot (a stable order: each slot's in part order)."""
-        slots = np.concatenate([p.slots for p in parts])
-        order = np.argsort(slots, kind="stable")
-        return Paths(
-            slots[order],
-            np.concatenate([p.edges for p in parts])[order],
-            np.concatenate([p.actions for p in parts])[order],
-            np.concatenate([p.lengths for p in parts])[order],
-        )
-
-    def with_roots(self, roots: list[int]) -> Paths:
-        """These entries and one root request per slot of ``roots``."""
-        grid = np.zeros((len(roots), self.edges.shape[1]), dtype=np.int64)
-        lengths = np.zeros(len(roots), dtype=np.int64)
-        return Paths.joined([self, Paths(np.array(roots, dtype=np.int64), grid, grid, lengths)])
+def final_move(actions: Any, visits: np.ndarray) -> int:
+    """The move a search plays: the most visited root action (ties to the first)."""
+    return int(actions[int(np.argmax(visits))])
