@@ -226,50 +226,58 @@ class _OneTree:
 
         ``forced[k]``: the root child (an index into ``root.actions``) descent ``k`` takes,
         below which it selects as usual; returns how many descents were completed (they
-        are the first ones: a collision stops the batch)."""
-        f, slot = self.forest, self.none
-        paths: list[tuple[np.ndarray, np.ndarray, int]] = []
-        leaves: list[Any] = []
-        finished = 0
-        for descent in range(min(self.search.batch_size, budget)):
-            first = np.array([-1 if forced is None else forced[descent]], dtype=np.int64)
-            edges, actions, length, status = f.descend(slot, first, self.search.c_puct)
-            if status[0] == COLLISION:  # evaluate what we have
+        are the first ones: a collision stops the batch). A new leaf that is a finished
+        position is backed up at once."""
+        f, slot, count = self.forest, self.none, min(self.search.batch_size, budget)
+        edges = np.zeros((count, f.node_player.shape[1]), dtype=np.int64)  # path b: row b
+        actions, length = np.zeros_like(edges), np.zeros(count, dtype=np.int64)
+        status, first = np.zeros(count, dtype=np.int64), np.full(count, -1, dtype=np.int64)
+        if forced is not None:
+            first[:] = forced[:count]
+        pending: list[int] = []  # the descents that end on a new leaf to evaluate
+        players, leaves, finished = [], [], 0
+        for b in range(count):
+            at = slice(b, b + 1)
+            f.descend(
+                slot,
+                first[at],
+                self.search.c_puct,
+                (edges[at], actions[at], length[at], status[at]),
+            )
+            if status[b] == COLLISION:  # evaluate what we have
                 break
-            last = edges[0, length[0] - 1]
-            if status[0] == FINISHED_LEAF:
-                f.back_up(slot, edges, length, f.node_result[0, f.edge_child[0, last]][None])
-                finished += 1
-                continue
-            parent = 0 if length[0] == 1 else int(f.edge_child[0, edges[0, length[0] - 2]])
-            action = int(actions[0, length[0] - 1])
-            position, player, result = self.positions.play(parent, action)
-            if result is not None:
+            depth, last = length[b], edges[b, length[b] - 1]
+            result = None
+            if status[b] == FINISHED_LEAF:
+                result = f.node_result[0, f.edge_child[0, last]]
+            else:
+                parent = 0 if depth == 1 else int(f.edge_child[0, edges[b, depth - 2]])
+                position, player, result = self.positions.play(parent, int(actions[b, depth - 1]))
+                if result is None:
+                    pending.append(b)
+                    players.append(player)
+                    leaves.append(position)
+                    continue
                 self._add(
-                    [int(last)], [-1], actions[0, :0], np.zeros(2, np.int64), [], result[None]
+                    [int(last)], [-1], actions[b, :0], np.zeros(2, np.int64), [], result[None]
                 )
                 self.positions.nodes.append(position)
-                f.back_up(slot, edges, length, result[None])
-                finished += 1
-            else:
-                paths.append((edges, length, player))
-                leaves.append(position)
+            f.back_up(slot, edges[at], length[at], result[None])
+            finished += 1
         if leaves:
-            self._expand_and_back_up(paths, leaves)
+            self._expand_and_back_up(edges[pending], length[pending], players, leaves)
         if not leaves and not finished:  # only collisions: cannot happen at batch start
             raise RuntimeError("PUCT search made no progress")
         return len(leaves) + finished
 
     def _expand_and_back_up(
-        self, paths: list[tuple[np.ndarray, np.ndarray, int]], leaves: list
+        self, edges: np.ndarray, lengths: np.ndarray, players: list[int], leaves: list
     ) -> None:
-        """Value the new ``leaves`` together, add them (their seats to act and paths in
-        ``paths``) and back their values up."""
+        """Value the new ``leaves`` together, add them (their seats to act ``players``, the
+        paths to them ``edges`` and ``lengths``) and back their values up."""
         actions, starts, priors, values = self.positions.evaluate(leaves)
-        edges = np.concatenate([edges for edges, _, _ in paths])
-        lengths = np.concatenate([length for _, length, _ in paths])
         parents = [int(edges[i, lengths[i] - 1]) for i in range(len(leaves))]
-        self._add(parents, [player for _, _, player in paths], actions, starts, priors)
+        self._add(parents, players, actions, starts, priors)
         self.positions.nodes.extend(leaves)
         self.forest.back_up(np.zeros(len(leaves), dtype=np.int64), edges, lengths, values)
 

@@ -61,25 +61,16 @@ def descend(
             seat = node_player[s, node]
             if depth == 0 and first[i] >= 0:
                 best = start + first[i]
-            else:
-                total = 0.0
-                for e in range(start, start + count):
-                    total += edge_visits[s, e]
+            else:  # vectorised: NumPy's pace without numba, numba's with it
+                visits = edge_visits[s, start : start + count]
                 parent_q = 0.0
                 if node_visits[s, node] != 0.0:
                     parent_q = node_value[s, node, seat] / node_visits[s, node]
-                root_n = math.sqrt(total + 1.0)
-                best = -1
-                best_score = 0.0
-                for e in range(start, start + count):
-                    visits = edge_visits[s, e]
-                    q = parent_q
-                    if visits > 0.0:
-                        q = edge_value[s, e, seat] / max(visits, 1.0)
-                    score = q + c_puct * edge_prior[s, e] * root_n / (1.0 + visits)
-                    if best < 0 or score > best_score:
-                        best = e
-                        best_score = score
+                root_n = math.sqrt(visits.sum() + 1.0)
+                value = edge_value[s, start : start + count, seat]
+                q = np.where(visits > 0.0, value / np.maximum(visits, 1.0), parent_q)
+                prior = edge_prior[s, start : start + count]
+                best = start + np.argmax(q + c_puct * prior * root_n / (1.0 + visits))
             out_edges[i, depth] = best
             out_actions[i, depth] = edge_action[s, best]
             depth += 1
@@ -116,7 +107,6 @@ def expand(
     ``parent_edge[i]`` (-1: the root of a fresh tree), seat to act ``players[i]`` (-1:
     finished, value ``results[i]``), edges ``actions[starts[i]:starts[i + 1]]`` with
     ``priors`` alike. The caller made room (:meth:`Forest.reserve`)."""
-    n = node_value.shape[2]
     for i in range(slots.shape[0]):
         s = slots[i]
         node = node_count[s]
@@ -126,22 +116,19 @@ def expand(
         node_player[s, node] = players[i]
         node_visits[s, node] = 0.0
         node_terminal[s, node] = players[i] < 0
-        for k in range(n):
-            node_value[s, node, k] = 0.0
-            node_result[s, node, k] = results[i, k]
+        node_value[s, node] = 0.0
+        node_result[s, node] = results[i]
         first = edge_count[s]
         count = starts[i + 1] - starts[i]
         node_edges[s, node, 0] = first
         node_edges[s, node, 1] = count
-        for j in range(count):
-            e = first + j
-            edge_action[s, e] = actions[starts[i] + j]
-            edge_prior[s, e] = priors[starts[i] + j]
-            edge_visits[s, e] = 0.0
-            edge_child[s, e] = -1
-            edge_pending[s, e] = 0.0
-            for k in range(n):
-                edge_value[s, e, k] = 0.0
+        edges = slice(first, first + count)  # slices: NumPy's pace without numba
+        edge_action[s, edges] = actions[starts[i] : starts[i + 1]]
+        edge_prior[s, edges] = priors[starts[i] : starts[i + 1]]
+        edge_visits[s, edges] = 0.0
+        edge_child[s, edges] = -1
+        edge_pending[s, edges] = 0.0
+        edge_value[s, edges] = 0.0
         edge_count[s] += count
 
 
@@ -152,24 +139,20 @@ def backup(
     """Add ``values[i]`` (every seat) to the leaf of entry ``i`` (the child of its path's
     last edge, no longer pending) and then along its path, taking back each step's
     virtual loss after the values (the visits were counted on the way down)."""
-    n = node_value.shape[2]
     for i in range(slots.shape[0]):
         s = slots[i]
         last = path_edges[i, path_length[i] - 1]
         edge_pending[s, last] = 0.0
         leaf = edge_child[s, last]
         node_visits[s, leaf] += 1.0
-        for k in range(n):
-            node_value[s, leaf, k] += values[i, k]
+        node_value[s, leaf] += values[i]
         node = 0
         for d in range(path_length[i]):
             e = path_edges[i, d]
-            for k in range(n):
-                edge_value[s, e, k] += values[i, k]
+            edge_value[s, e] += values[i]
             edge_value[s, e, node_player[s, node]] += 1.0
             node_visits[s, node] += 1.0
-            for k in range(n):
-                node_value[s, node, k] += values[i, k]
+            node_value[s, node] += values[i]
             node = edge_child[s, e]
 
 
@@ -212,6 +195,8 @@ class Forest:
         self.edge_pending = np.zeros((slots, edges))  # virtual losses of pending leaves
         self.node_count = np.zeros(slots, dtype=np.int64)
         self.edge_count = np.zeros(slots, dtype=np.int64)
+        self._node_arrays: tuple[np.ndarray, ...] | None = None  # made again after growing
+        self._edge_arrays: tuple[np.ndarray, ...] | None = None
 
     _NODE = ("node_player", "node_visits", "node_value", "node_edges", "node_terminal")
     _NODE += ("node_result",)
@@ -220,21 +205,28 @@ class Forest:
 
     def node_arrays(self) -> tuple[np.ndarray, ...]:
         """The node arrays, in the kernels' argument order."""
-        return tuple(getattr(self, name) for name in self._NODE)
+        if self._node_arrays is None:
+            self._node_arrays = tuple(getattr(self, name) for name in self._NODE)
+        return self._node_arrays
 
     def edge_arrays(self) -> tuple[np.ndarray, ...]:
         """The edge arrays, in the kernels' argument order."""
-        return tuple(getattr(self, name) for name in self._EDGE)
+        if self._edge_arrays is None:
+            self._edge_arrays = tuple(getattr(self, name) for name in self._EDGE)
+        return self._edge_arrays
 
     def descend(
-        self, slots: np.ndarray, first: np.ndarray, c_puct: float
+        self, slots: np.ndarray, first: np.ndarray, c_puct: float, out: tuple | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
-        ``>= 0``): the paths' edges, their actions, their lengths and what each reached."""
-        width = self.node_player.shape[1]  # a path is no longer than a tree has nodes
-        edges = np.zeros((len(slots), width), dtype=np.int64)
-        actions, length = np.zeros_like(edges), np.zeros(len(slots), dtype=np.int64)
-        status = np.zeros(len(slots), dtype=np.int64)
+        ``>= 0``): the paths' edges, their actions, their lengths and what each reached
+        (written into ``out`` if given: arrays of those shapes)."""
+        if out is None:
+            width = self.node_player.shape[1]  # a path is no longer than a tree has nodes
+            edges = np.zeros((len(slots), width), dtype=np.int64)
+            out = (edges, np.zeros_like(edges), np.zeros(len(slots), dtype=np.int64))
+            out += (np.zeros(len(slots), dtype=np.int64),)
+        edges, actions, length, status = out
         self.kernels.descend(
             *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
             edges, actions, length, status,
@@ -269,8 +261,11 @@ class Forest:
 
     def reserve(self, slots: np.ndarray, counts: np.ndarray) -> None:
         """Room for one more node in each tree ``slots[i]`` with ``counts[i]`` edges."""
-        nodes = np.bincount(slots, minlength=self.slots) + self.node_count
-        edges = np.bincount(slots, weights=counts, minlength=self.slots) + self.edge_count
+        if self.slots == 1:  # a search's one tree
+            nodes, edges = self.node_count + len(slots), self.edge_count + counts.sum()
+        else:
+            nodes = np.bincount(slots, minlength=self.slots) + self.node_count
+            edges = np.bincount(slots, weights=counts, minlength=self.slots) + self.edge_count
         self._grow(self._NODE, int(nodes.max()))
         self._grow(self._EDGE, int(edges.max()))
 
@@ -285,6 +280,7 @@ class Forest:
             grown = np.full((old.shape[0], new_size, *old.shape[2:]), fill, dtype=old.dtype)
             grown[:, :size] = old
             setattr(self, name, grown)
+        self._node_arrays = self._edge_arrays = None
 
 
 class RootView:
