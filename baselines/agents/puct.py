@@ -197,7 +197,8 @@ class _OneTree:
         positions = _RowPositions if is_fast_state(state) else _StatePositions
         self.positions = positions(search, state)
         num_players = len(state.returns())
-        self.forest = Forest(1, num_players, search.num_simulations + 2, 64, fast_path_available())
+        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
+        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
         priors, values = search.evaluate([state])
         actions = np.array(state.legal_actions(), dtype=np.int64)
         root_value = np.asarray(values[0], dtype=np.float64)

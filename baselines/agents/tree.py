@@ -238,7 +238,7 @@ class Forest:
         results: np.ndarray, actions: np.ndarray, starts: np.ndarray, priors: np.ndarray,
     ) -> None:  # fmt: skip
         """:func:`expand` (room made first): one node per entry ``i`` in tree ``slots[i]``."""
-        self.reserve(slots, np.diff(starts))
+        self.reserve(slots, starts)
         self.kernels.expand(
             *self.node_arrays(), *self.edge_arrays(), self.node_count, self.edge_count,
             slots, parent_edge, players, np.ascontiguousarray(results, dtype=np.float64),
@@ -259,20 +259,24 @@ class Forest:
         """Forget the tree of ``slot`` (its next node is a new root)."""
         self.node_count[slot] = self.edge_count[slot] = 0
 
-    def reserve(self, slots: np.ndarray, counts: np.ndarray) -> None:
-        """Room for one more node in each tree ``slots[i]`` with ``counts[i]`` edges."""
+    def reserve(self, slots: np.ndarray, starts: np.ndarray) -> None:
+        """Room for one more node in each tree ``slots[i]`` with ``starts[i + 1] -
+        starts[i]`` edges."""
         if self.slots == 1:  # a search's one tree
-            nodes, edges = self.node_count + len(slots), self.edge_count + counts.sum()
+            nodes = int(self.node_count[0]) + len(slots)
+            edges = int(self.edge_count[0] + starts[-1] - starts[0])
         else:
-            nodes = np.bincount(slots, minlength=self.slots) + self.node_count
+            counts = starts[1:] - starts[:-1]
+            nodes = int((np.bincount(slots, minlength=self.slots) + self.node_count).max())
             edges = np.bincount(slots, weights=counts, minlength=self.slots) + self.edge_count
-        self._grow(self._NODE, int(nodes.max()))
-        self._grow(self._EDGE, int(edges.max()))
+            edges = int(edges.max())
+        if nodes > self.node_player.shape[1]:
+            self._grow(self._NODE, nodes)
+        if edges > self.edge_action.shape[1]:
+            self._grow(self._EDGE, edges)
 
     def _grow(self, names: tuple[str, ...], needed: int) -> None:
         size = getattr(self, names[0]).shape[1]
-        if needed <= size:
-            return
         new_size = max(needed, 2 * size)
         for name in names:
             old = getattr(self, name)
