@@ -1,9 +1,10 @@
 """AlphaZero self-play of many games at once, their leaf evaluations batched.
 
 :func:`play_self_play_games` plays ``parallel_games`` games in lockstep. At every step each
-game adds up to ``leaves_per_game`` leaves to its own PUCT tree: a game about to move asks
-for its root position, a game searching descends its tree (``argmax Q + U`` as
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`) to a new child, again and again
+game adds up to ``leaves_per_game`` leaves to its own PUCT tree (a slot of the
+:class:`~tabletop_zoo.baselines.agents.tree.Forest` that
+:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` searches with): a game about to move
+asks for its root position, a game searching descends its tree to a new child, again and again
 with a virtual loss on the paths of its pending leaves (as ``PUCTSearch`` collects a batch;
 a descent that meets a pending leaf ends the game's step). With one leaf per game per step
 (the default) no virtual loss is needed. The positions of all these leaves are built
