@@ -174,7 +174,7 @@ class NetworkEvaluator:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(priors, values)`` from the positions' planes, legal actions (ascending, end
         to end, row ``i``'s from ``starts[i]``) and seats to act, the priors end to end:
-        what :meth:`__call__` returns. The search on compiled rows (:mod:`.puct_arrays`)
+        what :meth:`__call__` returns. The search on compiled rows (:mod:`.puct`)
         builds these in batched engine calls. A position's numbers do not depend on the
         other positions of the call (:meth:`~.numpy_net.DenseNet.forward_flat`)."""
         logits, heads = self.net.forward_flat(planes, actions, starts)
@@ -249,5 +249,4 @@ class AlphaZeroAgent:
         if legal.size == 1:
             return int(legal[0])
         compiled = fast_state(state) if self.fast else None
-        root = self.search.run(state if compiled is None else compiled)
-        return int(root.actions[int(np.argmax(root.child_visits))])
+        return self.search.run(state if compiled is None else compiled).final_move()

@@ -1,82 +1,43 @@
 """PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
 
 The search sees engines only through the protocol (``current_player``, ``legal_actions``,
-``apply_action``, ``clone``, ``is_terminal``, ``returns``), so any engine (or a faster one
-dropped in later) works unchanged, for any number of players.
+``apply_action``, ``clone``, ``is_terminal``, ``returns``), so any engine works unchanged,
+for any number of players; a compiled engine's position (``envs/<game>/fast``) is kept as
+its row, and the new leaves of a batch get their legal actions (and, for the AlphaZero
+agent's evaluator, their planes) from batched engine calls.
 
 An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)`` where
 ``priors[i]`` is a probability per legal action of ``states[i]`` (in ``legal_actions()``
 order) and ``values[i]`` the expected result of every seat (absolute seat order, in
-``[-1, 1]``). The search collects up to ``batch_size`` leaves with *virtual loss* (a leaf on
-the way counts as a loss for the seat choosing it until its value arrives, which steers the
-other descents of the batch elsewhere), evaluates them in one call and backs every seat's
-value up the path. At a node, the seat to act picks ``argmax Q + U`` with
-``U = c_puct * P * sqrt(N) / (1 + n)``; an unvisited child's ``Q`` is the node's own value
-for that seat (first-play urgency).
+``[-1, 1]``). The search collects up to ``batch_size`` leaves with *virtual loss*,
+evaluates them in one call and backs every seat's value up the path. The tree is the one
+of :mod:`.tree` (a :class:`~.tree.Forest` of one slot), which batched self-play searches
+with too: at a node, the seat to act picks ``argmax Q + U`` with ``U = c_puct * P *
+sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q`` is the node's own value for that seat
+(first-play urgency). Its kernels are compiled when the fast path is available
+(:func:`~tabletop_zoo.envs.registry.fast_path_available`) and run as written otherwise,
+with the same visits.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.registry import is_fast_state
+from tabletop_zoo.baselines.agents.dense_rows import mask_columns
+from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, Forest, RootView
+from tabletop_zoo.envs.registry import fast_path_available, is_fast_state
 
-if TYPE_CHECKING:
-    from tabletop_zoo.baselines.agents.puct_arrays import ArrayRoot
-
-__all__ = ["Evaluator", "GumbelHalving", "PUCTNode", "PUCTSearch"]
+__all__ = ["Evaluator", "GumbelHalving", "PUCTSearch"]
 
 Evaluator = Callable[[Sequence[Any]], tuple[Sequence[np.ndarray], np.ndarray]]
-
-
-class PUCTNode:
-    """A position in the tree; edge statistics of its children are kept in arrays."""
-
-    __slots__ = (
-        "player",
-        "actions",
-        "priors",
-        "child_visits",
-        "child_values",
-        "children",
-        "visits",
-        "value_sum",
-        "terminal_values",
-    )
-
-    def __init__(self, player: int, num_players: int) -> None:
-        self.player = player  # seat to act (-1 when terminal)
-        self.actions: list[int] = []
-        self.priors = np.zeros(0)
-        self.child_visits = np.zeros(0)
-        self.child_values = np.zeros((0, num_players))  # summed values per seat per child
-        self.children: list[PUCTNode | None] = []
-        self.visits = 0
-        self.value_sum = np.zeros(num_players)
-        self.terminal_values: np.ndarray | None = None
-
-    @property
-    def expanded(self) -> bool:
-        """True once the node has its actions and priors (or is terminal)."""
-        return bool(self.actions) or self.terminal_values is not None
-
-    def expand(self, actions: Sequence[int], priors: np.ndarray) -> None:
-        """Give the node its legal actions and their prior probabilities."""
-        self.actions = list(actions)
-        self.priors = np.asarray(priors, dtype=np.float64)
-        self.child_visits = np.zeros(len(self.actions))
-        self.child_values = np.zeros((len(self.actions), len(self.value_sum)))
-        self.children = [None] * len(self.actions)
-
-    def visit_counts(self, num_actions: int) -> np.ndarray:
-        """Visits per action over the whole action space (0 for illegal actions)."""
-        counts = np.zeros(num_actions)
-        counts[self.actions] = self.child_visits
-        return counts
+TerminalValue = Callable[[Any], Sequence[float]]
+#: New leaves valued together: actions (ascending, end to end), where each leaf's begin,
+#: the priors alike and the values of every seat per leaf.
+Valued = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 class PUCTSearch:
@@ -104,7 +65,7 @@ class PUCTSearch:
         dirichlet_alpha: float | None = None,
         noise_fraction: float = 0.25,
         seed: int | None = None,
-        terminal_value: Callable[[Any], Sequence[float]] | None = None,
+        terminal_value: TerminalValue | None = None,
     ) -> None:
         if num_simulations < 1 or batch_size < 1 or c_puct < 0:
             raise ValueError("need num_simulations >= 1, batch_size >= 1 and c_puct >= 0")
@@ -117,33 +78,17 @@ class PUCTSearch:
         self.rng = np.random.default_rng(seed)
         self.terminal_value = terminal_value or (lambda state: state.returns())
 
-    def run(self, state: Any) -> PUCTNode | ArrayRoot:
-        """Search from a clone of ``state``; return the root (``state`` is not changed).
-
-        A compiled engine's position is searched with the tree as arrays
-        (:mod:`.puct_arrays`: the same search, the same visits, faster)."""
-        if is_fast_state(state) and not state.is_terminal():
-            from tabletop_zoo.baselines.agents.puct_arrays import run_on_arrays
-
-            return run_on_arrays(self, state)
-        return self.run_nodes(state)
-
-    def run_nodes(self, state: Any) -> PUCTNode:
-        """:meth:`run` with the tree as Python nodes, whatever engine ``state`` is from."""
-        num_players = len(state.returns())
-        root = PUCTNode(state.current_player, num_players)
-        if state.is_terminal():
-            root.terminal_values = np.asarray(self.terminal_value(state), dtype=np.float64)
-            return root
-        priors, values = self.evaluate([state])
-        root.expand(state.legal_actions(), priors[0])
-        root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
+    def run(self, state: Any) -> RootView:
+        """Search from ``state`` (not changed; it must have a move to make); return the root
+        (its ``actions``, ``priors``, ``child_visits`` and ``child_values``)."""
+        tree = _OneTree(self, state)
+        root = tree.root
         if self.dirichlet_alpha is not None and len(root.actions) > 1:
             noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
         done = 0
         while done < self.num_simulations:
-            done += self._simulate_batch(root, state, self.num_simulations - done)
+            done += tree.simulate_batch(self.num_simulations - done)
         return root
 
     def run_gumbel(
@@ -152,7 +97,7 @@ class PUCTSearch:
         num_considered: int = 16,
         c_visit: float = 50.0,
         c_scale: float = 0.1,
-    ) -> tuple[PUCTNode, int, np.ndarray]:
+    ) -> tuple[RootView, int, np.ndarray]:
         """Gumbel root search for self-play (Danihelka et al., "Policy improvement by planning
         with Gumbel", ICLR 2022), PUCT below the root.
 
@@ -168,105 +113,174 @@ class PUCTSearch:
         of the root's own value and the visited children's values; ``sigma(q) = (c_visit +
         max visits) * c_scale * q``. No Dirichlet noise is used.
         """
-        if state.is_terminal():
-            raise ValueError("run_gumbel needs a position with a move to make")
-        root = PUCTNode(state.current_player, len(state.returns()))
-        priors, values = self.evaluate([state])
-        root.expand(state.legal_actions(), priors[0])
-        root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
-        halving = GumbelHalving(root, self.rng, self.num_simulations, num_considered)
+        tree = _OneTree(self, state)
+        halving = GumbelHalving(tree.root, self.rng, self.num_simulations, num_considered)
         halving.c_visit, halving.c_scale = c_visit, c_scale
         while (forced := halving.next_phase()) is not None:
             done = 0
             while done < len(forced):
-                done += self._simulate_batch(root, state, len(forced) - done, forced[done:])
+                done += tree.simulate_batch(len(forced) - done, forced[done:])
         chosen, improved = halving.result()
-        return root, chosen, improved
+        return tree.root, chosen, improved
 
-    # ------------------------------------------------------------------ internals
-    def _select(self, node: PUCTNode) -> int:
-        """Index of the child the seat to act at ``node`` explores next."""
-        seat = node.player
-        visits = node.child_visits
-        parent_q = node.value_sum[seat] / node.visits if node.visits else 0.0
-        q = np.where(visits > 0, node.child_values[:, seat] / np.maximum(visits, 1), parent_q)
-        u = self.c_puct * node.priors * math.sqrt(visits.sum() + 1) / (1 + visits)
-        return int(np.argmax(q + u))
 
-    def _simulate_batch(
-        self, root: PUCTNode, state: Any, budget: int, forced: Sequence[int] | None = None
-    ) -> int:
+class _StatePositions:
+    """The position of every node of a tree as a rules-engine state (node order)."""
+
+    def __init__(self, search: PUCTSearch, root: Any) -> None:
+        self.search, self.nodes = search, [root]
+
+    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
+        """The position after ``action`` at node ``parent``: it, its seat to act (-1:
+        finished) and then its value of every seat."""
+        state = self.nodes[parent].clone()
+        state.apply_action(action)
+        if state.is_terminal():
+            return state, -1, np.asarray(self.search.terminal_value(state), dtype=np.float64)
+        return state, state.current_player, None
+
+    def evaluate(self, leaves: list[Any]) -> Valued:
+        """The legal actions, priors and values of the new ``leaves``."""
+        priors, values = self.search.evaluate(leaves)
+        legal = [leaf.legal_actions() for leaf in leaves]
+        starts = np.zeros(len(leaves) + 1, dtype=np.int64)
+        np.cumsum([len(actions) for actions in legal], out=starts[1:])
+        flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
+        actions = np.array([a for actions in legal for a in actions], dtype=np.int64)
+        return actions, starts, flat, np.asarray(values, dtype=np.float64)
+
+
+class _RowPositions(_StatePositions):
+    """The position of every node as a row of the compiled engine; a new leaf's row is its
+    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
+    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
+    any other evaluator gets compiled states."""
+
+    def __init__(self, search: PUCTSearch, root: Any) -> None:
+        super().__init__(search, root.row)
+        self.holder = root.clone()
+        self.engine = root.engine
+
+    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
+        row = self.nodes[parent].copy()
+        self.holder.row = row
+        self.holder._apply_checked(action)  # legal: an edge of the tree
+        player = int(row[self.engine.player_column])
+        if player < 0:
+            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
+        return row, player, None
+
+    def evaluate(self, leaves: list[Any]) -> Valued:
+        rows = np.array(leaves)
+        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
+        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
+        if evaluate_planes is None:
+            kind = type(self.holder)
+            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
+            priors, values = self.search.evaluate(states)
+            flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
+            return actions, starts, flat, np.asarray(values, dtype=np.float64)
+        seats = rows[:, self.engine.player_column].copy()
+        planes = self.engine._observe(rows, seats)
+        priors, values = evaluate_planes(planes, actions, starts, seats)
+        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
+
+
+class _OneTree:
+    """One search's tree (a :class:`~.tree.Forest` of one slot) and its nodes' positions;
+    the root is expanded with ``search.evaluate([state])`` and holds its value."""
+
+    def __init__(self, search: PUCTSearch, state: Any) -> None:
+        if state.is_terminal():
+            raise ValueError("the search needs a position with a move to make")
+        self.search = search
+        positions = _RowPositions if is_fast_state(state) else _StatePositions
+        self.positions = positions(search, state)
+        num_players = len(state.returns())
+        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
+        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
+        priors, values = search.evaluate([state])
+        actions = np.array(state.legal_actions(), dtype=np.int64)
+        root_value = np.asarray(values[0], dtype=np.float64)
+        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
+        self.forest.node_visits[0, 0] = 1.0
+        self.forest.node_value[0, 0] = root_value
+        self.root = RootView(self.forest, 0)
+        self.none = np.zeros(1, dtype=np.int64)
+
+    def _add(
+        self, parents: list[int], players: list[int], actions: np.ndarray, starts: np.ndarray,
+        priors: Any, results: np.ndarray | None = None,
+    ) -> None:  # fmt: skip
+        """New nodes under the edges ``parents`` (-1: the root)."""
+        count = len(parents)
+        if results is None:
+            results = np.zeros((count, self.forest.n))
+        self.forest.add_nodes(
+            np.zeros(count, dtype=np.int64), np.array(parents, dtype=np.int64),
+            np.array(players, dtype=np.int64), results, actions, starts,
+            np.asarray(priors, dtype=np.float64),
+        )  # fmt: skip
+
+    def simulate_batch(self, budget: int, forced: Sequence[int] | None = None) -> int:
         """Descend up to ``min(batch_size, budget)`` times; evaluate the new leaves together.
 
         ``forced[k]``: the root child (an index into ``root.actions``) descent ``k`` takes,
         below which it selects as usual; returns how many descents were completed (they
-        are the first ones: a collision stops the batch)."""
-        pending: list[tuple[list[tuple[PUCTNode, int]], PUCTNode, Any]] = []
-        finished = 0
-        for descent in range(min(self.batch_size, budget)):
-            path: list[tuple[PUCTNode, int]] = []
-            node, sim = root, state.clone()
-            while True:
-                if forced is not None and node is root:
-                    index = forced[descent]
-                else:
-                    index = self._select(node)
-                path.append((node, index))
-                node.child_visits[index] += 1  # virtual loss until the value is backed up
-                node.child_values[index, node.player] -= 1.0
-                child = node.children[index]
-                if child is None:
-                    sim.apply_action(node.actions[index])
-                    child = PUCTNode(sim.current_player, len(node.value_sum))
-                    node.children[index] = child
-                    if sim.is_terminal():
-                        child.terminal_values = np.asarray(
-                            self.terminal_value(sim), dtype=np.float64
-                        )
-                    break
-                sim.apply_action(node.actions[index])
-                node = child
-                if not node.expanded:  # another descent of this batch is evaluating it
-                    break
-                if node.terminal_values is not None:
-                    child = node
-                    break
-            if child.terminal_values is not None:
-                self._backup(path, child, child.terminal_values)
-                finished += 1
-            elif any(child is leaf for _, leaf, _ in pending):
-                self._undo(path)  # a collision: stop collecting, evaluate what we have
+        are the first ones: a collision stops the batch). A new leaf that is a finished
+        position is backed up at once."""
+        f, slot, count = self.forest, self.none, min(self.search.batch_size, budget)
+        edges = np.zeros((count, f.node_player.shape[1]), dtype=np.int64)  # path b: row b
+        actions, length = np.zeros_like(edges), np.zeros(count, dtype=np.int64)
+        status, first = np.zeros(count, dtype=np.int64), np.full(count, -1, dtype=np.int64)
+        if forced is not None:
+            first[:] = forced[:count]
+        pending: list[int] = []  # the descents that end on a new leaf to evaluate
+        players, leaves, finished = [], [], 0
+        for b in range(count):
+            at = slice(b, b + 1)
+            f.descend(
+                slot,
+                first[at],
+                self.search.c_puct,
+                (edges[at], actions[at], length[at], status[at]),
+            )
+            if status[b] == COLLISION:  # evaluate what we have
                 break
+            depth, last = length[b], edges[b, length[b] - 1]
+            result = None
+            if status[b] == FINISHED_LEAF:
+                result = f.node_result[0, f.edge_child[0, last]]
             else:
-                pending.append((path, child, sim))
-        if pending:
-            priors, values = self.evaluate([sim for _, _, sim in pending])
-            for (path, leaf, sim), leaf_priors, leaf_values in zip(
-                pending, priors, values, strict=True
-            ):
-                leaf.expand(sim.legal_actions(), leaf_priors)
-                self._backup(path, leaf, np.asarray(leaf_values, dtype=np.float64))
-        if not pending and not finished:  # only collisions: cannot happen at batch start
+                parent = 0 if depth == 1 else int(f.edge_child[0, edges[b, depth - 2]])
+                position, player, result = self.positions.play(parent, int(actions[b, depth - 1]))
+                if result is None:
+                    pending.append(b)
+                    players.append(player)
+                    leaves.append(position)
+                    continue
+                self._add(
+                    [int(last)], [-1], actions[b, :0], np.zeros(2, np.int64), [], result[None]
+                )
+                self.positions.nodes.append(position)
+            f.back_up(slot, edges[at], length[at], result[None])
+            finished += 1
+        if leaves:
+            self._expand_and_back_up(edges[pending], length[pending], players, leaves)
+        if not leaves and not finished:  # only collisions: cannot happen at batch start
             raise RuntimeError("PUCT search made no progress")
-        return len(pending) + finished
+        return len(leaves) + finished
 
-    @staticmethod
-    def _backup(path: list[tuple[PUCTNode, int]], leaf: PUCTNode, values: np.ndarray) -> None:
-        """Add ``values`` along ``path`` and take the virtual losses back."""
-        leaf.visits += 1
-        leaf.value_sum += values
-        for node, index in path:
-            node.child_values[index] += values
-            node.child_values[index, node.player] += 1.0
-            node.visits += 1
-            node.value_sum += values
-
-    @staticmethod
-    def _undo(path: list[tuple[PUCTNode, int]]) -> None:
-        """Remove the virtual loss of an abandoned descent."""
-        for node, index in path:
-            node.child_visits[index] -= 1
-            node.child_values[index, node.player] += 1.0
+    def _expand_and_back_up(
+        self, edges: np.ndarray, lengths: np.ndarray, players: list[int], leaves: list
+    ) -> None:
+        """Value the new ``leaves`` together, add them (their seats to act ``players``, the
+        paths to them ``edges`` and ``lengths``) and back their values up."""
+        actions, starts, priors, values = self.positions.evaluate(leaves)
+        parents = [int(edges[i, lengths[i] - 1]) for i in range(len(leaves))]
+        self._add(parents, players, actions, starts, priors)
+        self.positions.nodes.extend(leaves)
+        self.forest.back_up(np.zeros(len(leaves), dtype=np.int64), edges, lengths, values)
 
 
 class GumbelHalving:
@@ -283,7 +297,7 @@ class GumbelHalving:
     """
 
     def __init__(
-        self, root: PUCTNode, rng: np.random.Generator, num_simulations: int, num_considered: int
+        self, root: RootView, rng: np.random.Generator, num_simulations: int, num_considered: int
     ) -> None:
         self.root = root
         self.seat = root.player

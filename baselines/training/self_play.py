@@ -1,9 +1,10 @@
 """AlphaZero self-play of many games at once, their leaf evaluations batched.
 
 :func:`play_self_play_games` plays ``parallel_games`` games in lockstep. At every step each
-game adds up to ``leaves_per_game`` leaves to its own PUCT tree: a game about to move asks
-for its root position, a game searching descends its tree (``argmax Q + U`` as
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch`) to a new child, again and again
+game adds up to ``leaves_per_game`` leaves to its own PUCT tree (a slot of the
+:class:`~tabletop_zoo.baselines.agents.tree.Forest` that
+:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` searches with): a game about to move
+asks for its root position, a game searching descends its tree to a new child, again and again
 with a virtual loss on the paths of its pending leaves (as ``PUCTSearch`` collects a batch;
 a descent that meets a pending leaf ends the game's step). With one leaf per game per step
 (the default) no virtual loss is needed. The positions of all these leaves are built
@@ -36,17 +37,13 @@ from tabletop_zoo.baselines.agents.alphazero import absolute_values, game_values
 from tabletop_zoo.baselines.agents.dense_rows import mask_columns
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
+from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, NEW_LEAF, Forest, RootView
 from tabletop_zoo.baselines.training.self_play_opponent import opponent_actions
 from tabletop_zoo.baselines.training.self_play_positions import (
     CompiledPositions,
     Leaves,
-    PythonPositions,
-)
-from tabletop_zoo.baselines.training.self_play_tree import (
-    Forest,
     Paths,
-    RootView,
-    kernels,
+    PythonPositions,
     segments,
 )
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
@@ -109,8 +106,7 @@ class _SelfPlay:
         self.positions = backend(
             spec, self.game, shape, slots, lambda state: game_values(state, weight, scale)
         )
-        self.forest = Forest(slots, cfg.num_players, cfg.num_simulations + 2, 64)
-        self.kernels = kernels(compiled)
+        self.forest = Forest(slots, cfg.num_players, cfg.num_simulations + 2, 64, compiled)
         self.stats = SelfPlayStats(engine=self.positions.engine)
         self.out: list[Record] = []
         self.games: list[_Game | None] = [None] * slots
@@ -152,13 +148,12 @@ class _SelfPlay:
             target[root.actions] = improved
             action = int(root.actions[chosen])
         else:
-            counts = np.zeros(num_actions)
-            counts[root.actions] = root.child_visits
+            counts = root.visit_counts(num_actions)
             target = counts / counts.sum()
             if g.moves < self.cfg.temperature_moves:
                 action = int(self.rng.choice(num_actions, p=target))
             else:
-                action = int(np.argmax(counts))
+                action = root.final_move()
         g.records.append((g.root_planes, g.root_mask, target, root.player))
         self.positions.play(slot, action)
         g.moves += 1
@@ -187,18 +182,16 @@ class _SelfPlay:
             going, first = self._budget(slots, pending)
             if not len(going):
                 break
-            edges = np.zeros((len(going), width), dtype=np.int64)
-            actions, length = np.zeros_like(edges), np.zeros(len(going), dtype=np.int64)
-            status = np.zeros(len(going), dtype=np.int64)
-            self.kernels.descend(
-                *f.node_arrays(), *f.edge_arrays(), going, first, float(cfg.c_puct),
-                edges, actions, length, status,
-            )  # fmt: skip
-            finished, new = status == 1, status == 0
+            edges, actions, length, status = f.descend(going, first, cfg.c_puct)
+            finished, new = status == FINISHED_LEAF, status == NEW_LEAF
+            if finished.any():  # a finished position's value, backed up at once
+                at = edges[finished, np.maximum(length[finished] - 1, 0)]
+                results = f.node_result[going[finished], f.edge_child[going[finished], at]]
+                f.back_up(going[finished], edges[finished], length[finished], results)
             self.simulations[going[finished]] += 1
             pending[going[new]] += 1
             found.append(Paths(going[new], edges[new], actions[new], length[new]))
-            collided = status == 2
+            collided = status == COLLISION
             if cfg.gumbel:  # a collision's forced root child is not visited yet
                 for slot, forced in zip(going[collided], first[collided], strict=True):
                     self.games[int(slot)].forced.insert(0, int(forced))
@@ -310,32 +303,15 @@ class _SelfPlay:
         is_root = lengths == 0
         flat, starts = segments(legal[1], at)  # each entry's actions ascending
         actions, priors = legal[0][flat], legal[2][flat]
-        f.reserve(slots, np.diff(starts))
         last = paths.edges[at, np.maximum(lengths - 1, 0)]
         parent = np.where(is_root, -1, last).astype(np.int64)
-        self.kernels.expand(
-            *f.node_arrays(),
-            *f.edge_arrays(),
-            f.node_count,
-            f.edge_count,
-            slots,
-            parent,
-            players[at],
-            np.ascontiguousarray(values[at]),
-            starts,
-            actions,
-            priors,
-        )
+        f.add_nodes(slots, parent, players[at], values[at], actions, starts, priors)
         for slot, i in zip(slots[is_root].tolist(), at[is_root].tolist(), strict=True):
             f.node_visits[slot, 0] = 1.0  # the root holds the network's value
             f.node_value[slot, 0] = values[i]
         leaf = ~is_root
         if leaf.any():
-            self.kernels.backup(
-                f.node_visits, f.node_value, f.edge_visits, f.edge_value, f.edge_child,
-                f.edge_pending, slots[leaf], np.ascontiguousarray(paths.edges[at[leaf]]),
-                lengths[leaf], np.ascontiguousarray(values[at[leaf]]),
-            )  # fmt: skip
+            f.back_up(slots[leaf], paths.edges[at[leaf]], lengths[leaf], values[at[leaf]])
 
     def _start_search(self, slot: int, found: Leaves, i: int) -> None:
         """``slot``'s root is in its tree: noise from ``rng``, then search."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CompiledPositions", "Leaves", "PythonPositions", "empty_leaves"]
+__all__ = ["CompiledPositions", "Leaves", "Paths", "PythonPositions", "empty_leaves", "segments"]
 
 
 @dataclass
@@ -122,3 +122,47 @@ def empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> Leaves:
         np.zeros((k, *shape), dtype=np.float32),
         {},
     )
+
+
+def segments(starts: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments ``[starts[i], starts[i + 1])`` of a flat array: the positions of the
+    segments ``rows`` (in that order) end to end, and where each begins among them."""
+    counts = starts[rows + 1] - starts[rows]
+    begins = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(counts, out=begins[1:])
+    return np.repeat(starts[rows] - begins[:-1], counts) + np.arange(begins[-1]), begins
+
+
+@dataclass
+class Paths:
+    """The entries of one step: a game's slot and the edges and actions of its path from
+    the root (``lengths`` 0: the game asks for its root position), by slot."""
+
+    slots: np.ndarray
+    edges: np.ndarray
+    actions: np.ndarray
+    lengths: np.ndarray
+
+    @staticmethod
+    def empty(width: int) -> Paths:
+        """No entries, paths ``width`` long."""
+        none, grid = np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64)
+        return Paths(none, grid, grid, none)
+
+    @staticmethod
+    def joined(parts: list[Paths]) -> Paths:
+        """The entries of ``parts`` by slot (a stable order: each slot's in part order)."""
+        slots = np.concatenate([p.slots for p in parts])
+        order = np.argsort(slots, kind="stable")
+        return Paths(
+            slots[order],
+            np.concatenate([p.edges for p in parts])[order],
+            np.concatenate([p.actions for p in parts])[order],
+            np.concatenate([p.lengths for p in parts])[order],
+        )
+
+    def with_roots(self, roots: list[int]) -> Paths:
+        """These entries and one root request per slot of ``roots``."""
+        grid = np.zeros((len(roots), self.edges.shape[1]), dtype=np.int64)
+        lengths = np.zeros(len(roots), dtype=np.int64)
+        return Paths.joined([self, Paths(np.array(roots, dtype=np.int64), grid, grid, lengths)])

@@ -88,7 +88,7 @@ def serial_self_play_game(
                 if moves < cfg.temperature_moves:
                     action = int(rng.choice(num_actions, p=target))
                 else:
-                    action = int(np.argmax(counts))
+                    action = root.final_move()
             records.append((evaluator.planes([state])[0], mask, target, seat))
         else:
             action = legal[0]

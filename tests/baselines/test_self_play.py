@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.agents.tree import Forest, kernels
 from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
 from tabletop_zoo.baselines.training.self_play_speed import random_network
-from tabletop_zoo.baselines.training.self_play_tree import Forest
 from tabletop_zoo.envs import registry
 from tests.baselines.az_networks import self_play_config
 
@@ -140,7 +140,6 @@ def test_several_leaves_per_step_spend_exactly_the_simulations(tmp_path) -> None
 
 @pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_fast)])
 def test_a_descent_onto_a_pending_leaf_is_a_collision_that_changes_nothing(compiled) -> None:
-    from tabletop_zoo.baselines.training.self_play_tree import Forest, kernels
 
     forest, run = Forest(1, 2, 4, 4), kernels(compiled)
     slots, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
