@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from az_networks import self_play_config, small_network
-from nim_game import NimGame
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
@@ -22,7 +20,9 @@ from tabletop_zoo.envs.registry import (
     get_spec,
     new_game,
 )
+from tests.baselines.az_networks import self_play_config, small_network
 from tests.baselines.puct_nodes import NodeSearch, PUCTNode
+from tests.envs.nim_game import NimGame
 
 needs_fast = pytest.mark.skipif(not fast_path_available(), reason="needs the 'fast' extra")
 
