@@ -11,7 +11,7 @@ from tabletop_zoo.baselines.evaluation.matches import (
     check_match,
     play_seatings,
 )
-from tabletop_zoo.baselines.evaluation.seating import seated_view
+from tabletop_zoo.baselines.evaluation.seating import play_lineups, seated_view
 from tabletop_zoo.baselines.evaluation.tournament import (
     evaluation_view,
     head_to_head_of,
@@ -93,6 +93,8 @@ def test_a_seating_must_fit_the_table() -> None:
     for bad in (Seating((0, 1, 1), 0), Seating((0, 2), 0)):
         with pytest.raises(InvalidOptionError, match="needs 2 agent indices in 0..1"):
             play_seatings("mole_hill", 2, ["random", "greedy"], [bad])
+    with pytest.raises(InvalidOptionError, match="needs 2 agent indices in 0..1"):
+        play_lineups("mole_hill", ["random", "greedy"], [(0, 2)])
 
 
 @pytest.mark.parametrize(
