@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import os
 import re
@@ -285,6 +286,35 @@ def _argparse_type(check: Callable[[str], Any], name: str) -> Callable[[str], An
 
     parse.__name__ = name
     return parse
+
+
+def layer_sizes(text: str) -> tuple[int, ...]:
+    """argparse type of ``--hidden``: comma separated layer sizes in 1..:data:`MAX_LAYER`."""
+    try:
+        sizes = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1 or max(sizes) > MAX_LAYER:
+        raise argparse.ArgumentTypeError(
+            f"needs comma separated layer sizes in 1..{MAX_LAYER}, got {text!r}"
+        )
+    return sizes
+
+
+def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:
+    """A repeated ``KEY=VALUE`` flag (``--env-option``) as a dict; a value is JSON when it
+    parses (``true``, ``3``), else the text. ``InvalidOptionError`` naming ``flag`` for an
+    item without ``=`` or without a key."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidOptionError(f"{flag} needs KEY=VALUE, got {item!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
 
 
 def output_file(*suffixes: str) -> Callable[[str], str]:

@@ -154,17 +154,6 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
     return rows
 
 
-def _layer_sizes(text: str) -> tuple[int, ...]:
-    """``--hidden``: comma separated layer sizes >= 1."""
-    try:
-        sizes = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        sizes = ()
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"needs comma separated layer sizes >= 1, got {text!r}")
-    return sizes
-
-
 def main(argv: list[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description="Self-play games per CPU-minute, side by side.")
@@ -176,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--simulations", type=cli.integer(1), default=32)
     p.add_argument("--search-batch", type=cli.integer(1), default=8)
     p.add_argument("--max-moves", type=cli.integer(1), default=500)
-    p.add_argument("--hidden", type=_layer_sizes, default=(128, 128), help="e.g. 128,128")
+    p.add_argument("--hidden", type=cli.layer_sizes, default=(128, 128), help="e.g. 128,128")
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--skip-serial", action="store_true", help="only the batched ways")
     args = p.parse_args(argv)

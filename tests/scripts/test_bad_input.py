@@ -84,7 +84,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--game-option", "novalue"], "needs KEY=VALUE"),
     ("train_alphazero", [*G, "--out", ""], "output file name is empty"),
     ("train_alphazero", [*G, "--out", "{tmp}/net.txt"], "must end in .npz"),
-    ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden needs comma separated"),
+    ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden: needs comma separated"),
     ("train_alphazero", [*G, "--hidden", "64," + "9" * 30], "sizes in 1..65536"),
     ("train_alphazero", [*G, "--num-players", "5"], "num_players must be one of"),
     ("train_alphazero", [*G, "--opponent", "{garbage}"], "not a network file of ours"),
