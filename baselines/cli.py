@@ -47,6 +47,7 @@ from tabletop_zoo._startup import INTERRUPTED
 from tabletop_zoo.baselines.agents import agent_spec_forms
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
+from tabletop_zoo.envs.registry import GAMES
 
 __all__ = [
     "SEED",
@@ -325,6 +326,20 @@ def output_file(*suffixes: str) -> Callable[[str], str]:
 def output_folder() -> Callable[[str], str]:
     """argparse type: a folder we can make or write in (:func:`check_output_folder`)."""
     return _argparse_type(lambda text: str(check_output_folder(text) and text), "folder")
+
+
+def add_game_flags(
+    parser: argparse.ArgumentParser, game: str | None = None, players_help: str = ""
+) -> None:
+    """``--game`` (one of the registry's games; default ``game``, required when None) and
+    ``--num-players`` (default: the game's smallest count; ``players_help`` says more)."""
+    parser.add_argument("--game", choices=sorted(GAMES), default=game, required=game is None)
+    parser.add_argument(
+        "--num-players",
+        type=integer(1),
+        default=None,
+        help="default: the game's smallest count" + players_help,
+    )
 
 
 def players(game: str, num_players: int | None, flag: str = "--num-players") -> int:

@@ -48,13 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="MaskablePPO self-play training.", epilog=_defaults_epilog()
     )
-    p.add_argument("--game", choices=sorted(GAMES), default=d.game)
-    p.add_argument(
-        "--num-players",
-        type=cli.integer(1),
-        default=None,
-        help="default: the game's smallest count",
-    )
+    cli.add_game_flags(p, d.game)
     p.add_argument(
         "--name",
         default=None,

@@ -27,8 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     d = AlphaZeroConfig(game=next(iter(GAMES)))
     p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument(
         "--out", type=cli.output_file(".npz"), default=d.out, help="network file to write (.npz)"
     )

@@ -36,7 +36,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, network_meta
 from tabletop_zoo.baselines.training.self_play import Record, play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
-from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, new_game
+from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
 __all__ = ["compare_self_play", "random_network", "serial_self_play_game"]
 
@@ -157,8 +157,7 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
 def main(argv: list[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description="Self-play games per CPU-minute, side by side.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument("--games", type=cli.integer(1), default=16)
     p.add_argument("--parallel-games", type=cli.integer(1), default=16)
     p.add_argument("--leaves-per-game", type=cli.integer(1), default=1)
