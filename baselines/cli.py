@@ -52,6 +52,7 @@ from tabletop_zoo.envs.registry import GAMES
 __all__ = [
     "SEED",
     "Interrupted",
+    "add_game_flags",
     "agent_help",
     "check_agent",
     "check_agents",
@@ -59,6 +60,8 @@ __all__ = [
     "check_output_folder",
     "folder_problem",
     "integer",
+    "key_values",
+    "layer_sizes",
     "number",
     "one_line",
     "output_file",
@@ -291,15 +294,8 @@ def _argparse_type(check: Callable[[str], Any], name: str) -> Callable[[str], An
 
 def layer_sizes(text: str) -> tuple[int, ...]:
     """argparse type of ``--hidden``: comma separated layer sizes in 1..:data:`MAX_LAYER`."""
-    try:
-        sizes = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        sizes = ()
-    if not sizes or min(sizes) < 1 or max(sizes) > MAX_LAYER:
-        raise argparse.ArgumentTypeError(
-            f"needs comma separated layer sizes in 1..{MAX_LAYER}, got {text!r}"
-        )
-    return sizes
+    width = integer(1, MAX_LAYER)
+    return tuple(width(part) for part in text.split(",") if part.strip()) or (width(text),)
 
 
 def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:
@@ -334,12 +330,8 @@ def add_game_flags(
     """``--game`` (one of the registry's games; default ``game``, required when None) and
     ``--num-players`` (default: the game's smallest count; ``players_help`` says more)."""
     parser.add_argument("--game", choices=sorted(GAMES), default=game, required=game is None)
-    parser.add_argument(
-        "--num-players",
-        type=integer(1),
-        default=None,
-        help="default: the game's smallest count" + players_help,
-    )
+    help_text = "default: the game's smallest count" + players_help
+    parser.add_argument("--num-players", type=integer(1), default=None, help=help_text)
 
 
 def players(game: str, num_players: int | None, flag: str = "--num-players") -> int:
