@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import os
 import re
@@ -46,10 +47,12 @@ from tabletop_zoo._startup import INTERRUPTED
 from tabletop_zoo.baselines.agents import agent_spec_forms
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
+from tabletop_zoo.envs.registry import GAMES
 
 __all__ = [
     "SEED",
     "Interrupted",
+    "add_game_flags",
     "agent_help",
     "check_agent",
     "check_agents",
@@ -57,6 +60,8 @@ __all__ = [
     "check_output_folder",
     "folder_problem",
     "integer",
+    "key_values",
+    "layer_sizes",
     "number",
     "one_line",
     "output_file",
@@ -287,6 +292,28 @@ def _argparse_type(check: Callable[[str], Any], name: str) -> Callable[[str], An
     return parse
 
 
+def layer_sizes(text: str) -> tuple[int, ...]:
+    """argparse type of ``--hidden``: comma separated layer sizes in 1..:data:`MAX_LAYER`."""
+    width = integer(1, MAX_LAYER)
+    return tuple(width(part) for part in text.split(",") if part.strip()) or (width(text),)
+
+
+def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:
+    """A repeated ``KEY=VALUE`` flag (``--env-option``) as a dict; a value is JSON when it
+    parses (``true``, ``3``), else the text. ``InvalidOptionError`` naming ``flag`` for an
+    item without ``=`` or without a key."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidOptionError(f"{flag} needs KEY=VALUE, got {item!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
 def output_file(*suffixes: str) -> Callable[[str], str]:
     """argparse type: a file name we can write (:func:`check_output_file`), kept as given."""
     return _argparse_type(lambda text: str(check_output_file(text, suffixes) and text), "file")
@@ -295,6 +322,16 @@ def output_file(*suffixes: str) -> Callable[[str], str]:
 def output_folder() -> Callable[[str], str]:
     """argparse type: a folder we can make or write in (:func:`check_output_folder`)."""
     return _argparse_type(lambda text: str(check_output_folder(text) and text), "folder")
+
+
+def add_game_flags(
+    parser: argparse.ArgumentParser, game: str | None = None, players_help: str = ""
+) -> None:
+    """``--game`` (one of the registry's games; default ``game``, required when None) and
+    ``--num-players`` (default: the game's smallest count; ``players_help`` says more)."""
+    parser.add_argument("--game", choices=sorted(GAMES), default=game, required=game is None)
+    help_text = "default: the game's smallest count" + players_help
+    parser.add_argument("--num-players", type=integer(1), default=None, help=help_text)
 
 
 def players(game: str, num_players: int | None, flag: str = "--num-players") -> int:

@@ -43,6 +43,7 @@ from typing import Any, Protocol
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -112,6 +113,19 @@ def seat_option(name: str, value: Any, num_players: int, none_means: str) -> int
     return seat
 
 
+def allowed_options(players: str, max_turns: str, **game_options: str) -> dict[str, str]:
+    """Every keyword a game's ``raw_env`` accepts, with what is allowed (shown on a bad
+    option): the player count and turn limit as the game words them, the render and reward
+    modes every game shares, then the game's own ``game_options``."""
+    return {
+        "num_players": players,
+        "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
+        "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
+        "max_turns": max_turns,
+        **game_options,
+    }
+
+
 def check_options(options: dict[str, Any], allowed: dict[str, str]) -> None:
     """Raise :class:`InvalidOptionError` naming any key of ``options`` not in ``allowed``."""
     unknown = sorted(set(options) - set(allowed))
@@ -121,9 +135,30 @@ def check_options(options: dict[str, Any], allowed: dict[str, str]) -> None:
 
 
 class TurnBasedAECEnv(AECEnv):
-    """Generic turn-based AEC env over a rules engine (see the module docstring)."""
+    """Generic turn-based AEC env over a rules engine (see the module docstring).
+
+    A game's ``raw_env`` names itself in its class line (``name="arktia_v0"``), which gives
+    it the classic games' metadata (every render mode, 2 frames a second)."""
 
     metadata: dict[str, Any] = {"render_modes": [], "name": "", "render_fps": 1}
+
+    def __init_subclass__(cls, name: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.metadata = {
+                "render_modes": ["human", "ansi", "rgb_array"],
+                "name": name,
+                "is_parallelizable": False,
+                "render_fps": 2,
+            }
+
+    def _keep_options(
+        self, unknown: dict[str, Any], allowed: dict[str, str], **options: Any
+    ) -> None:
+        """Refuse ``unknown`` options (listing ``allowed``), then record ``options`` so that
+        pickling (:class:`~gymnasium.utils.EzPickle`) rebuilds the env with them."""
+        check_options(unknown, allowed)
+        EzPickle.__init__(self, **options)
 
     def __init__(
         self,

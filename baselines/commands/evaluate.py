@@ -30,13 +30,7 @@ from tabletop_zoo.envs.registry import GAMES
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Round-robin tournament between agents.")
-    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument(
-        "--num-players",
-        type=cli.integer(1),
-        default=None,
-        help="default: the game's smallest count",
-    )
+    cli.add_game_flags(p, next(iter(GAMES)))
     p.add_argument(
         "--agents",
         default="random,greedy",

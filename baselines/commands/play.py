@@ -36,14 +36,8 @@ HUMAN = "human"
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Play against an agent, or watch agents play.")
-    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument(
-        "--num-players",
-        type=cli.integer(1),
-        default=None,
-        help="default: the game's smallest count; "
-        + ", ".join(f"{n}: {'/'.join(map(str, s.players))}" for n, s in sorted(GAMES.items())),
-    )
+    players = ", ".join(f"{n}: {'/'.join(map(str, s.players))}" for n, s in sorted(GAMES.items()))
+    cli.add_game_flags(p, next(iter(GAMES)), players_help=f"; {players}")
     p.add_argument(
         "--opponent",
         default="greedy",

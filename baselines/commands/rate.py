@@ -27,16 +27,12 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
-from tabletop_zoo.envs.registry import GAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Rate an agent on the shipped ladder.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument(
-        "--num-players", type=cli.integer(1), default=None, help="default: smallest count"
-    )
+    cli.add_game_flags(p)
     p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--rounds", type=cli.integer(1), default=2, help="times every seating is played")
     p.add_argument("--seed", type=cli.SEED, default=0)

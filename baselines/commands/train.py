@@ -48,13 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="MaskablePPO self-play training.", epilog=_defaults_epilog()
     )
-    p.add_argument("--game", choices=sorted(GAMES), default=d.game)
-    p.add_argument(
-        "--num-players",
-        type=cli.integer(1),
-        default=None,
-        help="default: the game's smallest count",
-    )
+    cli.add_game_flags(p, d.game)
     p.add_argument(
         "--name",
         default=None,
@@ -122,24 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_env_options(items: list[str]) -> dict:
-    """``["k=v", ...]`` to a dict; values are JSON when they parse (``true``, ``3``)."""
-    import json
-
-    out = {}
+    """``--env-option`` items as a dict (:func:`~tabletop_zoo.baselines.cli.key_values`),
+    without the player count, which has a flag of its own."""
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--env-option needs KEY=VALUE, got {item!r}")
+        key, _, value = item.partition("=")
         if key == "num_players":
             raise ValueError(
                 f"--env-option {item!r}: the player count is a flag of its own, use "
                 f"--num-players {value}"
             )
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+    return cli.key_values(items, "--env-option")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

@@ -14,7 +14,6 @@ finished iteration. Needs the ``train`` extra.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,8 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     d = AlphaZeroConfig(game=next(iter(GAMES)))
     p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument(
         "--out", type=cli.output_file(".npz"), default=d.out, help="network file to write (.npz)"
     )
@@ -56,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="new leaves a self-play game adds to its tree per network call, with a virtual "
         "loss when more than one (fewer network calls when few games are left)",
     )  # fmt: skip
-    p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
+    p.add_argument("--hidden", type=cli.layer_sizes, default=",".join(map(str, d.hidden)))
     p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
     p.add_argument("--updates-per-iteration", type=cli.integer(1), default=d.updates_per_iteration)
     p.add_argument("--train-batch", type=cli.integer(1), default=d.train_batch)
@@ -95,19 +93,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def hidden_sizes(text: str) -> tuple[int, ...]:
-    """``--hidden`` as layer sizes; ``ValueError`` naming the flag."""
-    try:
-        sizes = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        sizes = ()
-    if not sizes or min(sizes) < 1 or max(sizes) > cli.MAX_LAYER:
-        raise ValueError(
-            f"--hidden needs comma separated layer sizes in 1..{cli.MAX_LAYER}, got {text!r}"
-        )
-    return sizes
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
@@ -117,26 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as exc:
         print(f"{cli.program('train_alphazero.py')}: error: {exc}", file=sys.stderr)
         return 1
-    options = {}
     try:
         if args.opponent_share is not None and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
-        for item in args.game_option:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise ValueError(f"--game-option needs KEY=VALUE, got {item!r}")
-            try:
-                options[key.strip()] = json.loads(value)
-            except json.JSONDecodeError:
-                options[key.strip()] = value
         minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
         config = cli.config_from_flags(
             AlphaZeroConfig,
             args,
             **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
             num_simulations=args.simulations,
-            hidden=hidden_sizes(args.hidden),
-            game_options=options,
+            game_options=cli.key_values(args.game_option, "--game-option"),
             opponent_share=(
                 AlphaZeroConfig.opponent_share
                 if args.opponent_share is None

@@ -27,10 +27,7 @@ from tabletop_zoo.envs.registry import GAMES, get_spec
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="PPO with RLlib, evaluated by our tournament code.")
-    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument(
-        "--num-players", type=cli.integer(1), default=None, help="default: the smallest count"
-    )
+    cli.add_game_flags(p, next(iter(GAMES)))
     p.add_argument("--policies", choices=("shared", "per-seat", "snapshot"), default="shared")
     p.add_argument(
         "--snapshot-every", type=cli.integer(1), default=5, help="iterations between snapshots"

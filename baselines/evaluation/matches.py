@@ -10,7 +10,7 @@ match shares live here once (:func:`check_match`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,7 +34,6 @@ __all__ = [
     "Seating",
     "check_count",
     "check_match",
-    "iter_seatings",
     "play_into",
     "play_seatings",
     "view_defaults",
@@ -130,29 +129,15 @@ def check_match(
     return players
 
 
-def iter_seatings(
-    game: str,
-    num_players: int,
+def _check_line_ups(
     agents: Sequence[Any],
     seatings: Sequence[Seating],
-    names: Sequence[str] | None = None,
-    env_options: Mapping[str, Any] | None = None,
-    workers: int = 1,
-    backend: str = "local",
-    ray_address: str | None = None,
-    trust: bool = False,
-) -> Iterator[MatchRecord]:
-    """Yield the :class:`MatchRecord` of every seating, in schedule order, as they are played.
-
-    ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
-    ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
-    in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
-    at ``ray_address``); every game and agent is seeded from its seating, so the records are
-    the same either way. ``trust``: model files may be loaded by unpickling. A caller that
-    stops early (or sees an error, such as :class:`~.arena.IncompleteRunError` when a worker
-    process dies) keeps the records already yielded; closing the generator shuts the
-    processes down.
-    """
+    names: Sequence[str] | None,
+    num_players: int,
+    in_this_process: bool,
+) -> list[str]:
+    """The agents' names in the records (default: the specs); InvalidOptionError on a
+    seating that does not fit the table or on agent objects played outside this process."""
     names = [_agent_name(a) for a in agents] if names is None else list(names)
     if len(names) != len(agents):
         raise InvalidOptionError(f"{len(agents)} agents but {len(names)} names")
@@ -164,39 +149,12 @@ def iter_seatings(
                 f"line-up {tuple(seating.agents)} needs {num_players} agent indices in "
                 f"0..{len(agents) - 1}"
             )
-    if (workers > 1 or backend != "local") and not all(isinstance(a, str) for a in agents):
+    if not in_this_process and not all(isinstance(a, str) for a in agents):
         raise InvalidOptionError(
             "agent objects play in this process only: pass agent specs to play with "
             "workers > 1 or on Ray"
         )
-    options = dict(env_options or {})
-    # absolute model paths: a worker process, a Ray worker or RLlib reads them from elsewhere
-    paths = [absolute_spec(agent) for agent in agents]
-    tasks = [
-        (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
-        for s in seatings
-    ]
-    if backend == "ray":
-        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
-
-        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
-    else:
-        outcomes = play_tasks(tasks, workers)
-    try:
-        for seating, (returns, scores, steps) in zip(seatings, outcomes, strict=True):
-            yield MatchRecord(
-                game=game,
-                num_players=num_players,
-                agents=tuple(seating.agents),
-                seats=tuple(names[a] for a in seating.agents),
-                returns=tuple(float(r) for r in returns),
-                scores=tuple(int(s) for s in scores),
-                steps=int(steps),
-                seed=int(seating.seed),
-                random_opening=seating.random_opening,
-            )
-    finally:
-        outcomes.close()  # the generator shuts down the worker processes or Ray
+    return names
 
 
 def _terminal_with_tqdm() -> bool:
@@ -223,49 +181,69 @@ def play_seatings(
     progress: bool | None = None,
     trust: bool = False,
 ) -> list[MatchRecord]:
-    """Play every seating (:func:`iter_seatings`) and return the records in schedule order.
+    """Play every seating and return its :class:`MatchRecord`, in schedule order.
 
+    ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
+    ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
+    in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
+    at ``ray_address``); every game and agent is seeded from its seating, so the records are
+    the same either way. ``trust``: model files may be loaded by unpickling.
     ``on_game(record)`` is called after every game (e.g. to save it as it comes);
     ``progress`` shows a tqdm bar with the games played and an ETA on stderr (``train``
-    extra); ``None`` (the default): when stderr is a terminal and tqdm is installed, so
-    every script playing a match shows one. Check the arguments first with
-    :func:`check_match`. A worker process that dies raises
+    extra); ``None`` (the default): when stderr is a terminal and tqdm is installed. Check
+    the arguments first with :func:`check_match`. A worker process that dies raises
     :class:`~.arena.IncompleteRunError` whose ``result`` is the list of records played until
     then.
     """
-    records = iter_seatings(
-        game,
-        num_players,
-        agents,
-        seatings,
-        names,
-        env_options,
-        workers,
-        backend,
-        ray_address,
-        trust,
-    )
-    stream: Any = records
     if progress is None:
         progress = _terminal_with_tqdm()
     if progress:
         from tabletop_zoo.envs.extras import require_extra
 
         require_extra("train", "the match progress bar", ("tqdm",))
+    in_this_process = workers <= 1 and backend == "local"
+    names = _check_line_ups(agents, seatings, names, num_players, in_this_process)
+    options = dict(env_options or {})
+    # absolute model paths: a worker process, a Ray worker or RLlib reads them from elsewhere
+    paths = [absolute_spec(agent) for agent in agents]
+    tasks = [
+        (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
+        for s in seatings
+    ]
+    if backend == "ray":
+        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
+
+        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
+    else:
+        outcomes = play_tasks(tasks, workers)
+    stream: Any = outcomes
+    if progress:
         from tqdm import tqdm
 
-        stream = tqdm(records, total=len(seatings), desc="games")
+        stream = tqdm(outcomes, total=len(seatings), desc="games")
     out: list[MatchRecord] = []
     try:
-        for record in stream:
-            out.append(record)
+        for seating, (returns, scores, steps) in zip(seatings, stream, strict=True):
+            out.append(
+                MatchRecord(
+                    game=game,
+                    num_players=num_players,
+                    agents=tuple(seating.agents),
+                    seats=tuple(names[a] for a in seating.agents),
+                    returns=tuple(float(r) for r in returns),
+                    scores=tuple(int(s) for s in scores),
+                    steps=int(steps),
+                    seed=int(seating.seed),
+                    random_opening=seating.random_opening,
+                )
+            )
             if on_game is not None:
-                on_game(record)
+                on_game(out[-1])
     except IncompleteRunError as exc:
         message = f"{exc}; {len(out)} of {len(seatings)} games played"
         raise IncompleteRunError(message, out) from None
     finally:
-        records.close()
+        outcomes.close()  # shuts down the worker processes or Ray
     return out
 
 

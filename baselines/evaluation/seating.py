@@ -283,12 +283,6 @@ def play_lineups(
         counts={"rounds": rounds},
         trust=trust,
     )
-    for lineup in designs:
-        if len(lineup) != players or not all(0 <= a < len(agent_specs) for a in lineup):
-            raise InvalidOptionError(
-                f"line-up {tuple(lineup)} needs {players} agent indices in "
-                f"0..{len(agent_specs) - 1}"
-            )
     from tabletop_zoo.baselines.evaluation.report import display_names
 
     names = display_names(agent_specs)

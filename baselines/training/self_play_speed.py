@@ -36,7 +36,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, network_meta
 from tabletop_zoo.baselines.training.self_play import Record, play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
-from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, new_game
+from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
 __all__ = ["compare_self_play", "random_network", "serial_self_play_game"]
 
@@ -154,29 +154,17 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
     return rows
 
 
-def _layer_sizes(text: str) -> tuple[int, ...]:
-    """``--hidden``: comma separated layer sizes >= 1."""
-    try:
-        sizes = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        sizes = ()
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"needs comma separated layer sizes >= 1, got {text!r}")
-    return sizes
-
-
 def main(argv: list[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description="Self-play games per CPU-minute, side by side.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument("--games", type=cli.integer(1), default=16)
     p.add_argument("--parallel-games", type=cli.integer(1), default=16)
     p.add_argument("--leaves-per-game", type=cli.integer(1), default=1)
     p.add_argument("--simulations", type=cli.integer(1), default=32)
     p.add_argument("--search-batch", type=cli.integer(1), default=8)
     p.add_argument("--max-moves", type=cli.integer(1), default=500)
-    p.add_argument("--hidden", type=_layer_sizes, default=(128, 128), help="e.g. 128,128")
+    p.add_argument("--hidden", type=cli.layer_sizes, default=(128, 128), help="e.g. 128,128")
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--skip-serial", action="store_true", help="only the batched ways")
     args = p.parse_args(argv)

@@ -15,7 +15,7 @@ from pettingzoo import AECEnv
 
 from tabletop_zoo.envs._aec_base import (
     TurnBasedAECEnv,
-    check_options,
+    allowed_options,
     positive_int_option,
     wrap_classic,
 )
@@ -25,14 +25,12 @@ from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer, render_ansi
 from tabletop_zoo.envs.arktia.rules import ArktiaGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
-ALLOWED_OPTIONS = {
-    "num_players": "2, 3 or 4",
-    "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
-    "reward_mode": "'win' or 'score'",
-    "max_turns": f"positive int (default {DEFAULT_MAX_TURNS})",
-    "layout": "None or an ASCII hex layout",
-    "neutral_pieces": "None, True or False",
-}
+ALLOWED_OPTIONS = allowed_options(
+    "2, 3 or 4",
+    f"positive int (default {DEFAULT_MAX_TURNS})",
+    layout="None or an ASCII hex layout",
+    neutral_pieces="None, True or False",
+)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -40,15 +38,8 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # PettingZoo naming
     """Arktia AEC env without wrappers (illegal actions raise IllegalActionError)."""
-
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "arktia_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
 
     def __init__(
         self,
@@ -61,9 +52,9 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
-        check_options(unknown, ALLOWED_OPTIONS)
-        EzPickle.__init__(
-            self,
+        self._keep_options(
+            unknown,
+            ALLOWED_OPTIONS,
             num_players=num_players,
             render_mode=render_mode,
             reward_mode=reward_mode,

@@ -13,19 +13,17 @@ from typing import Any
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, check_options, wrap_classic
+from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, allowed_options, wrap_classic
 from tabletop_zoo.envs.mole_hill.observation import MoleHillObservationEncoder
 from tabletop_zoo.envs.mole_hill.render import MoleHillImageRenderer, render_ansi
 from tabletop_zoo.envs.mole_hill.rules import MoleHillGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
-ALLOWED_OPTIONS = {
-    "num_players": "2 (Mole Hill is a 2-player game)",
-    "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
-    "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
-    "max_turns": "None (default: no limit) or a positive int (actions before truncation)",
-    "random_flowers": "bool, flowers on random spaces (default False)",
-}
+ALLOWED_OPTIONS = allowed_options(
+    "2 (Mole Hill is a 2-player game)",
+    "None (default: no limit) or a positive int (actions before truncation)",
+    random_flowers="bool, flowers on random spaces (default False)",
+)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -33,15 +31,8 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # PettingZoo naming
     """Unwrapped Mole Hill env; raises IllegalActionError on an illegal action."""
-
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "mole_hill_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
 
     def __init__(
         self,
@@ -53,9 +44,9 @@ class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
-        check_options(unknown, ALLOWED_OPTIONS)
-        EzPickle.__init__(
-            self,
+        self._keep_options(
+            unknown,
+            ALLOWED_OPTIONS,
             num_players=num_players,
             render_mode=render_mode,
             reward_mode=reward_mode,

@@ -20,7 +20,6 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.envs.extras import require_extra
-from tabletop_zoo.envs.registry import GAMES
 
 
 def checkpoints(run: Path) -> list[tuple[float, Path]]:
@@ -53,8 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="AlphaZero checkpoints against a fixed opponent.")
     p.add_argument("runs", nargs="+", type=Path, help="final network files (--out of training)")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument(
         "--against",
         default="mcts:200",

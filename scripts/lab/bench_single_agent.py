@@ -26,7 +26,6 @@ import numpy as np
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.envs.errors import ModelFileError
-from tabletop_zoo.envs.registry import GAMES
 from tabletop_zoo.wrappers.single_agent import make_env
 
 
@@ -75,8 +74,7 @@ def forward_ms_per_observation(name: str, batch: int, seconds: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Single-agent env speed (learner steps per CPU s).")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument("--opponent", default="random", help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--snapshot", default=None, help="MaskablePPO .zip: every opponent plays it")
     p.add_argument("--snapshot-as", choices=("sb3", "numpy"), default="numpy")

@@ -35,7 +35,7 @@ from tabletop_zoo.baselines.agents.reference import reference_entry, reference_p
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.arena import make_env
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import GAMES, fast_path_available
+from tabletop_zoo.envs.registry import fast_path_available
 
 Dense = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -132,8 +132,7 @@ def cost(forward: Callable, planes: np.ndarray, repeats: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Network outputs alone and in batches.")
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p)
     p.add_argument("--network", default=None, help="network file (default: the reference)")
     p.add_argument("--rows", type=cli.integer(16), default=512, help="positions (default 512)")
     p.add_argument("--seed", type=cli.integer(0), default=0, help="seed of the random games")

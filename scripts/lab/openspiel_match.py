@@ -55,8 +55,7 @@ def play_match(
 def main(argv: list[str] | None = None) -> int:
     """Entry point; prints one line of results."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", choices=sorted(GAMES), default=next(iter(GAMES)))
-    p.add_argument("--num-players", type=cli.integer(1), default=None)
+    cli.add_game_flags(p, next(iter(GAMES)))
     p.add_argument(
         "--simulations",
         type=cli.integer(2, 1_000_000),

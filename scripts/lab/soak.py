@@ -18,7 +18,6 @@ import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is on
 
 # isort: split
 import argparse
-import json
 import os
 import random
 import time
@@ -227,17 +226,9 @@ def main(argv: list[str] | None = None) -> int:
 def env_options(items: list[str]) -> dict[str, Any]:
     """``["KEY=VALUE", ...]`` as env options; values are JSON when they parse (``true``,
     ``30``), else strings. ``InvalidOptionError`` for an item without ``=``."""
-    options: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InvalidOptionError(f"--env-option needs KEY=VALUE, got {item!r}")
-        if key.strip() == "num_players":
-            raise InvalidOptionError("--env-option num_players: use --num-players")
-        try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
+    options = cli.key_values(items, "--env-option")
+    if "num_players" in options:
+        raise InvalidOptionError("--env-option num_players: use --num-players")
     return options
 
 

@@ -9,10 +9,9 @@ from tabletop_zoo.baselines.evaluation.matches import (
     MatchRecord,
     Seating,
     check_match,
-    iter_seatings,
     play_seatings,
 )
-from tabletop_zoo.baselines.evaluation.seating import seated_view
+from tabletop_zoo.baselines.evaluation.seating import play_lineups, seated_view
 from tabletop_zoo.baselines.evaluation.tournament import (
     evaluation_view,
     head_to_head_of,
@@ -92,9 +91,10 @@ def test_agent_objects_play_in_this_process_only() -> None:
 
 def test_a_seating_must_fit_the_table() -> None:
     for bad in (Seating((0, 1, 1), 0), Seating((0, 2), 0)):
-        records = iter_seatings("mole_hill", 2, ["random", "greedy"], [bad])
         with pytest.raises(InvalidOptionError, match="needs 2 agent indices in 0..1"):
-            next(records)
+            play_seatings("mole_hill", 2, ["random", "greedy"], [bad])
+    with pytest.raises(InvalidOptionError, match="needs 2 agent indices in 0..1"):
+        play_lineups("mole_hill", ["random", "greedy"], [(0, 2)])
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Hand-built Arktia positions for the rules tests (``test_arktia_rules*.py``,
 ``test_arktia_serialization.py``): ``position`` builds one from a compact description
 through ``ArktiaState.from_json``; cells are written bottom to top, ``"rTbD"`` = red Torus
-under a blue Dome.
+under a blue Dome, either as a dict or as one string ``"b2=rTbD c3=bG"``.
 
 2-player default layout (doubled columns; names per R4)::
 
@@ -32,7 +32,7 @@ def parse_cell(cell: str) -> list[list]:
 
 
 def position(
-    stacks: dict[str, str],
+    stacks: dict[str, str] | str,
     *,
     n: int = 2,
     neutral: bool = False,
@@ -49,6 +49,8 @@ def position(
     pending: list[dict] | None = None,
 ) -> ArktiaState:
     """A position from a compact description; reserves default to "nothing lost"."""
+    if isinstance(stacks, str):
+        stacks = dict(item.split("=") for item in stacks.split())
     on_board = {s: [0, 0, 0] for s in range(n)}
     for cell in stacks.values():
         for owner, kind in parse_cell(cell):

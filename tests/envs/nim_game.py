@@ -225,15 +225,8 @@ ALLOWED_OPTIONS = {
 }
 
 
-class raw_env(TurnBasedAECEnv, EzPickle):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # PettingZoo naming
     """The Nim AEC env: about twenty lines on top of the base class."""
-
-    metadata = {
-        "render_modes": ["human", "ansi", "rgb_array"],
-        "name": "nim_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
 
     def __init__(
         self,

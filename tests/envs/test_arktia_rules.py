@@ -89,16 +89,7 @@ def test_ruling_R6_neutral_setup_in_turns_and_connected() -> None:
 def test_ruling_R7_neutral_topped_stacks_never_move() -> None:
     # b1 = C stack [red G, neutral T]: red's covered G cannot move, nobody controls b1
     st = position(
-        {
-            "a1": "nG",
-            "a2": "nT",
-            "a3": "nD",
-            "b2": "nDrG",
-            "b3": "nG",
-            "b1": "rGnT",
-            "e2": "bT",
-            "e3": "bD",
-        },
+        "a1=nG a2=nT a3=nD b2=nDrG b3=nG b1=rGnT e2=bT e3=bD",
         neutral=True,
     )
     b1 = st.game.layout.index_of("b1")
@@ -113,17 +104,7 @@ def test_ruling_R7_neutral_topped_stacks_never_move() -> None:
 
 def test_ruling_R7_neutral_pieces_removed_score_for_the_mover() -> None:
     st = position(
-        {
-            "b2": "nDrG",
-            "c3": "rT",
-            "a1": "nG",
-            "a2": "nT",
-            "a3": "nD",
-            "b3": "nG",
-            "b4": "nT",
-            "e2": "bT",
-            "e3": "bD",
-        },
+        "b2=nDrG c3=rT a1=nG a2=nT a3=nD b3=nG b4=nT e2=bT e3=bD",
         neutral=True,
     )
     before = st.scores()[0]

@@ -197,17 +197,7 @@ def test_ruling_R20_ended_players_pieces_can_still_be_removed() -> None:
 def test_ruling_R21_scores_removed_melted_controlled() -> None:
     # red controls c1, c2 (not c3: blue on top; not b2: neutral on top); removed 2, melted 1
     st = position(
-        {
-            "c1": "rG",
-            "c2": "bTrD",
-            "c3": "rDbG",
-            "b2": "rGnT",
-            "a1": "nG",
-            "a2": "nD",
-            "a3": "nT",
-            "b3": "nD",
-            "b4": "nG",
-        },
+        "c1=rG c2=bTrD c3=rDbG b2=rGnT a1=nG a2=nD a3=nT b3=nD b4=nG",
         neutral=True,
         reserves=[[1, 1, 1], [2, 3, 2]],
         removed=[2, 0],
@@ -293,16 +283,7 @@ def test_ruling_R16_player_colour_chosen_before_neutral_then_R16a_drop() -> None
 def test_ruling_R17_reserve_emptied_by_a_placement_melts_only_from_the_next_turn() -> None:
     # red places its last piece (no melt), blue moves, then red must melt after moving
     st = position(
-        {
-            "c2": "rGrT",
-            "c3": "rDrG",
-            "b2": "rT",
-            "b3": "rD",
-            "c1": "rT",
-            "d2": "rD",
-            "e2": "bT",
-            "e3": "bD",
-        },
+        "c2=rGrT c3=rDrG b2=rT b3=rD c1=rT d2=rD e2=bT e3=bD",
         reserves=[[1, 0, 0], [3, 2, 2]],
     )
     play(st, "G@d1")

@@ -5,8 +5,11 @@ as a fresh module."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -42,9 +45,24 @@ def _default_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _start_for_ctrl_c(
+    *argv: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen:
+    return subprocess.Popen(
+        [str(part) for part in argv],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
+        preexec_fn=_default_ctrl_c,
+    )
+
+
 @pytest.fixture
-def ctrl_c_popen() -> dict:
-    """``subprocess.Popen`` keywords for the Ctrl-C tests: the child starts with the default
-    SIGINT action. A shell's background job (``cmd &``) starts with SIGINT ignored, and a
-    Python started that way never raises ``KeyboardInterrupt``."""
-    return {"preexec_fn": _default_ctrl_c}
+def start_for_ctrl_c() -> Callable[..., subprocess.Popen]:
+    """``start_for_ctrl_c(*argv, cwd=folder, env=more)`` starts a program for the Ctrl-C
+    tests (text pipes, one thread, ``more`` added to the environment): the child starts with
+    the default SIGINT action. A shell's background job (``cmd &``) starts with SIGINT
+    ignored, and a Python started that way never raises ``KeyboardInterrupt``."""
+    return _start_for_ctrl_c

@@ -84,8 +84,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--game-option", "novalue"], "needs KEY=VALUE"),
     ("train_alphazero", [*G, "--out", ""], "output file name is empty"),
     ("train_alphazero", [*G, "--out", "{tmp}/net.txt"], "must end in .npz"),
-    ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden needs comma separated"),
-    ("train_alphazero", [*G, "--hidden", "64," + "9" * 30], "sizes in 1..65536"),
+    ("train_alphazero", [*G, "--hidden", "a,b"], "--hidden: must be an integer in 1..65536, got"),
+    ("train_alphazero", [*G, "--hidden", "64," + "9" * 30], "--hidden: must be an integer in"),
     ("train_alphazero", [*G, "--num-players", "5"], "num_players must be one of"),
     ("train_alphazero", [*G, "--opponent", "{garbage}"], "not a network file of ours"),
     ("train_alphazero", [*G, "--opponent", "ref:nothing"], "unknown reference model"),
@@ -338,15 +338,9 @@ def test_a_shim_runs_its_command_under_the_script_name(name, tmp_path) -> None:
     assert result.stderr.startswith(f"usage: {name}.py "), result.stderr
 
 
-def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, ctrl_c_popen) -> None:
-    process = subprocess.Popen(
-        [sys.executable, str(script_path("soak")), "--steps", "100000000", *G],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        **ctrl_c_popen,
+def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, start_for_ctrl_c) -> None:
+    process = start_for_ctrl_c(
+        sys.executable, script_path("soak"), "--steps", "100000000", *G, cwd=tmp_path
     )
     try:
         assert process.stdout.readline().startswith("game")  # the header: it is playing now
@@ -360,28 +354,21 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, ctrl_c_popen) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path, ctrl_c_popen) -> None:
+def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path, start_for_ctrl_c) -> None:
     csv_path = tmp_path / "games.csv"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(script_path("rate")),
-            *G,
-            "--agent",
-            "random",
-            "--against",
-            "random",
-            "--rounds",
-            "100000",
-            "--csv",
-            str(csv_path),
-        ],  # fmt: skip
+    process = start_for_ctrl_c(
+        sys.executable,
+        script_path("rate"),
+        *G,
+        "--agent",
+        "random",
+        "--against",
+        "random",
+        "--rounds",
+        "100000",
+        "--csv",
+        str(csv_path),
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        **ctrl_c_popen,
     )
     try:
         assert process.stdout.readline().startswith("opponents")  # checks done, playing

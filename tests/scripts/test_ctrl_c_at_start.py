@@ -12,10 +12,10 @@ one line for running out of memory.)
 from __future__ import annotations
 
 import ast
-import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -48,20 +48,11 @@ def console_script() -> str:
 
 
 def interrupt_while_importing(
-    argv: list[str], module: str, folder: Path, popen: dict
+    argv: list[str], module: str, folder: Path, start: Callable[..., subprocess.Popen]
 ) -> subprocess.CompletedProcess:
     """Run ``argv`` stalled at the first import of ``module``, then send it SIGINT."""
     (folder / "sitecustomize.py").write_text(STALLING_SITECUSTOMIZE)
-    env = {**os.environ, "PYTHONPATH": str(folder), "STALL_AT": module, "OMP_NUM_THREADS": "1"}
-    process = subprocess.Popen(
-        argv,
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **popen,
-    )
+    process = start(*argv, cwd=folder, env={"PYTHONPATH": str(folder), "STALL_AT": module})
     try:
         line = process.stdout.readline()
         assert line == "stalling\n", (line, process.communicate(timeout=120))
@@ -97,21 +88,21 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_ctrl_c_while_importing_is_one_line_and_exit_130(case, tmp_path, ctrl_c_popen) -> None:
+def test_ctrl_c_while_importing_is_one_line_and_exit_130(case, tmp_path, start_for_ctrl_c) -> None:
     program, module, name = CASES[case]
     if program == "console":
         argv = [console_script(), "evaluate", "--games", "1"]
     else:
         argv = [sys.executable, str(SCRIPTS.parent / program)]
-    result = interrupt_while_importing(argv, module, tmp_path, ctrl_c_popen)
+    result = interrupt_while_importing(argv, module, tmp_path, start_for_ctrl_c)
     assert result.returncode == 130, result.stderr
     assert result.stderr == f"{name}: interrupted\n"
 
 
-def test_other_programs_importing_the_package_keep_pythons_behaviour(tmp_path, ctrl_c_popen):
+def test_other_programs_importing_the_package_keep_pythons_behaviour(tmp_path, start_for_ctrl_c):
     """A user's program is not ours to change: Python's traceback and its SIGINT exit."""
     argv = [sys.executable, "-c", "import tabletop_zoo"]
-    result = interrupt_while_importing(argv, "gymnasium", tmp_path, ctrl_c_popen)
+    result = interrupt_while_importing(argv, "gymnasium", tmp_path, start_for_ctrl_c)
     assert result.returncode == -signal.SIGINT
     assert "Traceback" in result.stderr and result.stderr.endswith("KeyboardInterrupt\n")
 

@@ -24,27 +24,6 @@ def test_tiny_tournament_random_vs_greedy(script, tmp_path, capsys) -> None:
     assert (out / "tournament.png").read_bytes()[:4] == b"\x89PNG"
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--agents", "random,wizard"], "allowed"),
-        (["--agents", "random"], "at least 2 agents"),
-        (["--num-players", "3"], "is played by 2 players"),
-        (["--seed", "-1"], "--seed: must be an integer in 0.."),
-        (["--games", "0"], "--games: must be an integer >= 1"),
-        (["--random-opening", "-1"], "--random-opening: must be an integer >= 0"),
-        (["--agents", "random,ppo:no/such/model.zip"], "no saved MaskablePPO model"),
-    ],
-)
-def test_bad_input_is_a_usage_error(script, tmp_path, capsys, argv, message) -> None:
-    evaluate = script("evaluate")
-    with pytest.raises(SystemExit) as exc:
-        evaluate.main(["--games", "2", "--no-progress", "--out", str(tmp_path / "o"), *argv])
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
-    assert not (tmp_path / "o").exists()  # nothing written
-
-
 def test_out_under_a_file_fails_before_playing(script, tmp_path, capsys) -> None:
     evaluate = script("evaluate")
     blocker = tmp_path / "file.txt"

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,27 +16,20 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "evaluate.py"
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path, ctrl_c_popen) -> None:
+def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path, start_for_ctrl_c) -> None:
     out = tmp_path / "out"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--game",
-            next(iter(GAMES)),
-            "--agents",
-            "random,random",
-            "--games",
-            "20000",
-            "--out",
-            str(out),
-        ],  # fmt: skip
+    process = start_for_ctrl_c(
+        sys.executable,
+        SCRIPT,
+        "--game",
+        next(iter(GAMES)),
+        "--agents",
+        "random,random",
+        "--games",
+        "20000",
+        "--out",
+        str(out),
         cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        **ctrl_c_popen,
     )
     try:
         bar = ""  # the progress bar (stderr): wait until a game has finished

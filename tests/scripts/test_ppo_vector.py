@@ -153,36 +153,6 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
     assert list(tmp_path.iterdir()) == [saved]
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["--game", "chess"], "invalid choice"),
-        (["--num-players", "7"], "--num-players must be one of"),
-        (["--num-envs", "0"], "must be an integer in 1..65536"),
-        (["--learning-rate", "-1"], "must be a number > 0"),
-        (["--learning-rate", "inf"], "must be a number > 0"),
-        (["--gamma", "1.5"], "must be a number in 0..1"),
-        (["--max-grad-norm", "nan"], "must be a number > 0"),
-        (["--opponent", "mcts"], "'mcts' is not an opponent; choose from random, greedy"),
-        (["--opponent", "random,,greedy"], "'' is not an opponent"),
-        (["--eval-games", "-1"], "must be an integer >= 0"),
-        (["--seed", "-1"], "must be an integer in 0..4294967295"),
-        (["--eval-opponents", "random,wizard"], "--eval-opponents: unknown agent spec 'wizard'"),
-        (["--save", ""], "output file name is empty"),
-        (["--reward-mode", "margin"], "invalid choice"),
-        (["--reward-scale", "0"], "must be a number > 0"),
-        (["--eval-policy", "softmax"], "invalid choice"),
-        (["--num-envs", "3", "--num-steps", "3", "--num-minibatches", "2"], "divisible"),
-    ],
-)
-def test_bad_flags_are_usage_errors(script, capsys, argv, message) -> None:
-    ppo = script("ppo_vector")
-    with pytest.raises(SystemExit) as exc:
-        ppo.main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
-
-
 @pytest.mark.parametrize(("blocked", "extra"), [("torch", "train"), ("numba", "fast")])
 @pytest.mark.parametrize(
     ("how", "start"),
