@@ -310,22 +310,36 @@ def test_a_repeated_block_runs_once_as_the_first() -> None:
     assert runs == [one, other] and repeats == {"b.md:9": "a.md:1"}
 
 
+def by_page(blocks: list[Block]) -> list[list[Block]]:
+    """``blocks`` as one list per page and kind (the quick blocks, the slow ones), in page
+    order: a page's blocks run in order in one test, since later blocks read what earlier
+    ones wrote in the page's sandbox (and one test stays in one process when pytest-xdist
+    spreads the tests over several)."""
+    groups: dict[tuple[str, bool], list[Block]] = {}
+    for block in blocks:
+        groups.setdefault((block.page, block.slow), []).append(block)
+    return list(groups.values())
+
+
+PAGE_RUNS = by_page(RUN_HERE)
+
+
 @pytest.mark.parametrize(
-    "block",
-    [
-        # one page's blocks run in order in one process (pytest-xdist's loadgroup): later
-        # blocks read what earlier ones wrote in the page's sandbox
-        pytest.param(b, marks=[pytest.mark.xdist_group(b.page)] + ([pytest.mark.slow] * b.slow))
-        for b in RUN_HERE
-    ],
-    ids=[b.name for b in RUN_HERE],
+    "blocks",
+    [pytest.param(run, marks=[pytest.mark.slow] * run[0].slow) for run in PAGE_RUNS],
+    ids=[run[0].page + " (slow)" * run[0].slow for run in PAGE_RUNS],
 )
-def test_doc_commands_run(block: Block, tmp_path_factory: pytest.TempPathFactory) -> None:
-    missing = [module for module in block.needs if not _can_import(module)]
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)}: run by tests/rllib/test_doc_commands_ray.py")
-    done = run_block(block, sandbox(block.page, tmp_path_factory))
-    assert done.returncode == 0, (
-        f"{block.name} failed (exit {done.returncode}):\n{block.script()}\n"
-        f"--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
-    )
+def test_doc_commands_run(blocks: list[Block], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each block of the page in order; the first that fails ends the test and is named."""
+    ran = 0
+    for block in blocks:
+        if any(not _can_import(module) for module in block.needs):
+            continue  # run by tests/rllib/test_doc_commands_ray.py where Ray is installed
+        done = run_block(block, sandbox(block.page, tmp_path_factory))
+        assert done.returncode == 0, (
+            f"{block.name} failed (exit {done.returncode}):\n{block.script()}\n"
+            f"--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
+        )
+        ran += 1
+    if not ran:
+        pytest.skip("every block here needs Ray: run by tests/rllib/test_doc_commands_ray.py")

@@ -490,7 +490,7 @@ def test_test_file_names_are_unique() -> None:
 def test_ci_runs_the_readmes_two_test_commands_and_the_default_run_leaves_out_slow() -> None:
     readme = (ROOT / "README.md").read_text()
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
-    long_tests = "python -m pytest -q -m slow -n 2 --dist loadgroup"
+    long_tests = "python -m pytest -q -m slow -n 2 --dist worksteal"
     for command in ("python -m pytest -q", long_tests):
         assert f"`{command}`" in readme
     assert "python -m pytest -q" in ci, "CI does not run the default test command"

@@ -8,7 +8,6 @@ the only command left out.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -20,17 +19,8 @@ import pytest
 pytest.importorskip("ray")
 
 
-def _doc_commands():
-    """tests/test_doc_commands.py as a module (the tests folder is no package)."""
-    path = Path(__file__).resolve().parents[1] / "test_doc_commands.py"
-    spec = importlib.util.spec_from_file_location("_doc_commands_for_cluster", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests import test_doc_commands as DOC  # noqa: E402  (after the importorskip)
 
-
-DOC = _doc_commands()
 THIS = "tests/rllib/test_cluster.py"
 BOOTSTRAP = Path(tempfile.gettempdir(), "ray", "ray_current_cluster")
 PROBE = "import ray; ray.init(address='auto', log_to_driver=False); ray.shutdown()"

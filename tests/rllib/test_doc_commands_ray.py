@@ -3,29 +3,12 @@ the same runner as tests/test_doc_commands.py (which skips them where Ray is mis
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("ray")
 
-TESTS = Path(__file__).resolve().parents[1]
+from tests import test_doc_commands as DOC  # noqa: E402  (after the importorskip)
 
-
-def _doc_commands():
-    """tests/test_doc_commands.py as a module (the tests folder is no package)."""
-    spec = importlib.util.spec_from_file_location(
-        "_doc_commands_for_ray", TESTS / "test_doc_commands.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-DOC = _doc_commands()
 NEEDS_RAY = [b for b in DOC.BLOCKS if "ray" in b.needs and b.run_by is None]
 
 
