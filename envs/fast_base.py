@@ -28,6 +28,8 @@ from tabletop_zoo.envs.fast_checks import (
     check_seats,
 )
 from tabletop_zoo.envs.fast_protocol import StepResult
+from tabletop_zoo.envs.fast_random import check_words
+from tabletop_zoo.envs.fast_search import run_search
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["FastEngineBase", "FastStateBase"]
@@ -269,6 +271,30 @@ class FastStateBase:
         if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
+
+    #: the game's compiled simulation loop of ``MCTSAgent`` (a ``staticmethod``; one per game,
+    #: see :mod:`..fast_search`) and what its kernels read besides the row
+    _search_loop: Any = None
+
+    def _kernel_context(self) -> Any:  # pragma: no cover - subclasses give it
+        raise NotImplementedError
+
+    def search_tree(
+        self,
+        words: np.ndarray,
+        root_actions: list[int],
+        simulations: int,
+        exploration: float,
+        max_depth: int | None = None,
+        solve: bool = True,
+    ) -> tuple[tuple, int]:
+        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
+        the tree arrays and node count. Draws from ``words``; the row is not changed."""
+        return run_search(
+            self._search_loop, self.row, self._kernel_context(), self.current_player,
+            root_actions, self.num_players, self.engine.num_actions, check_words(words),
+            simulations, exploration, max_depth, solve,
+        )  # fmt: skip
 
     def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
         """Play ``action`` (an int in range) in compiled code if it is legal; False (row

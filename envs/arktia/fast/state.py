@@ -136,22 +136,10 @@ class FastArktiaState(FastStateBase):
         _rollout(self.row, depth, self.engine.tables, words, out)
         return [float(x) for x in out]
 
-    def search_tree(
-        self,
-        words: np.ndarray,
-        root_actions: list[int],
-        simulations: int,
-        exploration: float,
-        max_depth: int | None = None,
-        solve: bool = True,
-    ) -> tuple[tuple, int]:
-        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
-        the tree arrays and node count. Draws from ``words``; the row is not changed."""
-        return S.run_search(
-            _search, self.row, self.engine.tables, self.current_player, root_actions,
-            self.engine.num_players, self.engine.num_actions, check_words(words),
-            simulations, exploration, max_depth, solve,
-        )  # fmt: skip
+    _search_loop = staticmethod(_search)
+
+    def _kernel_context(self) -> np.ndarray:
+        return self.engine.tables
 
     def greedy_best(self) -> list[int]:
         """The actions the greedy rule ranks best (result if the game ends, then score
