@@ -73,7 +73,9 @@ def test_too_late_once_torch_loaded_without_the_mode(monkeypatch) -> None:
         reproducible.pin()
 
 
-def test_the_start_up_configures_before_the_command_is_imported(monkeypatch) -> None:
+@pytest.mark.parametrize("console", [False, True])
+def test_the_start_up_configures_before_the_command_is_imported(monkeypatch, console) -> None:
+    """On by default when the console script is the program, off when a test calls main."""
     calls = []
     monkeypatch.setattr(
         reproducible, "configure", lambda argv, default: calls.append(("mode", argv, default))
@@ -84,10 +86,11 @@ def test_the_start_up_configures_before_the_command_is_imported(monkeypatch) -> 
         return type("Command", (), {"main": staticmethod(lambda argv: 0)})
 
     monkeypatch.setattr(commands, "command_module", command_module)
+    if console:
+        monkeypatch.setattr(sys, "argv", ["/venv/bin/tabletop-zoo", "train", "--seed", "1"])
     with pytest.raises(SystemExit):
-        commands.main(["train", "--reproducible"])
-    # a test is not one of our programs: the mode is off unless asked for
-    assert calls == [("mode", ["--reproducible"], False), ("import", "train")]
+        commands.main(["train", "--seed", "1"])
+    assert calls == [("mode", ["--seed", "1"], console), ("import", "train")]
 
 
 def test_every_network_command_has_the_flag() -> None:
