@@ -92,13 +92,16 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     chosen = parser.parse_args(args[:1])  # --help, --version, an unknown command: exits
     name, rest = chosen.command, args[1:]
     prog = f"{PROG} {name}"
+    from tabletop_zoo._startup import our_program
     from tabletop_zoo.baselines import cli
+
+    ours = our_program() is not None  # before sys.argv changes: the console script itself
 
     saved_argv = sys.argv
     sys.argv = [prog, *rest]  # what the command reads as its arguments (make-reference)
     try:
         with cli.running_as(prog):  # usage lines and messages name the command as typed
-            cli.run_main(lambda: command_module(name).main(rest), prog=prog)
+            cli.run_main(lambda: _start(name, rest, ours), prog=prog)
     finally:
         sys.argv = saved_argv
 
@@ -106,6 +109,21 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
 def run_script(module: str) -> NoReturn:
     """``python scripts/<module>.py ARGS`` in a clone: the command of ``module`` with
     ``sys.argv``, named after the script (``rate.py``) in its messages."""
+    from tabletop_zoo._startup import our_program
     from tabletop_zoo.baselines import cli
 
-    cli.run_main(lambda: importlib.import_module(f"{__name__}.{module}").main())
+    ours = our_program() is not None
+    cli.run_main(lambda: _start(module, sys.argv[1:], ours, script=True))
+
+
+def _start(command: str, argv: list[str], ours: bool, script: bool = False) -> int | None:
+    """Run a command: the reproducible mode first (before its module can import torch; on
+    by default when ``ours``, the console script or a script of the clone is the program,
+    not when a test or a notebook calls :func:`main`), then its ``main``. ``command`` is a
+    key of :data:`COMMANDS`, or a module with ``script``."""
+    from tabletop_zoo.baselines import reproducible
+
+    reproducible.configure(argv, default=ours)
+    if script:
+        return importlib.import_module(f"{__name__}.{command}").main()
+    return command_module(command).main(argv)

@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import round_robin
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray-address", default=None, help="Ray cluster to join, e.g. auto")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    reproducible.add_flag(p)
     return p
 
 

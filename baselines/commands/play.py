@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print only the moves, and the board when it is your turn (and at the end)",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    reproducible.add_flag(p)
     return p
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
@@ -73,6 +73,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start from weights written by --save (same game, --hidden)")  # fmt: skip
     p.add_argument("--save", type=cli.output_file(), default=None,
                    help="write the trained network's weights (.pt)")  # fmt: skip
+    reproducible.add_flag(p)
     args = p.parse_args(argv)
     players = GAMES[args.game].players
     args.num_players = players[0] if args.num_players is None else args.num_players

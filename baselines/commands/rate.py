@@ -17,7 +17,7 @@ import dataclasses
 import sys
 from collections.abc import Callable
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    reproducible.add_flag(p)
     return p
 
 

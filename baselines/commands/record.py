@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra frames of the final position (default 3)",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
+    reproducible.add_flag(p)
     return p
 
 

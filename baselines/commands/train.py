@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.training import (
     ENGINES,
@@ -112,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="env option (repeatable), e.g. reward_mode=score; values parsed as JSON if possible",
     )
+    reproducible.add_flag(p)
     return p
 
 

@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
         help="rules option of the game (repeatable); values parsed as JSON if possible",
     )  # fmt: skip
+    reproducible.add_flag(p)
     return p
 
 

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--eval-games", type=cli.integer(0), default=2, help="games per pairing (default 2)"
     )
+    reproducible.add_flag(p)
     return p
 
 

@@ -1,0 +1,153 @@
+"""The reproducible mode: a seed trains and plays the same network bytes on every x86-64 CPU.
+
+torch's CPU build picks its code paths by the CPU it runs on, and the paths round
+differently, so a seeded training run gives other weights (and other evaluation numbers) on
+another CPU. Two levers decide it, and both are read once, when torch loads:
+
+* ``ATEN_CPU_CAPABILITY``: ATen's vectorised kernels (tanh, softmax, sums, Adam's updates,
+  even the normal draws of the initial weights) come in ``default``, ``avx2`` and ``avx512``
+  builds, picked for the CPU. ``default`` is the one every x86-64 CPU runs;
+* ``MKL_CBWR``: MKL (torch's matrix products and the QR of SB3's initial weights) picks its
+  own code path; ``COMPATIBLE`` is the path MKL runs alike on Intel and other x86-64 CPUs.
+
+The mode sets ``ATEN_CPU_CAPABILITY=default`` and ``MKL_CBWR=COMPATIBLE`` (:data:`PINNED`),
+overriding values forced by hand. The ``tabletop-zoo`` commands and ``scripts/*.py`` turn it
+on at start-up, before torch is imported (:func:`configure`, called by
+:func:`tabletop_zoo.baselines.commands.main` and ``run_script``): on by default,
+``--no-reproducible`` or ``TABLETOP_ZOO_REPRODUCIBLE=0`` for the CPU's own (faster) paths.
+Child processes (subprocess envs, evaluation workers) inherit the variables. A program that
+imports torch itself calls :func:`pin` first, or sets the two variables before starting
+Python. ``docs/reproducibility.md`` says what holds where and what the mode costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+__all__ = ["FLAG", "PINNED", "VARIABLE", "add_flag", "configure", "is_pinned", "pin", "requested"]
+
+VARIABLE = "TABLETOP_ZOO_REPRODUCIBLE"
+FLAG = "--reproducible"
+PINNED = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+"""The variables the mode sets: torch's kernels and MKL's path that every x86-64 CPU runs."""
+
+_ON = {"1", "true", "yes", "on"}
+_OFF = {"0", "false", "no", "off"}
+_SAVED: dict[str, str | None] = {}
+"""The values :func:`pin` replaced (``None``: unset), for :func:`release`."""
+
+
+def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
+    """Whether the mode is asked for: the last ``--reproducible`` / ``--no-reproducible``
+    of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``,
+    ``true``/``false``, ``yes``/``no``, ``on``/``off``), else ``default``.
+    :class:`InvalidOptionError` for another value of the variable."""
+    for arg in reversed(list(argv)[: _end_of_flags(argv)]):
+        if arg in (FLAG, "--no-" + FLAG[2:]):
+            return arg == FLAG
+    text = os.environ.get(VARIABLE, "").strip().lower()
+    if not text:
+        return default
+    if text not in _ON | _OFF:
+        raise InvalidOptionError(f"{VARIABLE} must be 1 or 0 (on or off), got {text!r}")
+    return text in _ON
+
+
+def _end_of_flags(argv: Sequence[str]) -> int:
+    args = list(argv)
+    return args.index("--") if "--" in args else len(args)
+
+
+def is_pinned() -> bool:
+    """True when the environment holds every value of :data:`PINNED`."""
+    return all(os.environ.get(name) == value for name, value in PINNED.items())
+
+
+def pin() -> None:
+    """Set :data:`PINNED` in ``os.environ`` (children inherit it). Call it before torch is
+    imported: torch reads the variables when it loads. Once torch is loaded, it only checks
+    that they were already set (:class:`InvalidOptionError` if not: too late to change)."""
+    if "torch" in sys.modules:
+        if is_pinned() and _torch_capability() == "DEFAULT":
+            return
+        raise InvalidOptionError(
+            f"the reproducible mode must be set before torch is imported: set {VARIABLE}=1 "
+            "or call tabletop_zoo.baselines.reproducible.pin() first"
+        )
+    for name, value in PINNED.items():
+        if os.environ.get(name) != value:
+            _SAVED.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+
+
+def release() -> None:
+    """Undo :func:`pin` (the values it replaced come back), before torch is imported;
+    :class:`InvalidOptionError` once torch was loaded in the mode."""
+    if not _SAVED:
+        return
+    if "torch" in sys.modules:
+        raise InvalidOptionError(
+            "--no-reproducible: torch was already loaded in the reproducible mode; set "
+            f"{VARIABLE}=0 instead"
+        )
+    for name, value in _SAVED.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    _SAVED.clear()
+
+
+def configure(argv: Sequence[str] = (), default: bool = True) -> bool:
+    """Start-up of a command: :func:`pin` when the mode is :func:`requested` (by ``argv``,
+    the variable or ``default``); returns whether it is on. Runs before torch is imported."""
+    on = requested(argv, default)
+    if on:
+        pin()
+    else:
+        release()
+    return on
+
+
+def _torch_capability() -> str:
+    import torch
+
+    return str(torch.backends.cpu.get_cpu_capability())
+
+
+class _ModeAction(argparse.BooleanOptionalAction):
+    """``--reproducible`` / ``--no-reproducible``: the start-up already applied the flag
+    (:func:`configure`); applying it again costs nothing and catches a flag the start-up did
+    not see (an abbreviation), or says in one line that torch was loaded too early."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        try:
+            pin() if getattr(namespace, self.dest) else release()
+        except InvalidOptionError as exc:
+            parser.error(str(exc))
+
+
+def add_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--reproducible`` / ``--no-reproducible`` to a command that trains or plays
+    networks (the one definition of the flag and its help)."""
+    parser.add_argument(
+        FLAG,
+        action=_ModeAction,
+        default=None,
+        help="torch's and MKL's code paths that every x86-64 CPU runs alike, so a seed gives "
+        "the same numbers on any such CPU (default: on; TABLETOP_ZOO_REPRODUCIBLE=0 or "
+        "--no-reproducible: the CPU's own paths, faster, other digits)",
+    )
