@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     from tabletop_zoo.baselines.training.ppo_vector import PPOVectorConfig, evaluate, train
 
-    config = PPOVectorConfig(**vars(parse_args(argv)))
+    flags = vars(parse_args(argv))
+    flags.pop("reproducible")  # applied at start-up (reproducible.configure), not a setting
+    config = PPOVectorConfig(**flags)
     try:
         agent = train(config, log=lambda line: print(line, flush=True))
         if config.eval_games:
