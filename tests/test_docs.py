@@ -107,6 +107,7 @@ def run_block(name: str, index: int, code: str) -> None:
         assert printed.get(line) == [stated], f"{name} example {index}, line {line}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "index", "code"), block_params(BLOCKS))
 def test_doc_example_runs(name: str, index: int, code: str, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # examples that write files write them here

@@ -74,6 +74,7 @@ def test_import_alone_registers_every_id_and_gives_the_version(tmp_path: Path) -
     assert found["heavy"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_make_works_after_import_tabletop_zoo_only(name: str, tmp_path: Path) -> None:
     spec = GAMES[name]

@@ -359,6 +359,7 @@ def test_circles_are_found() -> None:
     assert _circles(graph) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_no_import_circles_even_through_function_level_imports() -> None:
     circles = _circles(_import_graph())
     assert not circles, "these modules import each other (in a circle): " + "; ".join(
@@ -451,6 +452,7 @@ def test_only_the_match_model_plays_game_tasks() -> None:
                 assert not used, f"{where} imports {sorted(used)}: play matches with play_seatings"
 
 
+@pytest.mark.slow
 def test_only_the_arena_starts_processes_or_ray_tasks() -> None:
     """The match model's players are the only code that fans games out: no other module
     imports a process pool or ``multiprocessing``, declares Ray tasks, or calls

@@ -49,6 +49,7 @@ AGENT_SPECS = (
     "az:PATH",
     "az:PATH:N",
     "ref:NAME",
+    "ref:NAME:N",
     "rllib:PATH",
     "human",
 )
@@ -112,8 +113,9 @@ def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
 
     ``kind`` is one of ``random``, ``greedy``, ``mcts``, ``ppo``, ``az``, ``ref``,
     ``rllib``, ``human``; ``argument`` the path or name (``""`` if none); ``number`` the
-    simulations of ``mcts:N`` / ``az:PATH:N`` (``None``: the default). A malformed spec
-    raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` listing the allowed forms.
+    simulations of ``mcts:N`` / ``az:PATH:N`` / ``ref:NAME:N`` (``None``: the default). A
+    malformed spec raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` listing the
+    allowed forms.
     """
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     if not isinstance(spec, str):
@@ -135,7 +137,16 @@ def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
         if colon and sims.isascii() and sims.isdigit() and int(sims) > 0 and path:
             return kind, path, int(sims)
         return kind, arg, None
-    if kind in ("ppo", "ref", "rllib") and sep and arg:
+    if kind == "ref" and sep and arg:
+        name, colon, sims = arg.partition(":")
+        if not colon:
+            return kind, arg, None
+        if name and sims.isascii() and sims.isdigit() and int(sims) > 0:
+            return kind, name, int(sims)
+        raise InvalidOptionError(
+            f"bad agent spec {spec!r}: 'ref:NAME:N' needs a positive integer N; allowed: {allowed}"
+        )
+    if kind in ("ppo", "rllib") and sep and arg:
         return kind, arg, None
     raise InvalidOptionError(f"unknown agent spec {spec!r}; allowed: {allowed}")
 
@@ -173,7 +184,7 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent
     if kind == "ref":
         from tabletop_zoo.baselines.agents.reference import reference_agent
 
-        return reference_agent(arg, seed=seed)
+        return reference_agent(arg, seed=seed, simulations=number)
     if kind == "rllib":
         from tabletop_zoo.baselines.agents.rllib import DEFAULT_MODULE, RLlibAgent
 

@@ -132,13 +132,20 @@ class PolicyNetAgent:
         return legal_action(logits, legal, None if self.deterministic else self.rng)
 
 
-def reference_agent(name: str, seed: int | None = None) -> Any:
-    """The agent of reference model ``name`` (``ref:NAME``), its file hash checked."""
+def reference_agent(name: str, seed: int | None = None, simulations: int | None = None) -> Any:
+    """The agent of reference model ``name`` (``ref:NAME``), its file hash checked;
+    ``simulations`` (``ref:NAME:N``) replaces an AlphaZero reference's own number."""
     manifest = load_manifest()
     entry = reference_entry(name, manifest)
+    if simulations is not None and entry["kind"] != "alphazero":
+        raise InvalidOptionError(
+            f"'ref:{name}:{simulations}': only AlphaZero references take a number of "
+            f"simulations; {name} is a {entry['kind']} policy (use 'ref:{name}')"
+        )
     net = DenseNet.load(reference_path(name, manifest))
     if entry["kind"] == "alphazero":
-        sims = int(entry.get("simulations", 64))
-        return AlphaZeroAgent(net, num_simulations=sims, seed=seed, name=f"ref:{name}")
+        sims = int(entry.get("simulations", 64)) if simulations is None else simulations
+        label = f"ref:{name}" if simulations is None else f"ref:{name}:{simulations}"
+        return AlphaZeroAgent(net, num_simulations=sims, seed=seed, name=label)
     deterministic = entry.get("policy", "argmax") == "argmax"
     return PolicyNetAgent(net, name=f"ref:{name}", deterministic=deterministic, seed=seed)

@@ -166,6 +166,7 @@ def test_the_agent_searches_on_the_compiled_engine_in_the_arena(monkeypatch, tmp
     assert games["1"][:2] == games["0"][:2]
 
 
+@pytest.mark.slow
 def test_alphazero_network_for_another_game_is_refused(tmp_path) -> None:
     path = _net("arktia", 3, [0.0] * 3).save(tmp_path / "az3.npz")
     agents = [make_agent(f"az:{path}"), make_agent("random")]
@@ -193,6 +194,7 @@ def test_an_alphazero_network_whose_heads_do_not_fit_its_header_is_refused(
         make_agent(f"az:{path}")
 
 
+@pytest.mark.slow
 def test_self_play_training_writes_a_playable_network(tmp_path) -> None:
     pytest.importorskip("torch")
     from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
@@ -324,6 +326,7 @@ def test_gumbel_root_search_considers_only_the_top_actions() -> None:
     assert root.child_visits.sum() == 16
 
 
+@pytest.mark.slow
 def test_self_play_with_gumbel_roots_trains_on_improved_policies(tmp_path) -> None:
     pytest.importorskip("torch")
     from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero

@@ -84,6 +84,7 @@ def test_a_full_disk_at_the_final_save_of_training_leaves_no_torn_model(tmp_path
     assert "config.json" in names
 
 
+@pytest.mark.slow
 def test_failed_result_writes_keep_the_previous_results(tmp_path, monkeypatch) -> None:
     pytest.importorskip("matplotlib")
     from tabletop_zoo.baselines.evaluation import round_robin

@@ -121,6 +121,7 @@ def test_the_switches_keep_the_serial_path(
         play_seatings("arktia", 2, SPECS, seatings)
 
 
+@pytest.mark.slow
 def test_worker_processes_play_batches_with_the_same_records(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -76,6 +76,7 @@ def _positions(game: str, players: int, count: int) -> list:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "players"),
     [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],

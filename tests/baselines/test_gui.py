@@ -83,6 +83,7 @@ class Clicker:
         self.clicks += 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "players"),
     [
@@ -118,6 +119,7 @@ def test_the_window_shows_status_and_the_final_result() -> None:
     assert all(lines[2].startswith("scores: player_0") for lines in shown)
 
 
+@pytest.mark.slow
 def test_stop_needs_a_second_click_to_confirm() -> None:
     spec = GAMES["arktia"]
     steps: list[str] = []

@@ -56,6 +56,7 @@ def _same_root(tree, nodes: PUCTNode) -> None:
     assert tree.visits == nodes.visits and tree.player == nodes.player
 
 
+@pytest.mark.slow
 @needs_fast
 @pytest.mark.parametrize(("game", "players"), CASES)
 @pytest.mark.parametrize(("batch_size", "score_weight"), [(8, 0.0), (1, 0.3), (5, 0.0)])

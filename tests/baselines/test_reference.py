@@ -53,10 +53,11 @@ def test_reference_loads_and_plays_against_random(name: str) -> None:
     entry = MANIFEST["models"][name]
     players = entry["num_players"]
     env = make_env(entry["game"], players)
-    # two games (either seat first) of each PPO model; one of each AlphaZero model, whose
-    # searches cost half a minute a game on Mole Hill
+    # two games (either seat first) of each PPO model; one of each AlphaZero model, with 16
+    # simulations a move (its own number searches for seconds a move on Mole Hill)
+    spec = f"ref:{name}:16" if "alphazero" in name else f"ref:{name}"
     for game_seed in range(1 if "alphazero" in name else 2):
-        agents = [make_agent(f"ref:{name}", seed=game_seed)] + [
+        agents = [make_agent(spec, seed=game_seed)] + [
             make_agent("random", seed=10 + i) for i in range(players - 1)
         ]
         agents = agents[game_seed % players :] + agents[: game_seed % players]
@@ -70,6 +71,20 @@ def test_every_ladder_member_is_an_agent_spec_that_loads() -> None:
         for spec, values in ladder["members"].items():
             make_agent(spec, seed=0)
             assert values["sigma"] > 0 and np.isfinite(values["mu"])
+
+
+def test_an_alphazero_reference_takes_a_number_of_simulations() -> None:
+    alphazero = next(m for m in MODELS if MANIFEST["models"][m]["kind"] == "alphazero")
+    policy = next(m for m in MODELS if MANIFEST["models"][m]["kind"] != "alphazero")
+    own = make_agent(f"ref:{alphazero}")
+    assert own.num_simulations == MANIFEST["models"][alphazero]["simulations"]
+    agent = make_agent(f"ref:{alphazero}:12")
+    assert (agent.num_simulations, agent.name) == (12, f"ref:{alphazero}:12")
+    with pytest.raises(InvalidOptionError, match="only AlphaZero references"):
+        make_agent(f"ref:{policy}:12")
+    for bad in (f"ref:{alphazero}:0", f"ref:{alphazero}:x", "ref::5"):
+        with pytest.raises(InvalidOptionError, match="positive integer"):
+            make_agent(bad)
 
 
 def test_unknown_reference_lists_the_known_ones() -> None:
@@ -119,6 +134,7 @@ def test_exported_ppo_actor_plays_like_the_ppo_agent() -> None:
     assert agree >= 38  # float16 weights: a near-tie may flip
 
 
+@pytest.mark.slow
 def test_sampling_policy_agent_has_the_ppo_policys_distribution() -> None:
     """Self-play snapshots play the exported actor by sampling: the same distribution as a
     stochastic MaskablePPO policy over the legal actions, and samples that follow it."""

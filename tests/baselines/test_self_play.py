@@ -25,6 +25,7 @@ def _as_bytes(records) -> list[bytes]:
     return [b"|".join(np.ascontiguousarray(part).tobytes() for part in r) for r in records]
 
 
+@pytest.mark.slow
 @needs_fast
 @pytest.mark.parametrize(
     ("game", "players", "changes"),
@@ -61,6 +62,7 @@ def test_self_play_records_are_targets_over_the_legal_actions(tmp_path) -> None:
         assert value.shape == (2,) and value.tolist() in ([1, -1], [-1, 1], [0, 0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fast", [pytest.param(True, marks=needs_fast), False])
 def test_self_play_leaves_no_reference_cycle_holding_its_trees(tmp_path, fast) -> None:
     # A cycle (the positions holding a bound method of the loop) kept every call's trees
@@ -119,6 +121,7 @@ def test_parallel_games_is_checked_and_capped_by_the_games_to_play(tmp_path) -> 
     assert stats.games == 2 and stats.evaluations <= 2 * stats.steps  # two games at once
 
 
+@pytest.mark.slow
 def test_several_leaves_per_step_spend_exactly_the_simulations(tmp_path) -> None:
     """With a virtual loss, a game adds up to ``leaves_per_game`` leaves per step, in fewer
     steps; every search still spends its simulations and leaves no virtual loss behind."""

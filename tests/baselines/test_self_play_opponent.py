@@ -69,6 +69,7 @@ def test_the_opponent_plays_its_most_probable_legal_move_and_is_not_recorded(
         assert all(masks.sum(axis=1) > 1)  # a forced move needs no opponent
 
 
+@pytest.mark.slow
 @needs_fast
 @pytest.mark.parametrize(("game", "players"), [("mole_hill", 2), ("arktia", 3)])
 def test_games_with_an_opponent_are_the_same_on_both_engines(tmp_path, game, players) -> None:

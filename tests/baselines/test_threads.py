@@ -48,6 +48,7 @@ def _probe(threads: str | None) -> list:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_networks_get_one_thread_by_default() -> None:
     before, after, torch_threads = _probe(None)
     assert after == [1] and torch_threads == 1, (before, after)

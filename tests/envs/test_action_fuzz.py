@@ -48,6 +48,7 @@ def _view(env) -> tuple:
     return raw.game_state.to_json(), env.agent_selection, obs["action_mask"].tobytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "n"), CASES, ids=IDS)
 @SETTINGS
 @given(action=ACTIONS, plies=st.integers(0, 30), seed=st.integers(0, 1000))
@@ -73,6 +74,7 @@ def test_raw_env_plays_legal_actions_and_refuses_the_rest(game, n, action, plies
     assert _view(env) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "n"), CASES, ids=IDS)
 @SETTINGS
 @given(action=ACTIONS, seed=st.integers(0, 1000))

@@ -53,6 +53,7 @@ ENV_OPTIONS = [  # the defaults of every player count run in test_env_contract.p
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", ENV_OPTIONS, ids=lambda o: "-".join(map(str, o.values())))
 def test_pettingzoo_api_seed_and_render(
     options: dict[str, Any], monkeypatch: pytest.MonkeyPatch

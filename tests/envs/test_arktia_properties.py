@@ -137,6 +137,7 @@ def run(n: int, seed: int, neutral: bool | None, max_turns: int) -> None:
     assert r == [(1.0 if winners == 1 else 0.0) if s == best else -1.0 for s in state.scores()]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), max_turns=st.integers(5, 150))
 def test_random_play_two_players(seed: int, max_turns: int) -> None:

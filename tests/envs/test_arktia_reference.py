@@ -143,6 +143,7 @@ def check_decision(state: ArktiaState) -> None:
         assert legal == (ref_places(state, p) or ref_moves(state, p)), str(state)  # R9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "num_players,neutral,seed",
     [(2, True, 0), (2, True, 1), (3, False, 2), (3, True, 3), (4, False, 4), (4, False, 5)],

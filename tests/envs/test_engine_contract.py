@@ -43,6 +43,7 @@ def test_num_players_is_the_first_keyword_and_checked(game_case) -> None:
             spec.game_class()(num_players=bad)
 
 
+@pytest.mark.slow
 def test_random_games_keep_every_engine_invariant(game_case) -> None:
     spec, n = game_case
     rng = random.Random(1234 + n)

@@ -46,6 +46,7 @@ def test_pettingzoo_seed_test(game_case) -> None:
     seed_test(lambda: make_env(spec.name, n), num_cycles=60)
 
 
+@pytest.mark.slow
 def test_pettingzoo_render_test(game_case) -> None:
     spec, n = game_case
     render_test(lambda **kw: _fast(make_env(spec.name, n, **kw)))

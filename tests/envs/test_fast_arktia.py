@@ -66,6 +66,7 @@ def _play_both(game: ArktiaGame, games: int, seed: int) -> Counter:
     return phases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "config", [c if c == "2p" else pytest.param(c, marks=pytest.mark.slow) for c in sorted(CONFIGS)]
 )

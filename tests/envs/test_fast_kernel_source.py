@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("envs", "baselines", "wrappers")
 
@@ -104,6 +106,7 @@ def test_the_check_finds_a_slice_copy_and_allows_a_fill() -> None:
     assert slice_copies(source) == [5, 6, 10, 14]
 
 
+@pytest.mark.slow
 def test_no_compiled_kernel_copies_an_array_by_slice() -> None:
     found, kernels = [], 0
     for folder in FOLDERS:

@@ -25,6 +25,7 @@ from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
 GAMES = int(os.environ.get("FAST_TEST_GAMES", "400"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("random_flowers", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_single_games_match_the_reference_both_ways(random_flowers: bool) -> None:
     game = MoleHillGame(random_flowers=random_flowers)
@@ -54,6 +55,7 @@ def _reference_batch(engine: FastMoleHill, states: np.ndarray) -> list[MoleHillS
     return [engine.to_state(row) for row in states]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("random_flowers", [False, True])
 def test_batched_step_matches_the_reference_with_autoreset(random_flowers: bool) -> None:
     engine = fast_engine("mole_hill", random_flowers=random_flowers)

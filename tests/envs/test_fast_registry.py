@@ -54,6 +54,7 @@ def test_golden_playthrough_replayed_on_the_compiled_engine(
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not fast_path_available(), reason="the 'fast' extra (numba) is missing")
 @pytest.mark.parametrize(("game", "players"), CONFIGS)
 def test_batched_planes_equal_the_games_encoder(game: str, players: int) -> None:

@@ -240,6 +240,7 @@ def run_fuzz(rounds: int, seed: int) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_one_round_of_fuzzed_rows_and_actions_in_a_child_process() -> None:
     """The fuzz below, one round (a few seconds): in the default run, so that a crash or a
     new kind of failure shows up there too."""

@@ -258,6 +258,7 @@ def _reference_score(trail: list[int], red: tuple, white: tuple) -> int:
     )
 
 
+@pytest.mark.slow
 def test_random_games_engine_invariants() -> None:
     rng = random.Random(2024)
     game = MoleHillGame(random_flowers=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tabletop_zoo.baselines.agents.search import greedy_best
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
 from tabletop_zoo.envs.mole_hill import board as A
@@ -55,6 +57,7 @@ def _positions(games: int, seed: int) -> list[MoleHillState]:
     return out
 
 
+@pytest.mark.slow
 def test_greedy_best_is_the_rule_by_definition() -> None:
     ends = {"trapped": 0, "last piece": 0, "game over": 0, "won by ending": 0}
     for state in _positions(60, seed=3):

@@ -123,6 +123,7 @@ MUTATION_CASES = [(g, n, {}) for g, n in CASES] + VARIANTS
 SMALL_FIRST = [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CASES]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "n", "options"),
     [
@@ -163,6 +164,7 @@ def test_mutated_saved_states_are_refused_or_playable(
     _check_accepted_state_stays_accepted(cls, loaded, random.Random(seed))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "n"), SMALL_FIRST, ids=[f"{g}-{n}p" for g, n in CASES])
 @SETTINGS
 @given(
@@ -184,6 +186,7 @@ def test_states_with_nudged_numbers_are_refused_or_playable(
     _check_accepted_state_stays_accepted(cls, loaded, random.Random(seed))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "n"), SMALL_FIRST, ids=[f"{g}-{n}p" for g, n in CASES])
 @SETTINGS
 @given(text=st.text(max_size=200), seed=st.integers(0, 1000))

@@ -286,6 +286,7 @@ def _table_params() -> list:
     return params
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _table_params())
 def test_bad_input_is_one_line_and_a_nonzero_exit(case, files, tmp_path) -> None:
     name, argv, message = case
@@ -322,6 +323,7 @@ def test_every_script_of_scripts_is_a_shim_of_a_command() -> None:
         assert f'run_script("{name}")' in text and len(text.splitlines()) < 10, name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", shims())
 def test_a_shim_runs_its_command_under_the_script_name(name, tmp_path) -> None:
     """``python scripts/X.py`` in a clone: the command's parser, named ``X.py`` as before."""
@@ -338,6 +340,7 @@ def test_a_shim_runs_its_command_under_the_script_name(name, tmp_path) -> None:
     assert result.stderr.startswith(f"usage: {name}.py "), result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, start_for_ctrl_c) -> None:
     process = start_for_ctrl_c(
         sys.executable, script_path("soak"), "--steps", "100000000", *G, cwd=tmp_path

@@ -13,6 +13,7 @@ SPEC = next(spec for spec in GAMES.values() if spec.fast_engine)
 LABEL = SPEC.label(SPEC.benchmark_players[0])
 
 
+@pytest.mark.slow
 def test_fast_rows_have_their_names_and_kinds(script, tmp_path) -> None:
     benchmark = script("benchmark")
     out = tmp_path / "fast.json"

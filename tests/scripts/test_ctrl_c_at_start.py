@@ -87,6 +87,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_ctrl_c_while_importing_is_one_line_and_exit_130(case, tmp_path, start_for_ctrl_c) -> None:
     program, module, name = CASES[case]

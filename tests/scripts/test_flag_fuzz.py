@@ -114,6 +114,7 @@ def draws(count: int, seed: int) -> list[tuple[str, str]]:
     return [(rng.choice(PROGRAMS), rng.choice(VALUES)) for _ in range(count)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("program", "value"), draws(2, 0))
 def test_a_few_fuzzed_flags(program, value, inputs, tmp_path) -> None:
     flags = valued_flags(program)

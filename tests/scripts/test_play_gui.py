@@ -21,6 +21,7 @@ def first_target(window, choices) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [n if n != "mole_hill" else pytest.param(n, marks=pytest.mark.slow) for n in sorted(GAMES)],
@@ -41,6 +42,7 @@ def test_gui_flag_without_pygame_prints_one_line(script, monkeypatch, capsys) ->
     assert err.count("\n") == 1 and "--gui needs the 'render' extra" in err
 
 
+@pytest.mark.slow
 def test_a_lingering_window_says_in_the_terminal_how_to_leave(script, monkeypatch, capsys) -> None:
     play = script("play")
     waits = []

@@ -22,6 +22,7 @@ CONFIGS = [
 ] + [("arktia", 3, "random,greedy,snapshot")]  # a mix: each other seat draws one
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players", "opponent"), CONFIGS)
 def test_a_few_hundred_steps_then_the_arena(script, tmp_path, capsys, game, players, opponent):
     ppo = script("ppo_vector")
@@ -69,6 +70,7 @@ class _FixedLogits:
         return self.logits
 
 
+@pytest.mark.slow
 def test_the_arena_player_keeps_to_legal_actions(script) -> None:
     """argmax: the best legal action, not the best one; sample: legal actions only, in the
     policy's proportions (log 3 against 0: three to one), the same draws for the same seed."""

@@ -52,6 +52,7 @@ def both_ways(name: str, argv: list[str], tmp_path: Path) -> dict[str, tuple[str
     return seen
 
 
+@pytest.mark.slow
 @needs_numba
 @pytest.mark.parametrize(
     ("game", "players"),
@@ -112,6 +113,7 @@ def _weights(model_zip: bytes) -> bytes:
         return archive.read("policy.pth")
 
 
+@pytest.mark.slow
 def test_a_script_without_search_agents_imports_no_numba(tmp_path) -> None:
     """``import tabletop_zoo`` and a tournament of random agents never load numba."""
     code = (

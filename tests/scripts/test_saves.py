@@ -97,6 +97,7 @@ def test_make_reference_add_refuses_a_model_that_does_not_play(reference_folder,
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
+@pytest.mark.slow
 def test_evaluate_writes_the_games_played_marked_incomplete(script, tmp_path, monkeypatch, capsys):
     from tabletop_zoo.baselines.evaluation import matches
     from tabletop_zoo.baselines.evaluation.arena import play_tasks

@@ -66,6 +66,7 @@ def test_scripts_refuse_a_file_that_needs_unpickling(ppo_files, tmp_path, name, 
     assert not ppo_files.marker.exists()
 
 
+@pytest.mark.slow
 def test_in_process_entry_points(script, ppo_files, tmp_path, monkeypatch, capsys) -> None:
     """rate.py, record.py, play.py --watch, train.py --pool, make_reference.py add --ppo."""
     crafted, foreign = f"ppo:{ppo_files.crafted}", f"ppo:{ppo_files.foreign}"

@@ -73,6 +73,7 @@ def test_importing_registers_every_game_of_the_registry():
     assert set(bridge.REGISTERED_GAMES) <= registered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
 def test_random_sim_test_with_serialization(variant):
     game = pyspiel.load_game(bridge.short_name(variant[0]), variant[1])
@@ -185,6 +186,7 @@ def _play_in_worker(game: pyspiel.Game) -> tuple[str, list[float]]:
     return str(game), state.returns()
 
 
+@pytest.mark.slow
 def test_games_survive_spawned_worker_processes():
     games = [pyspiel.load_game(bridge.short_name(name), params) for name, params in VARIANTS]
     context = multiprocessing.get_context("spawn")  # a fresh interpreter, like AlphaZero's actors

@@ -30,6 +30,7 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players"), CONFIGS)
 def test_the_vec_env_keeps_sb3s_contract(game: str, players: int) -> None:
     envs = VecCheckNan(make_sb3_vec_env(game, 6, players, opponent="greedy", seed=1))
@@ -129,6 +130,7 @@ def test_snapshot_sampling_follows_the_policy_over_the_legal_actions() -> None:
     assert frequencies[3] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "players"), [CONFIGS[0], CONFIGS[-1]])
 def test_snapshots_play_inside_the_batch(game: str, players: int, tmp_path) -> None:
     envs = make_sb3_vec_env(game, 8, players, opponent="random", seed=0)

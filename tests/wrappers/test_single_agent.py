@@ -162,6 +162,7 @@ def test_bad_options_raise_clear_errors(kwargs, message) -> None:
 
 
 # ------------------------------------------------------------- our envs, registered
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", GYM_IDS)
 def test_check_env_on_registered_ids(env_id: str) -> None:
     env = gymnasium.make(env_id)

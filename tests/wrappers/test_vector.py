@@ -107,6 +107,7 @@ def test_bad_options_are_rejected() -> None:
         make_vector_env("mole_hill", 4).step(np.zeros(4, dtype=np.int64))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "players"),
     [c if c[1] == 2 else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS],

@@ -19,6 +19,7 @@ def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return masks.argmax(axis=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_every_other_seat_draws_from_the_list_and_the_learner_always_acts(players) -> None:
     # (games asked about, games where the policy is to move: a superset, since games the

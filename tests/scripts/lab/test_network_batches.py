@@ -33,6 +33,7 @@ def test_network_batches_reports_every_way(script, capsys) -> None:
         assert "fixed order, NumPy and numba give the same bits: True" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not fast_path_available(), reason="the fixed-order search needs numba")
 def test_network_batches_searches_positions_both_ways(script, capsys) -> None:
     argv = ["--game", "mole_hill", "--rows", "16", "--positions", "2"]

@@ -58,6 +58,7 @@ def soak_rows(*argv: str) -> list[list[str]]:
     return [row.rsplit(maxsplit=9) for row in out.stdout.splitlines()[1:]]
 
 
+@pytest.mark.slow
 def test_truncation_soaks_in_every_game() -> None:
     """A small ``max_turns``: most games end by truncation, every invariant still holds."""
     rows = soak_rows("--steps", "150", "--seed", "4", "--env-option", "max_turns=10")
