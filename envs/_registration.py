@@ -22,8 +22,11 @@ def register_all() -> None:
     import gymnasium
     import pettingzoo
 
+    # PettingZoo's registry arrived in 1.27; older releases (1.24-1.26) have none, and the
+    # envs need nothing else from it: there the ids are Gymnasium's only
+    aec_registry = getattr(pettingzoo, "aec_registry", None)
     for spec in GAMES.values():
-        if spec.pettingzoo_id not in pettingzoo.aec_registry:
+        if aec_registry is not None and spec.pettingzoo_id not in aec_registry:
             pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.env_module}:env")
         if spec.gymnasium_id not in gymnasium.registry:
             with warnings.catch_warnings():

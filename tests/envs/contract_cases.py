@@ -33,7 +33,7 @@ def registered(name: str) -> Iterator[GameSpec]:
             import gymnasium
             import pettingzoo
 
-            pettingzoo.aec_registry.pop(NIM_SPEC.pettingzoo_id, None)
+            getattr(pettingzoo, "aec_registry", {}).pop(NIM_SPEC.pettingzoo_id, None)
             gymnasium.registry.pop(NIM_SPEC.gymnasium_id, None)
     else:
         yield GAMES[name]
