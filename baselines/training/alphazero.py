@@ -45,6 +45,7 @@ __all__ = [
     "check_game_options",
     "checkpoint_path",
     "network_meta",
+    "random_network",
     "train_alphazero",
 ]
 
@@ -260,6 +261,26 @@ def network_meta(cfg: AlphaZeroConfig, shape: tuple[int, ...], num_actions: int)
         "observation_shape": list(shape),
         "num_actions": int(num_actions),
     }
+
+
+def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
+    """An untrained AlphaZero network of ``cfg``'s game and layer sizes (He-normal
+    weights from ``seed``), as the first iteration of a run searches with."""
+    rng = np.random.default_rng(seed)
+    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
+    shape = tuple(get_spec(cfg.game).make_observation_encoder(game).shape)
+    sizes = [int(np.prod(shape)), *cfg.hidden]
+
+    def layer(inputs: int, outputs: int) -> tuple[np.ndarray, np.ndarray]:
+        weight = rng.normal(0.0, np.sqrt(2.0 / inputs), (inputs, outputs)).astype(np.float32)
+        return weight, np.zeros(outputs, dtype=np.float32)
+
+    trunk = [layer(a, b) for a, b in zip(sizes, sizes[1:], strict=False)]
+    heads = {
+        "policy": layer(sizes[-1], game.num_actions),
+        "value": layer(sizes[-1], cfg.num_players),
+    }
+    return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
 def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:

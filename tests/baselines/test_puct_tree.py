@@ -10,8 +10,8 @@ import pytest
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.training.alphazero import random_network
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
-from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.envs.registry import (
     FAST_SWITCH,
     GAMES,

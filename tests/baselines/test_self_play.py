@@ -11,8 +11,8 @@ import pytest
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.tree import Forest, kernels
+from tabletop_zoo.baselines.training.alphazero import random_network
 from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
-from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.envs import registry
 from tests.baselines.az_networks import self_play_config
 

@@ -11,9 +11,12 @@ import pytest
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.training import self_play
-from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+from tabletop_zoo.baselines.training.alphazero import (
+    AlphaZeroConfig,
+    random_network,
+    train_alphazero,
+)
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
-from tabletop_zoo.baselines.training.self_play_speed import random_network
 from tabletop_zoo.envs import registry
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tests.baselines.az_networks import self_play_config

@@ -94,6 +94,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("network_batches", [*G, "--rows", "0"], "must be an integer >= 16"),
     ("network_batches", [*G, "--network", "{empty}"], "the file is empty"),
     ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
+    ("self_play_speed", [*G, "--hidden", "0"], "--hidden: must be an integer in 1..65536"),
+    ("self_play_speed", [*G, "--games", "0"], "must be an integer >= 1"),
     ("time_agent", [*G, "--agent", "az:{garbage}"], "not a network file of ours"),
     ("time_agent", [*G, "--agent", "ppo:{truncated}"], "MaskablePPO model from '{truncated}'"),
     ("time_agent", [*G, "--agent", "random", "--games", "0"], "must be an integer >= 1"),

@@ -1,9 +1,9 @@
 """Self-play speed, side by side: one game at a time (the trainer before batched self-play)
 against many games in lockstep (:func:`~.self_play.play_self_play_games`).
 
-Run as a module::
+A lab tool (not part of the package)::
 
-    python -m tabletop_zoo.baselines.training.self_play_speed --game mole_hill --games 16
+    python scripts/lab/self_play_speed.py --game mole_hill --games 16
 
 It plays ``--games`` self-play games three ways in one process, with one network
 (random weights, ``--hidden`` layers, seeded) and the same search settings, and prints
@@ -33,32 +33,12 @@ from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_value
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, network_meta
+from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, random_network
 from tabletop_zoo.baselines.training.self_play import Record, play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
-__all__ = ["compare_self_play", "random_network", "serial_self_play_game"]
-
-
-def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
-    """An untrained AlphaZero network of ``cfg``'s game and layer sizes (He-normal
-    weights from ``seed``), as the first iteration of a run searches with."""
-    rng = np.random.default_rng(seed)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    shape = tuple(get_spec(cfg.game).make_observation_encoder(game).shape)
-    sizes = [int(np.prod(shape)), *cfg.hidden]
-
-    def layer(inputs: int, outputs: int) -> tuple[np.ndarray, np.ndarray]:
-        weight = rng.normal(0.0, np.sqrt(2.0 / inputs), (inputs, outputs)).astype(np.float32)
-        return weight, np.zeros(outputs, dtype=np.float32)
-
-    trunk = [layer(a, b) for a, b in zip(sizes, sizes[1:], strict=False)]
-    heads = {
-        "policy": layer(sizes[-1], game.num_actions),
-        "value": layer(sizes[-1], cfg.num_players),
-    }
-    return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
+__all__ = ["compare_self_play", "serial_self_play_game"]
 
 
 def serial_self_play_game(
