@@ -131,7 +131,7 @@ def run_child(mode: bool, **forced: str) -> dict[str, str]:
         env.update(forced, OMP_NUM_THREADS="1", TABLETOP_ZOO_THREADS="1")
         flag = "--reproducible" if mode else "--no-reproducible"
         child = [sys.executable, "-m", "tests.baselines.reproducible_child", flag]
-        done = subprocess.run(child, cwd=ROOT, env=env, capture_output=True, text=True)
+        done = subprocess.run(child, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         _RUNS[key] = json.loads(done.stdout.strip().splitlines()[-1])
     return _RUNS[key]
