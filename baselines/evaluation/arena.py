@@ -350,16 +350,23 @@ def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_worker_start
     )
+    played_all = False
     try:
         size = max(1, len(tasks) // (4 * workers))
         chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
         for outcomes in pool.map(_play_chunk, chunks):
             yield from outcomes
+        played_all = True
     except BrokenProcessPool:
         raise IncompleteRunError(
             "a worker process died (killed or out of memory) before every game was played"
         ) from None
     finally:
+        if not played_all:
+            # stopped early (closed, Ctrl-C, a worker died): a killed worker may have died
+            # holding the task queue's lock, and the others would wait for it forever
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
         pool.shutdown(cancel_futures=True)
 
 
