@@ -20,6 +20,10 @@ code is a once-per-process cost).
 
 from __future__ import annotations
 
+import tabletop_zoo  # noqa: F401 - first: Ctrl-C during the imports below is one line
+
+# isort: split
+
 import argparse
 import dataclasses
 import json
