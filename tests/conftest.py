@@ -13,6 +13,21 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 _EXIT_STATUS: list[int] = []
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """The documented pages' commands first, the page with the most commands first (a
+    stable sort: the other tests keep their order). With two processes (``-n 2 --dist
+    worksteal``) the longest tests then start early, and no long page runs alone at the end
+    while the other process idles."""
+
+    def weight(item) -> int:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None or getattr(item, "originalname", "") != "test_doc_commands_run":
+            return 0
+        return -sum(len(block.commands) for block in callspec.params["blocks"])
+
+    items.sort(key=weight)
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     """Remember the exit status for :func:`pytest_unconfigure`."""
     _EXIT_STATUS.append(int(exitstatus))
