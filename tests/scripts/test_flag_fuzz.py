@@ -34,6 +34,7 @@ BASE: dict[str, list[str]] = {
     "network_batches": ["--game", GAME],
     "bench_single_agent": ["--game", GAME],
     "time_agent": ["--game", GAME, "--agent", "random"],
+    "mutation_score": ["--module", "{file}", "--tests", "{file}"],
 }
 #: skipped: a window or the terminal (play), a cluster (train-rllib: Ray), the package's own
 #: manifest, which make-reference rewrites once its flags are accepted
