@@ -225,6 +225,23 @@ def test_ruling_M8_mole_in_dead_end_round_ends_at_its_next_turn() -> None:
     assert state.current_player == 1 and state.mole_to_move
 
 
+@pytest.mark.parametrize(
+    ("trail", "rod"),
+    [(["a2", "b1", "a1"], "a1-a2"), (["b1", "a2", "a1"], "a1-b1")],
+    ids=["open-via-b1", "open-via-a2"],
+)
+def test_ruling_M8_diagonal_exit_open_by_one_path_keeps_the_round(
+    trail: list[str], rod: str
+) -> None:
+    # mole on a1, a2 and b1 visited: its only exit is the diagonal b2, one of whose two
+    # paths the rod cuts; the other path is free (M6), so after the gardener's rod the
+    # round goes on with the mole to move (M8)
+    state = MoleHillState.from_position(trail, [rod], mole_to_move=False)
+    state.apply_action(A.string_to_action("h7-i7"))
+    assert state.round == 0 and state.mole_to_move
+    assert names(state.legal_actions()) == ["b2"]
+
+
 def test_ruling_M8_blocked_mole_position_is_not_a_position() -> None:
     with pytest.raises(InvalidStateError, match="cannot move"):
         MoleHillState.from_position(["b1", "b2", "a1"], ["a1-a2"])
