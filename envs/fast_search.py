@@ -94,8 +94,9 @@ def pop_untried(tree, node):
 
 
 @jit
-def add_child(tree, node, child, action):
-    """Append ``child`` (reached by ``action``) to ``node``'s children."""
+def add_child(tree, node, child, action, path, length):
+    """Append ``child`` (reached by ``action``) to ``node``'s children and to ``path``
+    (``path[:length]`` so far); returns the path's new length."""
     ints = tree[0]
     ints[child, ACTION] = action
     if ints[node, FIRST] < 0:
@@ -103,6 +104,8 @@ def add_child(tree, node, child, action):
     else:
         ints[ints[node, LAST], NEXT] = child
     ints[node, LAST] = child
+    path[length] = child
+    return length + 1
 
 
 @jit
