@@ -17,8 +17,6 @@ Schema (version 1; ``"game"`` and ``"version"`` may be left out)::
      "round": 0..3, "phase": "setup" | "opening" | "normal" | "melt" | "choose",
      "current_player": -1..n-1, "ended": [seats], "turn": completed turns,
      "pending_choices": [{"colour": seat | "neutral", "groups": [["b1", "b2"], ...]}]}
-
-Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
 """
 
 from __future__ import annotations
