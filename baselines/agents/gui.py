@@ -1,19 +1,11 @@
-"""A person plays with the mouse in a pygame window (``scripts/play.py --gui``).
+"""A person plays with the mouse in a pygame window (``tabletop-zoo play --gui``).
 
-The window shows a status band (last move, phase, who acts or the result, scores), the
-game's ``rgb_array`` picture with the legal targets marked, and a panel with a prompt and
-buttons. What can be clicked comes from the ``Picker`` of the game's ``GameSpec.gui``
-(``choices(state, selection)``): a click plays an action or narrows the selection. Closing
-the window or Escape abandons the game (:class:`~.human.GameAbandoned`).
-:class:`WindowAgent` is a person's seat; :class:`PlayWindow`'s :meth:`~PlayWindow.start`
-and :meth:`~PlayWindow.step` are the arena's ``on_start`` / ``on_step`` hooks::
-
-    window = PlayWindow(env, humans={0}, delay=0.6)
-    agents = [WindowAgent(window), make_agent("greedy", seed=1)]
-    play_game(env, agents, seed=1, on_start=window.start, on_step=window.step)
-    window.finish(env)  # the result stays on screen until the window is closed
-
-Needs the ``render`` extra (pygame); tests drive it headless (``SDL_VIDEODRIVER=dummy``).
+The window shows a status band, the game's picture with the legal targets marked, and a
+panel with a prompt and buttons; what can be clicked comes from the ``Picker`` of the
+game's ``GameSpec.gui``. Closing the window or Escape abandons the game. A person's seat is
+a :class:`WindowAgent`; :class:`PlayWindow`'s ``start`` and ``step`` are the arena's
+``on_start`` / ``on_step`` hooks (``baselines/commands/play.py:play_gui`` shows the use).
+Needs the ``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
 """
 
 from __future__ import annotations

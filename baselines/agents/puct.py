@@ -1,22 +1,16 @@
 """PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
 
-The search sees engines only through the protocol (``current_player``, ``legal_actions``,
-``apply_action``, ``clone``, ``is_terminal``, ``returns``), so any engine works unchanged,
-for any number of players; a compiled engine's position (``envs/<game>/fast``) is kept as
-its row, and the new leaves of a batch get their legal actions (and, for the AlphaZero
-agent's evaluator, their planes) from batched engine calls.
+The search sees engines only through the protocol, for any number of players; a compiled
+engine's position is kept as its row, and the new leaves of a batch get their legal
+actions (and, for the AlphaZero agent's evaluator, their planes) from batched engine calls.
 
-An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)`` where
-``priors[i]`` is a probability per legal action of ``states[i]`` (in ``legal_actions()``
-order) and ``values[i]`` the expected result of every seat (absolute seat order, in
-``[-1, 1]``). The search collects up to ``batch_size`` leaves with *virtual loss*,
-evaluates them in one call and backs every seat's value up the path. The tree is the one
-of :mod:`.tree` (a :class:`~.tree.Forest` of one slot), which batched self-play searches
-with too: at a node, the seat to act picks ``argmax Q + U`` with ``U = c_puct * P *
-sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q`` is the node's own value for that seat
-(first-play urgency). Its kernels are compiled when the fast path is available
-(:func:`~tabletop_zoo.envs.registry.fast_path_available`) and run as written otherwise,
-with the same visits.
+An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)``, a
+probability per legal action (``legal_actions()`` order) and the expected result of every
+seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size``
+leaves with *virtual loss*, evaluates them in one call and backs every seat's value up the
+path, on the tree of :mod:`.tree` (a ``Forest`` of one slot): the seat to act picks
+``argmax Q + U`` with ``U = c_puct * P * sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q``
+is the node's own value for that seat (first-play urgency).
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Speed of random legal play: our envs (every game at each of its ``benchmark_players``
 counts) against the PettingZoo games named as their anchors (``GameSpec.benchmark_anchor``).
 
-    tabletop-zoo benchmark                       # 5 s per measurement
-    tabletop-zoo benchmark --seconds 10 --out benchmark.json
-    tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
-
-Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy
-(``rng.choice`` over the mask); *steps* counts every ``step`` call (``step(None)`` too),
-timed from the first ``reset`` to the first game that ends after ``--seconds``, after an
-untimed game. ``engine`` rows play the bare rules engine. Ratios divide by each anchor's
-steps/s in the same run; an env that cannot be imported is skipped with a note. The fast
-path rows (``compiled``, ``batched``, ``vector``, ``mcts``, pgx and OpenSpiel anchors; see
-docs/fast.md) are :mod:`._benchmark_fast`'s; ``--only batched`` measures just these.
+Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy;
+*steps* counts every ``step`` call (``step(None)`` too), timed from the first ``reset`` to
+the first game that ends after ``--seconds``, after an untimed game. ``engine`` rows play
+the bare rules engine; ratios divide by each anchor's steps/s in the same run. The fast
+path rows (docs/fast.md) are :mod:`._benchmark_fast`'s.
 """
 
 from __future__ import annotations
