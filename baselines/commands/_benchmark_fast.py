@@ -157,15 +157,15 @@ def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[d
                 if wanted(name):
                     result = measure_vector(spec.name, n, batch, seconds, seed)
                     rows.append({"name": name, "kind": "vector", **result})
-            timed = {}
+            mcts = {}
             for how in ("python", "compiled"):
                 name = f"{label} mcts({MCTS_SIMULATIONS}) {how}"
                 if wanted(name):
-                    timed[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
-                    rows.append({"name": name, "kind": "mcts", **timed[how]})
-            if len(timed) == 2:
+                    mcts[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
+                    rows.append({"name": name, "kind": "mcts", **mcts[how]})
+            if len(mcts) == 2:
                 rows[-1]["speedup"] = (
-                    timed["python"]["seconds_per_move"] / timed["compiled"]["seconds_per_move"]
+                    mcts["python"]["seconds_per_move"] / mcts["compiled"]["seconds_per_move"]
                 )
     more, more_notes = library_anchor_rows(seconds, seed, wanted)
     return rows + more, notes + more_notes
