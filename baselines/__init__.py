@@ -1,17 +1,6 @@
-"""tabletop_zoo.baselines: agents, evaluation (arena, tournaments) and self-play training.
-
-Three layers, each a sub-package:
-
-* :mod:`~tabletop_zoo.baselines.agents`: the ``Agent`` protocol, random / greedy / MCTS /
-  PPO / human agents, ``make_agent(spec, seed)`` and agent checks;
-* :mod:`~tabletop_zoo.baselines.evaluation`: the arena (``play_game``), statistics,
-  round-robin tournaments and their reports;
-* :mod:`~tabletop_zoo.baselines.training`: MaskablePPO self-play (config, opponent pool,
-  callbacks, ``train``).
-
-``from tabletop_zoo.baselines import make_agent`` gives the agents layer's names.
-Importing this package does not import torch; only creating a ``PPOAgent`` does.
-"""
+"""tabletop_zoo.baselines: the agents layer (:mod:`.agents`, whose names it re-exports),
+evaluation (arena, tournaments, reports) and self-play training, one sub-package each.
+Importing it does not import torch; only creating a ``PPOAgent`` does."""
 
 from __future__ import annotations
 

@@ -1,23 +1,11 @@
 """The reproducible mode: a seed trains and plays the same network bytes on every x86-64 CPU.
 
-torch's CPU build picks its code paths by the CPU it runs on, and the paths round
-differently, so a seeded training run gives other weights (and other evaluation numbers) on
-another CPU. Two levers decide it, and both are read once, when torch loads:
-
-* ``ATEN_CPU_CAPABILITY``: ATen's vectorised kernels (tanh, softmax, sums, Adam's updates,
-  even the normal draws of the initial weights) come in ``default``, ``avx2`` and ``avx512``
-  builds, picked for the CPU. ``default`` is the one every x86-64 CPU runs;
-* ``MKL_CBWR``: MKL (torch's matrix products and the QR of SB3's initial weights) picks its
-  own code path; ``COMPATIBLE`` is the path MKL runs alike on Intel and other x86-64 CPUs.
-
-The mode sets ``ATEN_CPU_CAPABILITY=default`` and ``MKL_CBWR=COMPATIBLE`` (:data:`PINNED`),
-overriding values forced by hand. The ``tabletop-zoo`` commands and ``scripts/*.py`` turn it
-on at start-up, before torch is imported (:func:`configure`, called by
-:func:`tabletop_zoo.baselines.commands.main` and ``run_script``): on by default,
-``--no-reproducible`` or ``TABLETOP_ZOO_REPRODUCIBLE=0`` for the CPU's own (faster) paths.
-Child processes (subprocess envs, evaluation workers) inherit the variables. A program that
-imports torch itself calls :func:`pin` first, or sets the two variables before starting
-Python. ``docs/reproducibility.md`` says what holds where and what the mode costs.
+torch's CPU build picks its kernels (``ATEN_CPU_CAPABILITY``) and MKL its code path
+(``MKL_CBWR``) by the CPU, and the paths round differently; both are read once, when torch
+loads. The mode pins them (:data:`PINNED`) before torch is imported: the commands and
+``scripts/*.py`` call :func:`configure` at start-up (on by default; ``--no-reproducible`` or
+``TABLETOP_ZOO_REPRODUCIBLE=0`` turn it off), a program of its own calls :func:`pin`.
+Child processes inherit the variables. ``docs/reproducibility.md`` says what holds where.
 """
 
 from __future__ import annotations
@@ -48,7 +36,8 @@ def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
     of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``,
     ``true``/``false``, ``yes``/``no``, ``on``/``off``), else ``default``.
     :class:`InvalidOptionError` for another value of the variable."""
-    for arg in reversed(list(argv)[: _end_of_flags(argv)]):
+    args = list(argv)
+    for arg in reversed(args[: args.index("--")] if "--" in args else args):
         if arg in (FLAG, "--no-" + FLAG[2:]):
             return arg == FLAG
     text = os.environ.get(VARIABLE, "").strip().lower()
@@ -57,11 +46,6 @@ def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
     if text not in _ON | _OFF:
         raise InvalidOptionError(f"{VARIABLE} must be 1 or 0 (on or off), got {text!r}")
     return text in _ON
-
-
-def _end_of_flags(argv: Sequence[str]) -> int:
-    args = list(argv)
-    return args.index("--") if "--" in args else len(args)
 
 
 def is_pinned() -> bool:
@@ -74,7 +58,9 @@ def pin() -> None:
     imported: torch reads the variables when it loads. Once torch is loaded, it only checks
     that they were already set (:class:`InvalidOptionError` if not: too late to change)."""
     if "torch" in sys.modules:
-        if is_pinned() and _torch_capability() == "DEFAULT":
+        import torch
+
+        if is_pinned() and str(torch.backends.cpu.get_cpu_capability()) == "DEFAULT":
             return
         raise InvalidOptionError(
             f"the reproducible mode must be set before torch is imported: set {VARIABLE}=1 "
@@ -115,16 +101,9 @@ def configure(argv: Sequence[str] = (), default: bool = True) -> bool:
     return on
 
 
-def _torch_capability() -> str:
-    import torch
-
-    return str(torch.backends.cpu.get_cpu_capability())
-
-
 class _ModeAction(argparse.BooleanOptionalAction):
-    """``--reproducible`` / ``--no-reproducible``: the start-up already applied the flag
-    (:func:`configure`); applying it again costs nothing and catches a flag the start-up did
-    not see (an abbreviation), or says in one line that torch was loaded too early."""
+    """``--reproducible`` / ``--no-reproducible``, applied again after the start-up did
+    (:func:`configure`): catches an abbreviation it did not see, or torch loaded too early."""
 
     def __call__(
         self,

@@ -1,19 +1,12 @@
 """Atomic file writes: a save either completes or leaves the previous file as it was.
 
-Every file the package writes for a user (models, networks, snapshots, results, charts,
-recordings, reference models) goes through :func:`atomic_write` (we hold the file object)
-or :func:`atomic_path` (a library writes by file name: SB3's ``model.save``, matplotlib's
-``savefig``, imageio). Both write to a temporary file in the target's folder, flush and
-``fsync`` it, then rename it over the target (``os.replace``: atomic on one file system).
-A write that fails (full disk, an error of the writer) deletes its temporary file and
-re-raises; the target keeps its previous content. A process killed mid-write cannot
-clean up, so the temporary name carries the writer's process id and the next save of the
-same target deletes the temporaries of writers that are no longer running.
+Every file the package writes for a user goes through :func:`atomic_write` (we hold the
+file object) or :func:`atomic_path` (a library writes by file name: SB3's ``model.save``,
+matplotlib's ``savefig``, imageio): a temporary file in the target's folder, flushed and
+``fsync``-ed, then renamed over the target (``os.replace``). A failed write deletes its
+temporary file; one killed mid-write leaves a temporary named with its process id, which
+the next save of the same target deletes once that process is gone. Standard library only::
 
-Standard library only (the bottom layer: every layer may use it)::
-
-    with atomic_write("results/games.csv", "w", newline="") as handle:
-        handle.write(text)
     with atomic_path("runs/a/final_model.zip") as temporary:
         model.save(temporary)  # the temporary name keeps the suffix (.zip)
 """

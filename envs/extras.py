@@ -1,12 +1,8 @@
 """Optional extras: check up front that an extra is installed, and say how to install it.
 
-The core package needs only numpy, gymnasium and pettingzoo. Training, PPO agents, plots and
-progress bars need the ``train`` extra; the pygame window needs ``render``; PettingZoo's
-games that ``scripts/benchmark.py`` compares with need ``bench``; recordings need ``record``
-(imageio) and, for MP4, ``video`` (imageio-ffmpeg). This module is in the bottom layer
-(``tabletop_zoo.envs``) so that every layer can use it. Every script and library entry
-point that needs one calls :func:`require_extra` before doing any work, so a missing extra
-is one line naming the install command instead of a traceback from deep inside::
+Every entry point that needs an extra (``train``, ``render``, ``bench``, ``record``,
+``video``, ...) calls :func:`require_extra` before doing any work, so a missing extra is
+one line naming the install command instead of a traceback from deep inside::
 
     require_extra("train", "scripts/train.py")
     # MissingExtraError: scripts/train.py needs the 'train' extra (missing: torch);

@@ -203,6 +203,25 @@ class FastEngineBase:
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """One decision in every (``active``) game; IllegalActionError (nothing changed) if
+        any is illegal. A game that ends (or reaches the turn limit) is scored and, with
+        ``autoreset``, its row is a new game when this returns."""
+        return self._step(self.check_states(states, True), actions, autoreset, active)
+
+    def _step(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def _zero_results(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Zeroed ``(rewards, done, cut, scores)`` of a step on ``b`` games."""
+        n = self.num_players
+        return (np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
+                np.zeros((b, n), np.int64))  # fmt: skip
+
     def _step_inputs(
         self, states: np.ndarray, actions: Any, active: Any
     ) -> tuple[np.ndarray, np.ndarray]:

@@ -1,20 +1,12 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
 kernels), the bit helpers and :func:`copy_into` (the kernels' array copy);
-``python -m tabletop_zoo.envs.fast_common`` runs :func:`~tabletop_zoo.envs.fast_warm_up.warm_up`,
-which compiles everything ahead. Beside it, without numba:
-:mod:`~tabletop_zoo.envs.fast_protocol` (the batched API), :mod:`~tabletop_zoo.envs.fast_checks`
-(argument checks, configuration fingerprints) and :mod:`~tabletop_zoo.envs.fast_base` (the
-bases of the engines and their one-game views).
+``python -m tabletop_zoo.envs.fast_common`` compiles everything ahead (docs/DESIGN.md says
+who may import it: never ``import tabletop_zoo.envs``).
 
-Only the compiled engines (``envs/<game>/fast/``) and the vector env's undo of a step
-import this module, and only when the fast path is asked for
-(``GameSpec.fast_engine_class()``), so ``import tabletop_zoo.envs`` never loads numba.
-
-Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63 is the sign bit, which the
-helpers below handle like any other bit). Every compiled function is built with
-``cache=True``: the machine code is written next to the module (``__pycache__``) on the
-first start and loaded from there on later starts.
+Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63, the sign bit, is handled like
+any other). Every compiled function is built with ``cache=True``: the machine code is
+written next to the module (``__pycache__``) on the first start and loaded from there.
 """
 
 from __future__ import annotations

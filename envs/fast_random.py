@@ -1,17 +1,12 @@
-"""Python's own random stream inside compiled code (the ``fast`` extra).
+"""Python's own random stream inside compiled code (the ``fast`` extra), so that a seed
+gives the same games on the compiled engines as on the Python ones.
 
-The search agents draw from a :class:`random.Random` (the Mersenne Twister MT19937). So
-that a seed gives the same games on the compiled engines as on the Python ones, compiled
-code draws from *that* generator: :class:`PythonStream` copies the generator's state
-(``getstate()``: 624 words and a position) into an array, the kernels below advance it
-exactly as CPython does, and :meth:`PythonStream.store` writes it back (``setstate``).
-``below(words, n)`` is ``Random._randbelow(n)``, :func:`shuffle` is ``Random.shuffle``,
-so ``values[below(words, len(values))]`` is ``Random.choice(values)``: the compiled path
-consumes the very draws the Python path does.
-
-:func:`matches_python` compares the kernels with the running Python's ``random`` module
-once per process; the search agents use the compiled engines only when it holds (a
-Python whose ``random`` draws differently would keep them on the Python engines).
+:class:`PythonStream` copies a :class:`random.Random`'s state (MT19937: 624 words and a
+position) into an array, the kernels below advance it exactly as CPython does, and
+:meth:`PythonStream.store` writes it back. ``below(words, n)`` is ``Random._randbelow(n)``
+and :func:`shuffle` is ``Random.shuffle``, so the compiled path consumes the very draws
+the Python path does. :func:`matches_python` checks the kernels against the running
+Python's ``random`` once per process; the search agents use the compiled engines only then.
 """
 
 from __future__ import annotations

@@ -6,13 +6,9 @@ node per simulation, so ``simulations + 1`` is enough). Node 0 is the root. Chil
 kept in expansion order (a linked list), so the first of equal UCT scores or equal final
 keys is the one the Python search picks. Each game's compiled state
 (``envs/<game>/fast/state.py``) runs the simulation loop with these helpers and its own
-moves and rollouts, drawing from a :class:`~tabletop_zoo.envs.fast_random.PythonStream`
-exactly what the Python search draws; :func:`run_search` is the shared entry point.
-
-The simulation loop itself is written once per game, not shared: a shared loop would take
-the game's compiled moves as a function argument or close over them, and numba's disk cache
-keeps neither (tried with numba 0.68.1: such a kernel missed the cache on every start, so
-every process would compile the search again).
+moves and rollouts (why the loop is not shared: docs/DESIGN.md), drawing from a
+:class:`~tabletop_zoo.envs.fast_random.PythonStream` exactly what the Python search draws;
+:func:`run_search` is the shared entry point.
 """
 
 from __future__ import annotations
@@ -94,8 +90,9 @@ def pop_untried(tree, node):
 
 
 @jit
-def add_child(tree, node, child, action):
-    """Append ``child`` (reached by ``action``) to ``node``'s children."""
+def add_child(tree, node, child, action, path, length):
+    """Append ``child`` (reached by ``action``) to ``node``'s children and to ``path``
+    (``path[:length]`` so far); returns the path's new length."""
     ints = tree[0]
     ints[child, ACTION] = action
     if ints[node, FIRST] < 0:
@@ -103,6 +100,8 @@ def add_child(tree, node, child, action):
     else:
         ints[ints[node, LAST], NEXT] = child
     ints[node, LAST] = child
+    path[length] = child
+    return length + 1
 
 
 @jit

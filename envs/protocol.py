@@ -1,22 +1,7 @@
-"""The rules-engine protocol in code, and the engine behaviour both games share.
-
-Every game's engine is a pair of classes in ``envs/<game>/rules.py``:
-
-* a Game (:class:`EngineGame`): immutable options and precomputed tables, the size of
-  the fixed ``Discrete`` action space, and ``new_initial_state(seed)``;
-* a State (:class:`EngineState`): one position plus whose decision it is, mutated in
-  place by ``apply_action``.
-
-The env base (:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`), the golden
-playthroughs and the agents of ``tabletop_zoo.baselines`` see engines only through these
-two protocols, which is why they serve every game and player count unchanged.
-
-:class:`StateBase` writes once what every State does the same way: ``returns()`` from
-``scores()``, ``string_to_action`` = parse + legality check, equality through
-``to_json()``, ``repr`` and pickling (any protocol) of ``__slots__`` classes. The hot
-path (``legal_actions``, ``apply_action``) stays in each engine.
-
-This module imports nothing outside the standard library and ``tabletop_zoo.envs``.
+"""The rules-engine protocol (:class:`EngineGame`, :class:`EngineState`; docs/DESIGN.md), and
+:class:`StateBase`, what every State does the same way: ``returns()`` from ``scores()``,
+``string_to_action`` = parse + legality check, equality through ``to_json()``, ``repr`` and
+pickling of ``__slots__`` classes. Standard library and ``tabletop_zoo.envs`` only.
 """
 
 from __future__ import annotations

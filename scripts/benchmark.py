@@ -1,5 +1,4 @@
-"""``python scripts/benchmark.py ARGS`` runs ``tabletop-zoo benchmark ARGS`` in a clone;
-the code is ``baselines/commands/benchmark.py``."""
+"""``python scripts/benchmark.py ARGS`` in a clone: ``tabletop-zoo benchmark ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

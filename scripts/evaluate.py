@@ -1,5 +1,4 @@
-"""``python scripts/evaluate.py ARGS`` runs ``tabletop-zoo evaluate ARGS`` in a clone;
-the code is ``baselines/commands/evaluate.py``."""
+"""``python scripts/evaluate.py ARGS`` in a clone: ``tabletop-zoo evaluate ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

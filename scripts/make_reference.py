@@ -1,5 +1,4 @@
-"""``python scripts/make_reference.py ARGS`` runs ``tabletop-zoo make-reference ARGS`` in a clone;
-the code is ``baselines/commands/make_reference.py``."""
+"""``python scripts/make_reference.py ARGS`` in a clone: ``tabletop-zoo make-reference ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

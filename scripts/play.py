@@ -1,5 +1,4 @@
-"""``python scripts/play.py ARGS`` runs ``tabletop-zoo play ARGS`` in a clone;
-the code is ``baselines/commands/play.py``."""
+"""``python scripts/play.py ARGS`` in a clone: ``tabletop-zoo play ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

@@ -1,6 +1,4 @@
-"""``python scripts/ppo_vector.py ARGS`` runs ``tabletop-zoo ppo-vector ARGS`` in a clone;
-the command is ``baselines/commands/ppo_vector.py``, the loop
-``baselines/training/ppo_vector.py``."""
+"""``python scripts/ppo_vector.py ARGS`` in a clone: ``tabletop-zoo ppo-vector ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

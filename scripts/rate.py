@@ -1,5 +1,4 @@
-"""``python scripts/rate.py ARGS`` runs ``tabletop-zoo rate ARGS`` in a clone;
-the code is ``baselines/commands/rate.py``."""
+"""``python scripts/rate.py ARGS`` in a clone: ``tabletop-zoo rate ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

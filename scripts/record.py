@@ -1,5 +1,4 @@
-"""``python scripts/record.py ARGS`` runs ``tabletop-zoo record ARGS`` in a clone;
-the code is ``baselines/commands/record.py``."""
+"""``python scripts/record.py ARGS`` in a clone: ``tabletop-zoo record ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

@@ -1,5 +1,4 @@
-"""``python scripts/train.py ARGS`` runs ``tabletop-zoo train ARGS`` in a clone;
-the code is ``baselines/commands/train.py``."""
+"""``python scripts/train.py ARGS`` in a clone: ``tabletop-zoo train ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

@@ -1,5 +1,4 @@
-"""``python scripts/train_alphazero.py ARGS`` runs ``tabletop-zoo train-alphazero ARGS`` in a clone;
-the code is ``baselines/commands/train_alphazero.py``."""
+"""``python scripts/train_alphazero.py ARGS`` in a clone: ``tabletop-zoo train-alphazero ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

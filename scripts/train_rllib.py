@@ -1,5 +1,4 @@
-"""``python scripts/train_rllib.py ARGS`` runs ``tabletop-zoo train-rllib ARGS`` in a clone;
-the code is ``baselines/commands/train_rllib.py``."""
+"""``python scripts/train_rllib.py ARGS`` in a clone: ``tabletop-zoo train-rllib ARGS``."""
 
 from tabletop_zoo.baselines.commands import run_script
 

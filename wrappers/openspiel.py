@@ -1,21 +1,12 @@
-"""Our games as OpenSpiel Python games (optional extra ``openspiel``).
+"""Our games as OpenSpiel Python games (optional extra ``openspiel``; docs/ecosystem.md).
 
-Importing this module registers one game per entry of the registry as ``python_<game>``::
-
-    import tabletop_zoo.wrappers.openspiel  # noqa: F401  (registers the games)
-    game = pyspiel.load_game("python_arktia", {"players": 3})
-
-Sequential, perfect-information games with terminal rewards (the engine's ``returns()``).
-Parameters: ``players``; every keyword option of the engine's Game class under its own name
-(an option whose default is ``None`` is a string: ``""`` keeps the default, ``"yes"``/
-``"no"`` give a bool, other text is passed on); ``max_moves`` (:data:`DEFAULT_MAX_MOVES`):
-a game cut there is terminal and scored as the position stands, like the envs' truncation.
-A variant whose start depends on the seed gets one opening chance node over
-:data:`CHANCE_SEEDS` seeds. Observation tensors are the game's encoder planes,
-channel-first; strings are the engine's text and notation. States clone through the
-engine, games pickle by their parameters, and ``pyspiel.serialize_game_and_state`` works
-through the action history. Use OpenSpiel's *Python* ``MCTSBot`` (the C++ one crashes on
-every Python game, OpenSpiel 2.0.2); :class:`AgentBot` seats any agent of ours as a bot.
+Importing this module registers one game per entry of the registry as ``python_<game>``
+(``pyspiel.load_game("python_arktia", {"players": 3})``): sequential, perfect-information,
+terminal rewards (the engine's ``returns()``). Parameters: ``players``, every keyword
+option of the engine's Game class (:mod:`._openspiel_parameters`) and ``max_moves``, a cut
+scored as the position stands. A variant whose start depends on the seed opens with one
+chance node over :data:`CHANCE_SEEDS` seeds. Use OpenSpiel's *Python* ``MCTSBot`` (the C++
+one crashes on every Python game, OpenSpiel 2.0.2); :class:`AgentBot` seats our agents.
 """
 
 from __future__ import annotations

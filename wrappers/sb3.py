@@ -1,21 +1,12 @@
-"""A Stable-Baselines3 ``VecEnv`` over a compiled batched engine (the ``fast`` and
-``train`` extras), for ``MaskablePPO`` at engine speed::
-
-    from sb3_contrib import MaskablePPO
-    from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env
-    envs = make_sb3_vec_env(GAME, num_envs=8, opponent="greedy", seed=0)
-    model = MaskablePPO("MlpPolicy", envs, n_steps=64).learn(2_000)
+"""A Stable-Baselines3 ``VecEnv`` over a compiled batched engine, for ``MaskablePPO`` at
+engine speed (the ``fast`` and ``train`` extras; docs/baselines.md shows it in use).
 
 One learner seat per game (a random seat per episode); the other seats are played inside
-the batch, between two learner steps, by compiled ``random`` or ``greedy`` players or by
-frozen snapshots of the learner (a pool, :class:`BatchedOpponents`: every seat of every
-episode draws its opponent; all games waiting on the same snapshot share one forward pass).
-Observations and masks are those of the single-agent env
-(:mod:`tabletop_zoo.wrappers.single_agent`) for the same position; ``action_masks()``
-(and ``env_method("action_masks")``) serves ``MaskablePPO``. A game that ends restarts at
-once; its last observation is ``infos[i]["terminal_observation"]`` (SB3's convention) and
-``infos[i]["TimeLimit.truncated"]`` says it was cut by ``max_turns``. The games run on
-:class:`~tabletop_zoo.wrappers.vector.BatchedVectorEnv` (the Gymnasium vector env).
+the batch by compiled ``random`` or ``greedy`` players or by a snapshot pool
+(:class:`BatchedOpponents`). Observations and masks are the single-agent env's for the same
+position. A finished game restarts at once, its last observation in
+``infos[i]["terminal_observation"]`` (SB3's convention), ``infos[i]["TimeLimit.truncated"]``
+when ``max_turns`` cut it.
 """
 
 from __future__ import annotations
@@ -33,12 +24,8 @@ __all__ = ["BatchedOpponents", "CompiledVecEnv", "PoolVectorEnv", "make_sb3_vec_
 
 
 class CompiledVecEnv(VecEnv):
-    """SB3 ``VecEnv`` of ``num_envs`` games on a compiled engine (see the module doc).
-
-    Args:
-        env: the Gymnasium vector env holding the games (:class:`PoolVectorEnv` or
-            :class:`BatchedVectorEnv`, with ``learner_seat=None`` for random seats).
-    """
+    """SB3 ``VecEnv`` over ``env``, the Gymnasium vector env holding the games
+    (:class:`PoolVectorEnv` or :class:`BatchedVectorEnv`, ``learner_seat=None``)."""
 
     render_mode = None
 

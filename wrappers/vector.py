@@ -1,22 +1,15 @@
-"""A Gymnasium ``VectorEnv`` over a compiled batched engine (the ``fast`` extra).
-
-For custom training loops (CleanRL style) that step thousands of games at once: one seat
-learns in every game; the other seats are played inside, in batch, by compiled random or
-greedy opponents, a batched policy, or a list of these drawn per seat and episode::
+"""A Gymnasium ``VectorEnv`` over a compiled batched engine (the ``fast`` extra; docs/fast.md),
+for custom training loops that step thousands of games at once::
 
     envs = make_vector_env(GAME, num_envs=1024, opponent="greedy", seed=0)
     obs, infos = envs.reset()
     obs, rewards, terminated, truncated, infos = envs.step(envs.sample_legal_actions())
 
-Observations are the learner's AEC planes, ``(num_envs, rows, cols, planes)`` float32, and
-``infos["action_mask"]`` its legal actions. A reward comes when the learner's game ends
-(``reward_mode`` ``"win"``: +1 / 0 / -1; ``"score"``: its score minus the best other one).
-Autoreset is Gymnasium's ``SAME_STEP`` mode (``infos["final_obs"]``, ``infos["final_info"]``
-with ``learner_seat`` and ``final_scores``, their ``_`` masks, ``infos["final_scores"]``).
-``learner_seat=None`` draws the seat per game and episode (``infos["learner_seat"]``). A step
-is a transaction: an illegal learner action, or a policy's output that is not one legal
-action per game asked (the message names the row), raises and changes nothing. ``states``
-is a read-only view of the rows, which the env steps without re-checking.
+One seat learns in every game (``learner_seat=None``: drawn per game and episode); the
+other seats are played inside, in batch (:mod:`.vector_batched`, :mod:`.vector_pool`).
+Observations are the learner's AEC planes, ``infos["action_mask"]`` its legal actions; the
+reward comes when its game ends. Autoreset is Gymnasium's ``SAME_STEP`` mode. A step is a
+transaction: an illegal action raises and changes nothing.
 """
 
 from __future__ import annotations

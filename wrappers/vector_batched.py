@@ -1,5 +1,5 @@
 """The batched vector env's class, :class:`BatchedVectorEnv` (the ``fast`` extra);
-:func:`tabletop_zoo.wrappers.vector.make_vector_env` makes it and documents it."""
+:func:`tabletop_zoo.wrappers.vector.make_vector_env` makes it; docs/fast.md documents it."""
 
 from __future__ import annotations
 

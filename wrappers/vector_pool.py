@@ -1,17 +1,10 @@
-"""Mixed opponents inside the compiled vector env: every other seat of every episode
-draws its player (the ``fast`` extra)::
-
-    from tabletop_zoo.wrappers.vector import make_vector_env
-    envs = make_vector_env(GAME, 64, 3, opponent=["random", "greedy"], learner_seat=None)
-
-``opponent`` as a list makes a :class:`PoolVectorEnv` over an :class:`OpponentMix`: at the
-start of each episode each seat other than the learner's draws one entry of the list,
-uniformly (repeat an entry to weight it); an entry is ``"random"``, ``"greedy"`` (the
-compiled players) or a batched policy ``(observations, masks) -> actions`` (for example a
-frozen copy of the learner). A game whose other seats all drew the same compiled player
-is played to the learner's turn in one compiled call; the other games one decision at a
-time, one call per policy for all games waiting on it. The SB3 VecEnv
-(:mod:`tabletop_zoo.wrappers.sb3`) runs its snapshot pool through the same class.
+"""Mixed opponents inside the compiled vector env (the ``fast`` extra; docs/fast.md):
+``make_vector_env(..., opponent=["random", "greedy"])`` makes a :class:`PoolVectorEnv` over
+an :class:`OpponentMix`, where every other seat of every episode draws one entry of the
+list uniformly: ``"random"``, ``"greedy"`` (the compiled players) or a batched policy
+``(observations, masks) -> actions``. A game whose other seats all drew the same compiled
+player runs to the learner's turn in one compiled call; the others one decision at a time,
+one call per policy for all games waiting on it. The SB3 VecEnv's snapshot pool runs here too.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
-"""The agents layer: the :class:`Agent` protocol, the baselines and :func:`make_agent`.
-
-Every agent follows one small protocol, so any agent (a baseline, a trained policy, a
-person at the terminal) can play against any other::
-
-    action = agent.act(observation, action_mask, state)
-
-``observation`` is the env's ``"observation"`` plane array for the acting seat,
-``action_mask`` its int8 (or bool) legal-action mask and ``state`` the live rules-engine
-state (``env.unwrapped.game_state``, an :class:`~tabletop_zoo.envs.protocol.EngineState`).
-Agents never mutate ``state``.
-
-:func:`make_agent` is the one place that turns a spec string into an agent (scripts, the
-tournament, the single-agent wrapper and the opponent pool all call it). Importing this
-package does not import torch; only creating a :class:`~.ppo.PPOAgent` does.
-"""
+"""The agents layer: the :class:`Agent` protocol, the baselines and :func:`make_agent`, the
+one place that turns a spec string into an agent. Importing it does not import torch."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any, Protocol, runtime_checkable
 
@@ -58,14 +45,10 @@ AGENT_SPECS = (
 
 @runtime_checkable
 class Agent(Protocol):
-    """What every agent offers: a name and a move chooser.
-
-    Agents may also define ``reset(seed: int | None = None) -> None``; the arena and
-    the single-agent wrapper call it (when present) at the start of every game so
-    seeded games are reproducible. An agent that never reads ``observation`` may set
-    ``reads_observation = False``; the single-agent wrapper then skips building the
-    planes for it and passes ``None`` (the search baselines do this).
-    """
+    """What every agent offers: a name and ``act(observation, action_mask, state)``, where
+    ``state`` is the live engine state (never mutated) and ``observation`` the acting seat's
+    planes. Optional: ``reset(seed)``, called at the start of every game, and
+    ``reads_observation = False`` (the single-agent wrapper then passes ``None``)."""
 
     name: str
 
@@ -197,12 +180,7 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent
 
 def __getattr__(name: str) -> Any:
     """``PPOAgent`` and ``HumanAgent`` are imported on first use (no torch at import)."""
-    if name == "PPOAgent":
-        from tabletop_zoo.baselines.agents.ppo import PPOAgent
-
-        return PPOAgent
-    if name == "HumanAgent":
-        from tabletop_zoo.baselines.agents.human import HumanAgent
-
-        return HumanAgent
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = {"PPOAgent": "ppo", "HumanAgent": "human"}.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -16,12 +16,9 @@ SEED_LIMIT = 2**32
 
 
 def check_agent_fits(agent: Any, env: Any, spec: str | None = None) -> None:
-    """Raise if ``agent`` holds a model made for another game or player count.
-
-    Only agents with a ``model`` (PPO) are checked: the model's observation shape and
-    number of actions must be the env's (a model trained on one game cannot play another).
-    ``env`` is an AEC env of ours (raw or wrapped); ``spec`` names the agent in the message.
-    """
+    """Raise if ``agent``'s ``model`` (PPO agents have one) was made for another
+    observation shape or number of actions than ``env``'s (an AEC env of ours); ``spec``
+    names the agent in the message."""
     model = getattr(agent, "model", None)
     if model is None:
         return
@@ -42,12 +39,8 @@ def check_agent_fits(agent: Any, env: Any, spec: str | None = None) -> None:
 
 
 def check_seed(seed: Any, flag: str = "seed", limit: int | None = SEED_LIMIT) -> int | None:
-    """``seed`` as an int, or ``None``; :class:`InvalidOptionError` for anything else.
-
-    Allowed: ``None`` or a Python/NumPy integer in ``0 .. limit - 1`` (no upper bound with
-    ``limit=None``); bools, floats and strings are refused, as everywhere in the package
-    (``errors.as_integer``).
-    """
+    """``seed`` as an int (a Python/NumPy integer in ``0 .. limit - 1``, no upper bound with
+    ``limit=None``), or ``None``; :class:`InvalidOptionError` for anything else."""
     if seed is None:
         return None
     number = as_integer(seed)
@@ -67,17 +60,12 @@ def check_seed(seed: Any, flag: str = "seed", limit: int | None = SEED_LIMIT) ->
 def check_agent_spec(
     spec: str, game: str | None = None, num_players: int | None = None, human: bool = False
 ) -> str:
-    """``spec`` stripped, once its form is valid and the file behind it is usable.
-
-    Checked without playing (and without importing torch or ray): the form
-    (:func:`~tabletop_zoo.baselines.agents.parse_agent_spec`); ``az:`` networks are read and
-    their ``meta`` checked, ``ref:`` names looked up in the manifest (file and hash),
-    ``ppo:`` files and ``rllib:`` folders looked for. With ``game`` (and ``num_players``)
-    an ``az:`` or ``ref:`` model made for another game or player count is refused. ``human``
-    is allowed only with ``human=True``. Raises
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` or its subclass
-    :class:`~tabletop_zoo.envs.errors.ModelFileError`.
-    """
+    """``spec`` stripped, once its form is valid and the file behind it is usable, checked
+    without playing or importing torch or ray (``az:`` networks read, ``ref:`` names and
+    hashes checked, ``ppo:`` files and ``rllib:`` folders looked for). With ``game`` /
+    ``num_players`` an ``az:`` or ``ref:`` model of another game or count is refused;
+    ``human`` only with ``human=True``. Raises :class:`InvalidOptionError` (or
+    :class:`ModelFileError`)."""
     from pathlib import Path
 
     from tabletop_zoo.baselines.agents import parse_agent_spec

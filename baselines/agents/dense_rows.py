@@ -1,28 +1,18 @@
 """Dense layers computed row by row in one fixed order: the outputs of a row do not depend
 on the other rows of the call, nor on whether numba is installed.
 
-A matrix product on NumPy's BLAS rounds a row's outputs differently with the size of the
-call (its kernels block and vectorise the sum by shape). Agents that play from a network
-(:class:`~.alphazero.AlphaZeroAgent`, the reference policies) use these layers instead, so
-that a position gets the same numbers whether its game is searched alone, with other
-leaves of the same search, or beside other games of a batched match, and on every install.
+A BLAS matrix product rounds a row's outputs differently with the size of the call, so the
+agents that play from a network (AlphaZero, the reference policies) use these layers: a
+position gets the same numbers searched alone, with other leaves, or beside other games.
 
 The order: output ``j`` of row ``i`` is ``0``, plus ``x[i, k] * weight[k, j]`` for every
-input ``k`` with ``x[i, k] != 0`` in ascending ``k``, each product and each sum rounded
-to float32, plus ``bias[j]`` last. Skipping zero inputs changes no number: a product with
-a zero input is a zero, and adding a zero to a sum that starts at ``+0`` never changes it.
-The inputs of our networks are mostly zeros (board planes, ReLU outputs), so skipping is
-also the fast part. Two implementations do exactly this:
-
-* a numba kernel (the ``fast`` path: :func:`~tabletop_zoo.envs.registry.fast_path_available`);
-* NumPy, row by row: the products of the row's nonzero inputs, summed from ``+0`` down
-  the rows of a C-ordered array by ``np.add.reduce`` (which adds one row after the other:
-  NumPy sums pairwise only along the fast axis), or by ``np.cumsum`` (sequential by
-  definition) for a single output, whose column would be the fast axis.
-
-numba compiles without ``fastmath``, so it neither reassociates the sums nor fuses a
-product and a sum into one rounding; ``tests/baselines/test_dense_rows.py`` compares the
-two bit for bit.
+input ``k`` with ``x[i, k] != 0`` in ascending ``k``, each product and sum rounded to
+float32, plus ``bias[j]`` last (skipping zero inputs changes no number, and is the fast
+part: our inputs are mostly zeros). Two implementations do exactly this: a numba kernel
+(no ``fastmath``: no reassociation, no fused multiply-add) and NumPy row by row
+(``np.add.reduce`` down the rows of a C-ordered array adds one row after the other; a single
+output, whose column would be the fast axis, uses ``np.cumsum``).
+``tests/baselines/test_dense_rows.py`` compares the two bit for bit.
 """
 
 from __future__ import annotations

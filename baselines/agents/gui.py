@@ -1,19 +1,11 @@
-"""A person plays with the mouse in a pygame window (``scripts/play.py --gui``).
+"""A person plays with the mouse in a pygame window (``tabletop-zoo play --gui``).
 
-The window shows a status band (last move, phase, who acts or the result, scores), the
-game's ``rgb_array`` picture with the legal targets marked, and a panel with a prompt and
-buttons. What can be clicked comes from the ``Picker`` of the game's ``GameSpec.gui``
-(``choices(state, selection)``): a click plays an action or narrows the selection. Closing
-the window or Escape abandons the game (:class:`~.human.GameAbandoned`).
-:class:`WindowAgent` is a person's seat; :class:`PlayWindow`'s :meth:`~PlayWindow.start`
-and :meth:`~PlayWindow.step` are the arena's ``on_start`` / ``on_step`` hooks::
-
-    window = PlayWindow(env, humans={0}, delay=0.6)
-    agents = [WindowAgent(window), make_agent("greedy", seed=1)]
-    play_game(env, agents, seed=1, on_start=window.start, on_step=window.step)
-    window.finish(env)  # the result stays on screen until the window is closed
-
-Needs the ``render`` extra (pygame); tests drive it headless (``SDL_VIDEODRIVER=dummy``).
+The window shows a status band, the game's picture with the legal targets marked, and a
+panel with a prompt and buttons; what can be clicked comes from the ``Picker`` of the
+game's ``GameSpec.gui``. Closing the window or Escape abandons the game. A person's seat is
+a :class:`WindowAgent`; :class:`PlayWindow`'s ``start`` and ``step`` are the arena's
+``on_start`` / ``on_step`` hooks (``baselines/commands/play.py:play_gui`` shows the use).
+Needs the ``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
 """
 
 from __future__ import annotations
@@ -97,7 +89,6 @@ class PlayWindow:
         self.hover: Choice | None = None
         self.last_frame: np.ndarray | None = None
         self.last_lines: list[str] = []
-        self.prompt = ""
         self.moves: list[str] = []
         self.last: LastMove | None = None
         self.truncated = False
@@ -198,26 +189,7 @@ class PlayWindow:
     def show(self, state: Any, prompt: str = "") -> None:
         """Draw ``state`` with nothing to click."""
         self.last_lines = self.status(state)
-        self.prompt = prompt
         self.present(self.compose(state, self.last_lines, prompt))
-
-    def button_centre(self, choice: Choice) -> tuple[int, int]:
-        """Window pixel ``(x, y)`` at the middle of a button shown in the last frame."""
-        for (y0, x0, y1, x1), shown in self._buttons:
-            if shown == choice:
-                return (x0 + x1) // 2, (y0 + y1) // 2
-        raise ValueError(f"button {choice.label!r} is not shown")
-
-    def spot_centre(self, choice: Choice) -> tuple[int, int]:
-        """Window pixel ``(x, y)`` at the middle of a spot on the picture."""
-        if choice.spot is not None:
-            y, x, _ = choice.spot
-        elif choice.box is not None:
-            y0, x0, y1, x1 = choice.box
-            y, x = (y0 + y1) / 2, (x0 + x1) / 2
-        else:
-            return self.button_centre(choice)
-        return int(x), int(y + self.picture_top)
 
     def hit(self, x: int, y: int, choices: Sequence[Choice]) -> Choice | None:
         """The choice under window pixel ``(x, y)``, if any."""
@@ -230,26 +202,22 @@ class PlayWindow:
         return None
 
     # ------------------------------------------------------------ input
-    # ------------------------------------------------------------ input
     def choose(self, state: Any) -> int | None:
         """Wait until the person clicks their way to a legal action; ``None`` if they quit
         (window closed or Escape)."""
         pygame = self.pygame
         selection: tuple = ()
         self.hover = None
-        lines = self.status(state)
+        self.last_lines = self.status(state)
         while True:
             prompt, choices = self.picker.choices(state, selection)
-            self.prompt, self.last_lines = prompt, lines
-            self.present(self.compose(state, lines, prompt, choices))
+            self.present(self.compose(state, self.last_lines, prompt, choices))
             if self.on_wait is not None:
                 self.on_wait(self, choices)
             event = pygame.event.wait(200)
             events = [event, *pygame.event.get()] if event.type != pygame.NOEVENT else []
             for event in events:
-                if event.type == pygame.QUIT or (
-                    event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
-                ):
+                if self._quits(event):
                     return None
                 if event.type == pygame.MOUSEMOTION:
                     self.hover = self.hit(*event.pos, choices)
@@ -262,16 +230,20 @@ class PlayWindow:
                     selection = clicked.selection
                     break  # new choices for the new selection
 
+    def _quits(self, event: Any) -> bool:
+        """The window was closed or Escape pressed."""
+        pygame = self.pygame
+        return event.type == pygame.QUIT or (
+            event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
+        )
+
     def pause(self, seconds: float) -> bool:
         """Keep the window responsive for ``seconds``; False if the person closed it."""
         pygame = self.pygame
         end = time.monotonic() + seconds
         while True:
-            for event in pygame.event.get():
-                if event.type == pygame.QUIT or (
-                    event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
-                ):
-                    return False
+            if any(self._quits(event) for event in pygame.event.get()):
+                return False
             left = end - time.monotonic()
             if left <= 0:
                 return True

@@ -133,13 +133,18 @@ class DenseNet:
             f"header ({inputs} inputs, {actions} actions)"
         )
 
-    def forward(self, inputs: np.ndarray) -> dict[str, np.ndarray]:
-        """Head outputs for a batch ``(batch, ...)`` of observations (flattened here)."""
+    def _rows(self, inputs: np.ndarray) -> np.ndarray:
+        """A batch of observations as float32 rows, their width checked."""
         x = np.asarray(inputs, np.float32).reshape(len(inputs), -1)
         if x.shape[1] != self.input_size:
             raise InvalidOptionError(
                 f"network expects {self.input_size} inputs per observation, got {x.shape[1]}"
             )
+        return x
+
+    def forward(self, inputs: np.ndarray) -> dict[str, np.ndarray]:
+        """Head outputs for a batch ``(batch, ...)`` of observations (flattened here)."""
+        x = self._rows(inputs)
         act = ACTIVATIONS[self.activation]
         for weight, bias in self.trunk:
             x = act(x @ weight + bias)
@@ -149,13 +154,9 @@ class DenseNet:
         self, inputs: np.ndarray, legal: Sequence[Sequence[int]]
     ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
         """The outputs agents play from: ``(policy, heads)``, the ``policy`` head's logits
-        at each row's ``legal`` actions and the other heads' outputs.
-
-        Unlike :meth:`forward` (one BLAS product per layer), every row is computed alone in
-        one fixed order (:mod:`.dense_rows`), so a row's numbers are the same whatever the
-        other rows of the call, with or without numba; a position gets the same values
-        searched alone or beside other games. Only the legal actions' logits are computed.
-        """
+        at each row's ``legal`` actions and the other heads' outputs. Unlike :meth:`forward`
+        (BLAS), every row is computed alone in one fixed order (:mod:`.dense_rows`): the
+        same numbers whatever the other rows of the call, with or without numba."""
         flat, starts = flat_columns(legal)
         policy, heads = self.forward_flat(inputs, flat, starts)
         return [policy[starts[i] : starts[i + 1]] for i in range(len(legal))], heads
@@ -166,11 +167,7 @@ class DenseNet:
         """:meth:`forward_rows` with the legal actions end to end (``actions``) and
         where each row's begin (``starts``, ``rows + 1`` offsets); the logits come end to
         end as well."""
-        x = np.asarray(inputs, np.float32).reshape(len(inputs), -1)
-        if x.shape[1] != self.input_size:
-            raise InvalidOptionError(
-                f"network expects {self.input_size} inputs per observation, got {x.shape[1]}"
-            )
+        x = self._rows(inputs)
         return network_rows(
             x, self.trunk, ACTIVATIONS[self.activation], self.heads, actions, starts,
             relu=self.activation == "relu",
@@ -187,20 +184,15 @@ class DenseNet:
         arrays = {k: v.astype(np.float16) for k, v in arrays.items()}
         header = {"activation": self.activation, "heads": list(self.heads), "meta": self.meta}
         arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-        path = Path(path)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, **arrays)
-        return write_bytes_atomic(path, buffer.getvalue())
+        return write_bytes_atomic(Path(path), buffer.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> DenseNet:
-        """Read a network written by :meth:`save`.
-
-        Anything else (a missing, empty, truncated or malformed file, arrays of the wrong
-        shape or with non-finite values, a header without its fields) raises
-        :class:`~tabletop_zoo.envs.errors.ModelFileError` naming the file; nothing is
-        unpickled (``allow_pickle=False``).
-        """
+        """Read a network written by :meth:`save`; anything else (missing, truncated or
+        malformed, non-finite values) raises :class:`ModelFileError` naming the file.
+        Nothing is unpickled (``allow_pickle=False``)."""
         path = Path(path)
         if not path.is_file():
             raise ModelFileError(f"no network file at {str(path)!r}")
@@ -236,9 +228,8 @@ def _read_network_file(path: Path) -> tuple[list, dict, dict]:
         raise _Malformed("not a zip archive (.npz), or a truncated one")
     with zipfile.ZipFile(path) as archive:
         declared = sum(info.file_size for info in archive.infolist())
-    limit = MAX_NETWORK_BYTES
-    if declared > limit:
-        raise _Malformed(f"its arrays declare {declared} bytes (limit {limit})")
+    if declared > MAX_NETWORK_BYTES:
+        raise _Malformed(f"its arrays declare {declared} bytes (limit {MAX_NETWORK_BYTES})")
     with np.load(path, allow_pickle=False) as data:
         files = set(data.files)
         if "header" not in files:

@@ -1,22 +1,16 @@
 """PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
 
-The search sees engines only through the protocol (``current_player``, ``legal_actions``,
-``apply_action``, ``clone``, ``is_terminal``, ``returns``), so any engine works unchanged,
-for any number of players; a compiled engine's position (``envs/<game>/fast``) is kept as
-its row, and the new leaves of a batch get their legal actions (and, for the AlphaZero
-agent's evaluator, their planes) from batched engine calls.
+The search sees engines only through the protocol, for any number of players; a compiled
+engine's position is kept as its row, and the new leaves of a batch get their legal
+actions (and, for the AlphaZero agent's evaluator, their planes) from batched engine calls.
 
-An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)`` where
-``priors[i]`` is a probability per legal action of ``states[i]`` (in ``legal_actions()``
-order) and ``values[i]`` the expected result of every seat (absolute seat order, in
-``[-1, 1]``). The search collects up to ``batch_size`` leaves with *virtual loss*,
-evaluates them in one call and backs every seat's value up the path. The tree is the one
-of :mod:`.tree` (a :class:`~.tree.Forest` of one slot), which batched self-play searches
-with too: at a node, the seat to act picks ``argmax Q + U`` with ``U = c_puct * P *
-sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q`` is the node's own value for that seat
-(first-play urgency). Its kernels are compiled when the fast path is available
-(:func:`~tabletop_zoo.envs.registry.fast_path_available`) and run as written otherwise,
-with the same visits.
+An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)``, a
+probability per legal action (``legal_actions()`` order) and the expected result of every
+seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size``
+leaves with *virtual loss*, evaluates them in one call and backs every seat's value up the
+path, on the tree of :mod:`.tree` (a ``Forest`` of one slot): the seat to act picks
+``argmax Q + U`` with ``U = c_puct * P * sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q``
+is the node's own value for that seat (first-play urgency).
 """
 
 from __future__ import annotations
@@ -38,6 +32,7 @@ TerminalValue = Callable[[Any], Sequence[float]]
 #: New leaves valued together: actions (ascending, end to end), where each leaf's begin,
 #: the priors alike and the values of every seat per leaf.
 Valued = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+C_VISIT, C_SCALE = 50.0, 0.1  # sigma(q) of the Gumbel search (GumbelHalving)
 
 
 class PUCTSearch:
@@ -91,31 +86,12 @@ class PUCTSearch:
             done += tree.simulate_batch(self.num_simulations - done)
         return root
 
-    def run_gumbel(
-        self,
-        state: Any,
-        num_considered: int = 16,
-        c_visit: float = 50.0,
-        c_scale: float = 0.1,
-    ) -> tuple[RootView, int, np.ndarray]:
-        """Gumbel root search for self-play (Danihelka et al., "Policy improvement by planning
-        with Gumbel", ICLR 2022), PUCT below the root.
-
-        Draws Gumbel noise ``g`` per legal root action, keeps the ``num_considered`` actions
-        with the largest ``g + log prior`` and shares the simulations among them by
-        sequential halving (each round visits every remaining action equally, then keeps
-        the better half by ``g + log prior + sigma(q)``). Returns the root, the index (into
-        ``root.actions``) of the action to play (the best remaining one: a sample of the
-        improved policy) and the improved policy over ``root.actions``,
-        ``softmax(log prior + sigma(completed q))``: the policy target, which improves on
-        the prior even with few simulations, unlike visit counts. ``q`` is the root
-        seat's mean value of a child mapped to ``[0, 1]``; unvisited children get the mix
-        of the root's own value and the visited children's values; ``sigma(q) = (c_visit +
-        max visits) * c_scale * q``. No Dirichlet noise is used.
-        """
+    def run_gumbel(self, state: Any, num_considered: int = 16) -> tuple[RootView, int, np.ndarray]:
+        """Gumbel root search for self-play (:class:`GumbelHalving` at the root, PUCT below,
+        no Dirichlet noise): the root, the index (into ``root.actions``) of the action to
+        play and the improved policy over ``root.actions``, the policy target."""
         tree = _OneTree(self, state)
         halving = GumbelHalving(tree.root, self.rng, self.num_simulations, num_considered)
-        halving.c_visit, halving.c_scale = c_visit, c_scale
         while (forced := halving.next_phase()) is not None:
             done = 0
             while done < len(forced):
@@ -284,16 +260,19 @@ class _OneTree:
 
 
 class GumbelHalving:
-    """The Gumbel sequential halving of one expanded root (see :meth:`PUCTSearch.run_gumbel`).
+    """The Gumbel sequential halving of one expanded root (Danihelka et al., "Policy
+    improvement by planning with Gumbel", ICLR 2022).
 
-    Draws one Gumbel variable per root action from ``rng`` when made, keeps the
+    Draws one Gumbel variable ``g`` per root action from ``rng``, keeps the
     ``num_considered`` actions with the largest ``g + log prior``, and hands out the root
     children to visit one phase at a time: :meth:`next_phase` halves the remaining actions
-    by ``g + log prior + sigma(q)`` after the previous phase (whose simulations must be
-    backed up by then) and returns the next phase's forced root children (indices into
-    ``root.actions``), ``None`` once every phase is done; :meth:`result` gives the chosen
-    child and the improved policy. The same schedule serves a search that simulates a
-    phase in batches and one that simulates one leaf at a time.
+    by ``g + log prior + sigma(q)`` after the previous phase (backed up by then) and returns
+    the next phase's forced root children (indices into ``root.actions``), ``None`` once
+    done; :meth:`result` gives the chosen child (the best remaining one) and the improved
+    policy ``softmax(log prior + sigma(completed q))``, which improves on the prior even with
+    few simulations. ``q``: the root seat's mean value of a child in ``[0, 1]``, for
+    unvisited children the mix of the root's own value and the visited ones';
+    ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``.
     """
 
     def __init__(
@@ -302,7 +281,6 @@ class GumbelHalving:
         self.root = root
         self.seat = root.player
         self.num_simulations = num_simulations
-        self.c_visit, self.c_scale = 50.0, 0.1
         n = len(root.actions)
         self.logits = np.log(np.maximum(root.priors, 1e-12))
         self.gumbel = rng.gumbel(size=n)
@@ -314,7 +292,7 @@ class GumbelHalving:
         self.root_value = float(root.value_sum[self.seat]) / max(root.visits, 1)  # network's
 
     def _sigma(self, q: np.ndarray) -> np.ndarray:
-        return (self.c_visit + self.root.child_visits.max()) * self.c_scale * q
+        return (C_VISIT + self.root.child_visits.max()) * C_SCALE * q
 
     def _child_q(self) -> np.ndarray:
         """The root seat's mean value per child, in ``[0, 1]``."""

@@ -87,19 +87,10 @@ def ladder_entry(game: str, num_players: int, manifest: dict[str, Any] | None = 
 
 
 class PolicyNetAgent:
-    """Plays a policy network (an exported PPO actor): its most probable legal action, or a
-    sample from its policy over the legal actions.
-
-    The network reads the env's observation of the acting seat (as the PPO model did).
-
-    Args:
-        net: the network (head ``policy``).
-        name: display name.
-        deterministic: play the legal action with the largest logit (default); ``False``
-            samples from the softmax over the legal actions, as a stochastic MaskablePPO
-            policy does (the frozen self-play snapshots of training play this way).
-        seed: seed of the sampling generator.
-    """
+    """Plays a policy network (an exported PPO actor, head ``policy``) from the acting
+    seat's observation: the legal action with the largest logit, or with
+    ``deterministic=False`` one drawn (seeded by ``seed``) from the softmax over the legal
+    actions, as a stochastic MaskablePPO policy does (training's frozen snapshots)."""
 
     def __init__(
         self,
@@ -115,7 +106,7 @@ class PolicyNetAgent:
         self.name = name
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
-        limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
+        limit_threads()
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling generator."""

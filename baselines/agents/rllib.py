@@ -1,12 +1,7 @@
-"""A policy trained with RLlib (``tabletop-zoo train-rllib``) behind the common agent interface.
-
-``make_agent("rllib:PATH")`` builds an :class:`RLlibAgent` from either a saved RLModule
-folder (``PATH/module_main`` written by ``tabletop-zoo train-rllib``) or an RLlib algorithm
-checkpoint (its ``main`` module, or ``rllib:PATH#MODULE`` for another one, e.g. ``seat_1``).
-ray and torch are imported only when an agent loads (the ``rllib`` extra).
-
-The agent sees observations the way :class:`tabletop_zoo.wrappers.rllib.TurnBasedMultiAgentEnv`
-feeds them to RLlib (:func:`flat_observation`) and plays the most probable legal action.
+"""A policy trained with RLlib (``tabletop-zoo train-rllib``) as an agent (``rllib:PATH``,
+``rllib:PATH#MODULE``): a saved RLModule folder or an algorithm checkpoint, observations
+flattened as :class:`tabletop_zoo.wrappers.rllib.TurnBasedMultiAgentEnv` feeds them to
+RLlib (:func:`flat_observation`). ray and torch load only with an agent (``rllib`` extra).
 """
 
 from __future__ import annotations
@@ -54,15 +49,9 @@ def module_path(path: str | Path, module_id: str = DEFAULT_MODULE) -> Path:
 
 
 class RLlibAgent:
-    """Plays the most probable legal action of an RLlib action-masking RLModule.
-
-    Args:
-        path: a saved RLModule folder or an algorithm checkpoint (see :func:`module_path`).
-        module_id: the module of a checkpoint (default ``main``).
-        name: display name (default ``rllib:<folder name>``).
-        trust: required: RLlib checkpoints are pickle-based (loading one can run code
-            from it); without it :class:`~tabletop_zoo.envs.errors.UntrustedModelError`.
-    """
+    """Plays the most probable legal action of an RLlib action-masking RLModule at ``path``
+    (:func:`module_path`; ``module_id`` of a checkpoint). ``trust`` is required: RLlib
+    checkpoints load by unpickling (:class:`UntrustedModelError` without it)."""
 
     def __init__(
         self,
@@ -86,7 +75,7 @@ class RLlibAgent:
         self._torch = torch
         self.module = RLModule.from_checkpoint(str(folder))
         self.name = name or f"rllib:{Path(path).name}"
-        limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
+        limit_threads()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The module's greedy action for ``observation``, restricted to the mask."""

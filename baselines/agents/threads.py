@@ -1,15 +1,8 @@
-"""One BLAS and torch thread per process for the small networks (PPO actors, AlphaZero
-nets): with our network sizes, more threads burn CPU without saving wall time (the
-3-player Arktia AlphaZero reference used about twice the CPU per move with the default
-threads), and parallel work comes from ``--workers`` (processes) instead.
-
-:func:`limit_threads` is called where networks are built (the PPO and AlphaZero agents,
-the training loops, the evaluation workers) and by the scripts that play them. The
-environment variable ``TABLETOP_ZOO_THREADS`` asks for another count: ``N`` threads, or
-``0`` to keep the libraries' own defaults (usually one thread per core). The count can
-change a network's outputs in the last bits (OpenBLAS with 2 threads gave other bits than
-with 1 for a batch of 8 positions through the 3-player Arktia AlphaZero reference), so one
-thread also gives the same searches on machines with different numbers of cores.
+"""One BLAS and torch thread per process for the small networks: more threads burn CPU
+without saving wall time at our sizes, and their count can change a network's last bits
+(OpenBLAS with 2 threads gave other bits than with 1); parallel work comes from processes
+(``--workers``). ``TABLETOP_ZOO_THREADS`` asks for ``N`` threads, or ``0`` for the
+libraries' own defaults. :func:`limit_threads` is called where networks are built.
 """
 
 from __future__ import annotations
@@ -40,25 +33,19 @@ def requested_threads() -> int | None:
 
 
 def limit_threads(threads: int | None = None) -> int | None:
-    """Give the BLAS libraries loaded so far (NumPy's, through ``threadpoolctl``) and torch
-    (if imported) ``threads`` threads; default :func:`requested_threads`. Returns the
-    count set, ``None`` when the defaults are kept (``TABLETOP_ZOO_THREADS=0``).
-
-    Cheap (about a millisecond); call it again after loading a library that brings its own
-    BLAS. Without ``threadpoolctl`` installed only torch is limited.
-    """
+    """Give the BLAS libraries loaded so far (through ``threadpoolctl``) and torch (if
+    imported) ``threads`` threads (default :func:`requested_threads`); returns the count set,
+    ``None`` when the defaults are kept. Cheap (about a millisecond): call it again after
+    loading a library that brings its own BLAS."""
     if threads is None:
         threads = requested_threads()
         if threads is None:
             return None
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InvalidOptionError(f"threads must be a whole number >= 1, got {threads!r}")
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a core dependency; kept for odd installs
-        pass
-    else:
-        threadpool_limits(limits=threads, user_api="blas")
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads, user_api="blas")
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)

@@ -1,17 +1,7 @@
-"""The ``tabletop-zoo`` console script: one command with subcommands.
-
-``pip install -e .`` (or ``pip install .``, or the wheel) installs it::
-
-    tabletop-zoo --help                      # the commands, one line each
-    tabletop-zoo rate --help                 # one command's flags
-    tabletop-zoo rate --game GAME --agent random --rounds 1
-
-Each command is a module of this package (``tabletop_zoo.baselines.commands.<module>``)
-with ``main(argv) -> int``; :func:`main` imports only the one asked for (``--help`` imports
-none, so it needs no extra), names it ``tabletop-zoo <command>`` in its usage line and
-messages (:func:`tabletop_zoo.baselines.cli.program`) and runs it through
-:func:`tabletop_zoo.baselines.cli.run_main` (bad input, a missing extra and Ctrl-C are one
-line). In a clone, ``python scripts/<module>.py`` runs the same code (:func:`run_script`).
+"""The ``tabletop-zoo`` console script: one command with subcommands (docs/DESIGN.md, "The
+commands layer"). :func:`main` imports only the command asked for and runs its
+``main(argv) -> int`` through :func:`tabletop_zoo.baselines.cli.run_main`; in a clone,
+``python scripts/<module>.py`` runs the same code (:func:`run_script`).
 """
 
 from __future__ import annotations
@@ -117,10 +107,10 @@ def run_script(module: str) -> NoReturn:
 
 
 def _start(command: str, argv: list[str], ours: bool, script: bool = False) -> int | None:
-    """Run a command: the reproducible mode first (before its module can import torch; on
-    by default when ``ours``, the console script or a script of the clone is the program,
-    not when a test or a notebook calls :func:`main`), then its ``main``. ``command`` is a
-    key of :data:`COMMANDS`, or a module with ``script``."""
+    """Run a command: the reproducible mode first (before torch can load; on by default when
+    ``ours``: the console script or a clone's script is the program, not a test or a
+    notebook), then its ``main``. ``command``: a key of :data:`COMMANDS` (a module with
+    ``script``)."""
     from tabletop_zoo.baselines import reproducible
 
     reproducible.configure(argv, default=ours)

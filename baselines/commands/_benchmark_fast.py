@@ -46,11 +46,25 @@ PGX_GAMES = ("connect_four", "go_9x9")
 SPIEL_GAMES = ("connect_four", "go(board_size=9)")
 
 
-def _cpu_fields(steps: int, cpu_start: float) -> dict:
-    """CPU time of this process since ``cpu_start`` (all threads) and steps per CPU second:
-    on a shared machine the wall-clock rate understates single-thread speed."""
-    cpu = time.process_time() - cpu_start
-    return {"cpu_seconds": round(cpu, 4), "steps_per_cpu_s": steps / cpu if cpu > 0 else None}
+def timed(run_once: Callable[[int], tuple[int, int]], seconds: float, cpu: bool = True) -> dict:
+    """Call ``run_once(call_number) -> (steps, games)`` until ``seconds`` have passed; the
+    totals and rates. ``cpu``: also the CPU time of this process (all threads) and steps per
+    CPU second: on a shared machine the wall-clock rate understates single-thread speed."""
+    steps = games = calls = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while True:
+        done_steps, done_games = run_once(calls)
+        steps, games, calls = steps + done_steps, games + done_games, calls + 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    result = {"steps": steps, "games": games, "seconds": round(elapsed, 4),
+              "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+              "steps_per_game": steps / max(games, 1)}  # fmt: skip
+    if cpu:
+        used = time.process_time() - cpu_start
+        result.update(cpu_seconds=round(used, 4), steps_per_cpu_s=steps / used if used else None)
+    return result
 
 
 def measure_batched(
@@ -60,18 +74,8 @@ def measure_batched(
     per_call = max(20, 400_000 // batch)  # steps per game per call: ~0.1-1 s a call
     parallel = threads > 1
     engine.random_play(batch, 2, seed, parallel)  # compile / load the cache, untimed
-    steps = games = calls = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while True:
-        done_steps, done_games = engine.random_play(batch, per_call, seed + calls, parallel)
-        steps, games, calls = steps + done_steps, games + done_games, calls + 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
-            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-            "steps_per_game": steps / max(games, 1), "threads": threads,
-            **_cpu_fields(steps, cpu)}  # fmt: skip
+    result = timed(lambda k: engine.random_play(batch, per_call, seed + k, parallel), seconds)
+    return {**result, "threads": threads}
 
 
 def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> dict:
@@ -82,18 +86,12 @@ def measure_vector(game: str, n: int, batch: int, seconds: float, seed: int) -> 
     envs.reset()
     for _ in range(3):  # compile / load the cache, untimed
         envs.step(envs.sample_legal_actions())
-    steps = games = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while True:
+
+    def step(_call: int) -> tuple[int, int]:
         _obs, _rewards, terminated, truncated, _infos = envs.step(envs.sample_legal_actions())
-        steps += batch
-        games += int((terminated | truncated).sum())
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {"steps": steps, "games": games, "seconds": round(elapsed, 4),
-            "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-            "steps_per_game": steps / max(games, 1), **_cpu_fields(steps, cpu)}  # fmt: skip
+        return batch, int((terminated | truncated).sum())
+
+    return timed(step, seconds)
 
 
 def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> dict:
@@ -103,7 +101,7 @@ def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> di
     rng = np.random.default_rng(seed)
     agent = MCTSAgent(MCTS_SIMULATIONS, seed=seed, fast=fast)
 
-    def position() -> Any:
+    def decide(_call: int) -> tuple[int, int]:
         while True:  # a live position a few random plies into a game
             state = new_game(game, n).new_initial_state(int(rng.integers(2**31)))
             for _ in range(int(rng.integers(2, 12))):
@@ -111,28 +109,19 @@ def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> di
                     break
                 state.apply_action(int(rng.choice(state.legal_actions())))
             if not state.is_terminal():
-                return state
-
-    def decide(state: Any) -> None:
+                break
         mask = np.zeros(max(state.legal_actions()) + 1, dtype=bool)
         mask[state.legal_actions()] = True
         agent.act(None, mask, state)
+        return 1, 1  # every decision in a game of its own: "games" counts positions
 
     if fast:
-        decide(position())  # loads the compiled code, untimed
-    moves = 0
-    start, cpu = time.perf_counter(), time.process_time()
-    while True:
-        decide(position())
-        moves += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    # every decision is made in a game of its own: "games" counts positions searched
-    return {"steps": moves, "games": moves, "seconds": round(elapsed, 4),
-            "steps_per_s": moves / elapsed, "games_per_s": 0.0, "steps_per_game": 0.0,
-            "seconds_per_move": elapsed / moves, "simulations": MCTS_SIMULATIONS,
-            "cpu_seconds_per_move": (time.process_time() - cpu) / moves}  # fmt: skip
+        decide(-1)  # loads the compiled code, untimed
+    result = timed(decide, seconds)
+    moves = result["steps"]
+    return {**result, "games_per_s": 0.0, "steps_per_game": 0.0,
+            "seconds_per_move": result["seconds"] / moves, "simulations": MCTS_SIMULATIONS,
+            "cpu_seconds_per_move": result["cpu_seconds"] / moves}  # fmt: skip
 
 
 def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[dict], list[str]]:
@@ -168,15 +157,15 @@ def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[d
                 if wanted(name):
                     result = measure_vector(spec.name, n, batch, seconds, seed)
                     rows.append({"name": name, "kind": "vector", **result})
-            timed = {}
+            mcts = {}
             for how in ("python", "compiled"):
                 name = f"{label} mcts({MCTS_SIMULATIONS}) {how}"
                 if wanted(name):
-                    timed[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
-                    rows.append({"name": name, "kind": "mcts", **timed[how]})
-            if len(timed) == 2:
+                    mcts[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
+                    rows.append({"name": name, "kind": "mcts", **mcts[how]})
+            if len(mcts) == 2:
                 rows[-1]["speedup"] = (
-                    timed["python"]["seconds_per_move"] / timed["compiled"]["seconds_per_move"]
+                    mcts["python"]["seconds_per_move"] / mcts["compiled"]["seconds_per_move"]
                 )
     more, more_notes = library_anchor_rows(seconds, seed, wanted)
     return rows + more, notes + more_notes
@@ -290,22 +279,7 @@ def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float,
     """Play games until ``seconds`` have passed; steps/s and games/s."""
     rng = np.random.default_rng(seed)
     play_one(rng, seed)  # warm-up, untimed
-    steps = games = 0
-    start = time.perf_counter()
-    while True:
-        steps += play_one(rng, seed + 1 + games)
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return {
-        "steps": steps,
-        "games": games,
-        "seconds": round(elapsed, 4),
-        "steps_per_s": steps / elapsed,
-        "games_per_s": games / elapsed,
-        "steps_per_game": steps / games,
-    }
+    return timed(lambda k: (play_one(rng, seed + 1 + k), 1), seconds, cpu=False)
 
 
 FAST_ROW_NAMES = fast_row_names()

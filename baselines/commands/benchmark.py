@@ -1,17 +1,11 @@
 """Speed of random legal play: our envs (every game at each of its ``benchmark_players``
 counts) against the PettingZoo games named as their anchors (``GameSpec.benchmark_anchor``).
 
-    tabletop-zoo benchmark                       # 5 s per measurement
-    tabletop-zoo benchmark --seconds 10 --out benchmark.json
-    tabletop-zoo benchmark --quick               # a fraction of a second each (tests)
-
-Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy
-(``rng.choice`` over the mask); *steps* counts every ``step`` call (``step(None)`` too),
-timed from the first ``reset`` to the first game that ends after ``--seconds``, after an
-untimed game. ``engine`` rows play the bare rules engine. Ratios divide by each anchor's
-steps/s in the same run; an env that cannot be imported is skipped with a note. The fast
-path rows (``compiled``, ``batched``, ``vector``, ``mcts``, pgx and OpenSpiel anchors; see
-docs/fast.md) are :mod:`._benchmark_fast`'s; ``--only batched`` measures just these.
+Every env is the wrapped ``env()`` driven through the full AEC loop by one seeded policy;
+*steps* counts every ``step`` call (``step(None)`` too), timed from the first ``reset`` to
+the first game that ends after ``--seconds``, after an untimed game. ``engine`` rows play
+the bare rules engine; ratios divide by each anchor's steps/s in the same run. The fast
+path rows (docs/fast.md) are :mod:`._benchmark_fast`'s.
 """
 
 from __future__ import annotations
@@ -23,7 +17,6 @@ import os
 import platform
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,17 +50,13 @@ def anchor_row(module: str) -> tuple[str, Callable[[], Any]]:
     return name, factory
 
 
-def _our_env(game: str, num_players: int) -> Callable[[], Any]:
-    return lambda: make_env(game, num_players)
-
-
 def env_rows() -> dict[str, tuple[Callable[[], Any], tuple[str, int] | None]]:
     """Name -> (factory, ``(game, num_players)`` for our envs, ``None`` for anchors)."""
     rows: dict[str, tuple[Callable[[], Any], tuple[str, int] | None]] = {}
     anchors = []
     for name, spec in GAMES.items():
         for n in spec.benchmark_players:
-            rows[spec.label(n)] = (_our_env(name, n), (name, n))
+            rows[spec.label(n)] = (lambda g=name, n=n: make_env(g, n), (name, n))
         if spec.benchmark_anchor and spec.benchmark_anchor not in anchors:
             anchors.append(spec.benchmark_anchor)
     for module in anchors:
@@ -114,23 +103,13 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
             notes.append(f"skipped {name}: {type(exc).__name__}: {exc}" + (
                 hint if isinstance(exc, ImportError) else ""))  # fmt: skip
             continue
-        rows.append(
-            {
-                "name": name,
-                "kind": "env",
-                **measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed),
-            }
-        )
+        result = measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed)
+        rows.append({"name": name, "kind": "env", **result})
         env.close()
         if ours is not None:
-            engine = new_game(*ours)
-            rows.append(
-                {
-                    "name": f"{name} engine",
-                    "kind": "engine",
-                    **measure(lambda rng, s, g=engine: play_engine_game(g, rng, s), seconds, seed),
-                }
-            )
+            game = new_game(*ours)
+            result = measure(lambda rng, s, g=game: play_engine_game(g, rng, s), seconds, seed)
+            rows.append({"name": f"{name} engine", "kind": "engine", **result})
     if only is None or "batched" in only or any(o in name for o in only for name in FAST_ROW_NAMES):
         more, more_notes = fast_rows(seconds, seed, only)
         rows += more
@@ -223,7 +202,6 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted("no report written") from None
     print(format_table(report))
     if args.out is not None:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(args.out, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.out}")
     return 0

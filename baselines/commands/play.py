@@ -14,7 +14,6 @@ end of input stops the game. ``--gui``: :mod:`tabletop_zoo.baselines.agents.gui`
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -22,9 +21,10 @@ from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
-from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
+from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
+from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -159,6 +159,30 @@ class Narrator:
             time.sleep(self.delay)
 
 
+def _seat_agents(specs: list[str], person: Any, seed: int | None, trust: bool) -> list[Any]:
+    """The agent of every seat: ``person`` in the human seats."""
+    seeds = agent_seeds(seed, len(specs))
+    return [
+        person if spec == HUMAN else make_agent(spec, seed=agent_seed, trust=trust)
+        for spec, agent_seed in zip(specs, seeds, strict=True)
+    ]
+
+
+def _play_to_end(env: Any, agents: list[Any], seed: int | None, hooks: Any) -> bool:
+    """Play one game (``hooks``: its ``start`` and ``step``); print the final scores and the
+    winner (or a draw). False when a person stopped the game."""
+    try:
+        play_game(env, agents, seed=seed, on_start=hooks.start, on_step=hooks.step)
+    except GameAbandoned:
+        print("stopped: game abandoned")
+        return False
+    names, state = list(env.possible_agents), live_state(env)
+    print(f"game over; scores: {_scores_text(names, state)}")
+    winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
+    print(f"{winners[0]} wins" if winners else "draw")
+    return True
+
+
 def play(
     game: str,
     specs: list[str],
@@ -172,35 +196,15 @@ def play(
     """Run one game with the given seat specs; True when it finished, False when stopped.
     ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
     env = make_env(game, num_players=len(specs), render_mode=render)
-    names = list(env.possible_agents)
-    humans = {i for i, s in enumerate(specs) if s == HUMAN}
     reader = read or (lambda: _read_stdin())  # looked up at call time (tests replace it)
-    agents = [
-        HumanAgent(read=reader, show_board=lambda _state: show_board(env))
-        if spec == HUMAN
-        else make_agent(spec, seed=agent_seed, trust=trust)
-        for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
-    ]
+    person = HumanAgent(read=reader, show_board=lambda _state: show_board(env))
+    agents = _seat_agents(specs, person, seed, trust)
     labels = ["you" if s == HUMAN else s for s in specs]
-    print(", ".join(f"{n}: {label}" for n, label in zip(names, labels, strict=True)))
-    narrator = Narrator(labels, humans, quiet, delay)
-    try:
-        play_game(env, agents, seed=seed, on_step=narrator.step, on_start=narrator.start)
-    except GameAbandoned:
-        print("stopped: game abandoned")
-        env.close()
-        return False
-    _announce_result(env, names)
+    print(", ".join(f"{n}: {label}" for n, label in zip(env.possible_agents, labels, strict=True)))
+    humans = {i for i, s in enumerate(specs) if s == HUMAN}
+    finished = _play_to_end(env, agents, seed, Narrator(labels, humans, quiet, delay))
     env.close()
-    return True
-
-
-def _announce_result(env: Any, names: list[str]) -> None:
-    """Print the final scores and the winner (or a draw)."""
-    state = live_state(env)
-    print(f"game over; scores: {_scores_text(names, state)}")
-    winners = [n for n, r in zip(names, state.returns(), strict=True) if r > 0]
-    print(f"{winners[0]} wins" if winners else "draw")
+    return finished
 
 
 def play_gui(
@@ -216,30 +220,16 @@ def play_gui(
     closed. ``linger``: keep the final position on screen until the window is closed.
     ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
     env = make_env(game, num_players=len(specs))
-    names = list(env.possible_agents)
     humans = {i for i, s in enumerate(specs) if s == HUMAN}
     window = PlayWindow(env, humans=humans, delay=delay, on_wait=on_wait)
-    agents = [
-        WindowAgent(window) if spec == HUMAN else make_agent(spec, seed=agent_seed, trust=trust)
-        for spec, agent_seed in zip(specs, agent_seeds(seed, len(specs)), strict=True)
-    ]
-    try:
-        play_game(env, agents, seed=seed, on_start=window.start, on_step=window.step)
-    except GameAbandoned:
-        print("stopped: game abandoned")
+    agents = _seat_agents(specs, WindowAgent(window), seed, trust)
+    if not _play_to_end(env, agents, seed, window):
         window.close()
         return False
-    _announce_result(env, names)
     if linger:
         print("the window shows the final position: close it or press Escape to leave", flush=True)
     window.finish(env, linger=linger)
     return True
-
-
-def _read_stdin() -> str | None:
-    """One line from stdin, or ``None`` at end of input."""
-    line = sys.stdin.readline()
-    return line if line else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,9 +243,6 @@ def main(argv: list[str] | None = None) -> int:
             require_extra("render", cli.program("scripts/play.py") + " --gui")
         if args.delay is None:
             args.delay = 0.6 if args.gui else 0.0
-        if not (args.delay >= 0 and math.isfinite(args.delay)):  # also rejects nan
-            raise ValueError(f"--delay must be a number of seconds >= 0, got {args.delay}")
-        check_seed(args.seed, "--seed")
         env = make_env(args.game, num_players=args.num_players)  # bad player count
         specs = seat_specs(args, len(env.possible_agents))
         for spec in specs:

@@ -1,14 +1,7 @@
-"""Show a game's rules: the full rules page with the project's numbered rulings, or the
-one-screen summary that ``rules`` at the prompt of ``tabletop-zoo play`` prints.
-
-    tabletop-zoo rules                   # the games and their pages
-    tabletop-zoo rules GAME              # the full page (docs/rules/<PAGE>.md)
-    tabletop-zoo rules GAME --summary    # the one-screen summary
-    tabletop-zoo rules decisions         # what the code decides where no ruling answers
-
-The pages are ``docs/rules/*.md`` of the repository, shipped in the package as data
-(``tabletop_zoo/rules/``, read with :mod:`importlib.resources`), so an installed wheel shows
-them without a clone. A game names its page in its help module (``RULES_PAGE``).
+"""Show a game's rules: the full rules page with the project's numbered rulings
+(``docs/rules/*.md``, shipped in the package as data), or the one-screen summary that
+``rules`` at the prompt of ``tabletop-zoo play`` prints. A game names its page in its help
+module (``RULES_PAGE``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from pathlib import Path
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import absolute_spec
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
-from tabletop_zoo.envs.registry import GAMES, get_spec
+from tabletop_zoo.envs.registry import GAMES
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,13 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    spec = get_spec(args.game)
-    num_players = spec.default_players if args.num_players is None else args.num_players
-    if num_players not in spec.players:
-        parser.error(f"--num-players {num_players}: {spec.title} takes {spec.players}")
-    if args.iterations < 1 or args.eval_games < 0:
-        parser.error("--iterations must be >= 1 and --eval-games >= 0")
-    try:  # the specs and their model files before Ray starts
+    try:  # the player count, the specs and their model files before Ray starts
+        num_players = cli.players(args.game, args.num_players)
         if args.opponent:
             cli.check_agent(args.opponent, args.game, num_players, flag="--opponent")
         cli.check_agents(args.eval_agents, args.game, num_players, flag="--eval-agents")

@@ -5,12 +5,7 @@
 "tabletop_zoo/mole_hill-v0")``) and in Gymnasium's (``gymnasium.make("tabletop_zoo/MoleHill-v0")``;
 the ``module:id`` form ``gymnasium.make("tabletop_zoo:tabletop_zoo/MoleHill-v0")`` imports this
 package by itself). Importing it stays light: numpy, gymnasium and pettingzoo only, never torch,
-pygame or numba.
-
-This file lives in ``envs/_package/`` of the repository and is installed as the top-level
-package ``tabletop_zoo`` (``package-dir`` in ``pyproject.toml``); the sub-packages
-``tabletop_zoo.envs``, ``tabletop_zoo.wrappers`` and ``tabletop_zoo.baselines`` are the folders
-``envs/``, ``wrappers/`` and ``baselines/``.
+pygame or numba. Installed from ``envs/_package/`` (``package-dir`` in ``pyproject.toml``).
 """
 
 # ruff: noqa: E402 - the guard below runs before every other import

@@ -1,18 +1,11 @@
 """Ctrl-C while one of our programs starts: one line and exit 130, never Python's traceback.
 
-A command (the ``tabletop-zoo`` console script, a shim ``scripts/X.py`` or a lab tool
-``scripts/lab/X.py`` of a clone) turns Ctrl-C into one line in
-:func:`tabletop_zoo.baselines.cli.run_main`. Before that runs, the program imports the
-package (numpy, gymnasium, pettingzoo: about half a second, longer on a busy machine), and a
-``KeyboardInterrupt`` raised there reaches Python's top level, which prints a traceback.
-
-:func:`guard_program_start` runs first in ``import tabletop_zoo`` (standard library only,
-before any of the package's heavy imports). When the main program is one of ours it chains
-a ``sys.excepthook`` that, for an interruption, prints ``<program>: interrupted`` and exits
-130, as ``run_main`` does; every other exception goes to the previous hook (a bug keeps its
-traceback). Other programs that import the package (a user's script, a notebook, pytest,
-multiprocessing's workers) are left alone. Ctrl-C before the interpreter reaches this module
-(its own start-up, a few milliseconds) still gets Python's message.
+Our commands turn Ctrl-C into one line in :func:`tabletop_zoo.baselines.cli.run_main`, but
+the package's imports before it (about half a second) would let a ``KeyboardInterrupt``
+reach Python's top level. :func:`guard_program_start` runs first in ``import tabletop_zoo``
+(standard library only): when the main program is one of ours (:func:`our_program`) it
+chains a ``sys.excepthook`` that prints ``<program>: interrupted`` and exits 130 for an
+interruption and passes every other exception on. Other programs are left alone.
 """
 
 from __future__ import annotations

@@ -49,8 +49,7 @@ class ActionCodec:
         n = layout.num_tiles
         self.layout = layout
         self.num_tiles = n
-        self.PLACE = 0  # first index of each block
-        self.MOVE = 3 * n
+        self.MOVE = 3 * n  # first index of each block (place: 0)
         self.MELT = self.MOVE + 3 * n * n
         self.KEEP = self.MELT + n
         self.STOP = self.KEEP + n

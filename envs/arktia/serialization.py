@@ -17,8 +17,6 @@ Schema (version 1; ``"game"`` and ``"version"`` may be left out)::
      "round": 0..3, "phase": "setup" | "opening" | "normal" | "melt" | "choose",
      "current_player": -1..n-1, "ended": [seats], "turn": completed turns,
      "pending_choices": [{"colour": seat | "neutral", "groups": [["b1", "b2"], ...]}]}
-
-Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
 """
 
 from __future__ import annotations
@@ -139,26 +137,15 @@ def loads(text: Any) -> ArktiaSnapshot:
     _json.check_header(data, GAME_NAME, JSON_VERSION, "invalid Arktia state")
     _check_keys(data)
     n, neutral, layout = _parse_options(data)
-    alive, stacks = _parse_board(data, n, neutral, layout)
-    reserves, neutral_reserves, removed, melted = _parse_material(data, n, neutral, layout)
-    round_number, phase, current, ended, turn = _parse_progress(data, n)
-    pending = _parse_pending(data, n, layout)
+    # the steps give the fields in the snapshot's order
     return ArktiaSnapshot(
-        num_players=n,
-        neutral_pieces=neutral,
-        layout=layout,
-        alive=alive,
-        stacks=stacks,
-        reserves=reserves,
-        neutral_reserves=neutral_reserves,
-        removed=removed,
-        melted=melted,
-        round=round_number,
-        phase=phase,
-        current_player=current,
-        ended=ended,
-        turn=turn,
-        pending_choices=pending,
+        n,
+        neutral,
+        layout,
+        *_parse_board(data, n, neutral, layout),
+        *_parse_material(data, n, neutral, layout),
+        *_parse_progress(data, n),
+        _parse_pending(data, n, layout),
     )
 
 

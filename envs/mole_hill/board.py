@@ -1,7 +1,5 @@
 """Mole Hill board geometry, action encoding and move notation (the one place for all three).
 
-Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
-
 Board (ruling M1): 7 rows x 9 columns. Columns ``a``-``i`` from the left, rows
 ``1``-``7`` from the top. Space index ``s = row * 9 + col`` with ``row`` 0..6
 (rows 1..7) and ``col`` 0..8 (``a``..``i``); ``e4`` (index 31) is the centre.

@@ -1,7 +1,6 @@
 """Mole Hill rules engine: :class:`MoleHillGame` and :class:`MoleHillState`.
 
-Pure Python (no numpy / gymnasium / pettingzoo / torch / pygame). Rules: Reiner Knizia's text
-plus rulings M1-M10 (``docs/rules/MOLE_HILL.md``).
+Rules: Reiner Knizia's text plus rulings M1-M10 (``docs/rules/MOLE_HILL.md``).
 
 Seats: seat 0 is the mole in round 1 and the gardener in round 2; seat 1 the
 reverse (M10). Within a round the mole acts first (placement, M4), then

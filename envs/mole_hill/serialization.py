@@ -11,8 +11,6 @@ Schema (version 1)::
      "red_flowers": ["a4", ...4], "white_flowers": ["b2", ...4],
      "round": 1 | 2, "round_scores": [score of each finished round],
      "moves": ["e4", "a1-b1", ...]}   # the moves of the round in progress only
-
-Pure Python: no numpy, gymnasium, pettingzoo, torch or pygame.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """Mutation score of modules against a pytest selection: how many small, seeded source
 mutants the tests notice.
 
-Example::
-
     python scripts/lab/mutation_score.py --module envs/mole_hill/rules.py \\
         --tests "tests/envs/test_mole_hill_loaders.py" --mutants 40 --seed 0
 
-Each ``--module`` is parsed with ``ast`` and every mutant of these kinds is listed:
-comparison swapped (``<`` / ``<=``, ``==`` / ``!=``, ``in`` / ``not in``, ...), ``+`` / ``-``,
-``&`` / ``|`` and ``<<`` / ``>>`` swapped, an integer constant plus or minus one, ``and`` /
-``or`` swapped, ``not`` dropped, an ``if`` / ``while`` condition negated, a ``raise``
-replaced by ``pass``. ``--mutants N`` of them are drawn with ``--seed``. The repository
-(``--root``, default this clone) is copied to a temporary folder once, without ``.git``
-and caches; each mutant is written over the module in that copy only, and ``pytest`` runs
-``--tests`` there in a subprocess (``-x``, no bytecode written, the copy's ``tabletop_zoo``
-package first on the path), stopped after ``--timeout`` seconds. A mutant is killed if the
-run fails; a timeout counts as detected. Your files are never written to.
-
-The table gives per module: mutants run, killed, timeouts, survived and the score
-(killed + timeouts) / mutants; the survivors are listed by line. ``--out FILE.json``
-writes the same (temporary file, then renamed). The tests must pass on the unmutated copy
-first. CPU: one pytest process per mutant, one at a time.
+The mutants (:data:`COMPARE_SWAPS`, :data:`BINOP_SWAPS`, integers +-1, ``and``/``or``
+swapped, ``not`` dropped, conditions negated, ``raise`` -> ``pass``; see
+:func:`mutants_of`) are drawn with ``--seed``. Each is written over the module in a copy of
+the repository made once (never in your files), and ``pytest -x`` runs ``--tests`` there
+in a subprocess, stopped after ``--timeout`` seconds (a timeout counts as detected). The
+table gives per module mutants, killed, timeouts, survived (listed by line) and the score;
+``--out FILE.json`` writes the same. The tests must pass on the unmutated copy first.
 """
 
 from __future__ import annotations

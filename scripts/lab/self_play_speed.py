@@ -1,21 +1,14 @@
 """Self-play speed, side by side: one game at a time (the trainer before batched self-play)
 against many games in lockstep (:func:`~.self_play.play_self_play_games`).
 
-A lab tool (not part of the package)::
-
     python scripts/lab/self_play_speed.py --game mole_hill --games 16
 
-It plays ``--games`` self-play games three ways in one process, with one network
-(random weights, ``--hidden`` layers, seeded) and the same search settings, and prints
-one JSON line per way and a last line with the ratio: ``serial`` (every game alone: a
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` on the Python engine, leaves
-valued ``--search-batch`` at a time with virtual loss, as the trainer did before),
+Plays ``--games`` self-play games three ways with one seeded random network and the same
+search settings: ``serial`` (each game alone, a ``PUCTSearch`` on the Python engine),
 ``batched-python`` and ``batched-compiled`` (``--parallel-games`` games in lockstep, one
-network call per step for up to ``--leaves-per-game`` leaves of each game, on the Python
-and on the compiled engine; the latter needs the ``fast`` extra). Speed is games and
-decisions per CPU-minute of this process (``time.process_time``), so other load on the
-machine does not count; each way first plays one short untimed game (loading compiled
-code is a once-per-process cost).
+network call per step; the latter needs the ``fast`` extra). Prints one JSON line per way
+(games and decisions per CPU-minute of this process, after one untimed warm-up game) and
+the ratio.
 """
 
 from __future__ import annotations

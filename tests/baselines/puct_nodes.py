@@ -88,13 +88,7 @@ class NodeSearch:
             done += self._simulate_batch(root, state, self.num_simulations - done)
         return root
 
-    def run_gumbel(
-        self,
-        state: Any,
-        num_considered: int = 16,
-        c_visit: float = 50.0,
-        c_scale: float = 0.1,
-    ) -> tuple[PUCTNode, int, np.ndarray]:
+    def run_gumbel(self, state: Any, num_considered: int = 16) -> tuple[PUCTNode, int, np.ndarray]:
         """``PUCTSearch.run_gumbel`` with the tree as Python nodes."""
         if state.is_terminal():
             raise ValueError("run_gumbel needs a position with a move to make")
@@ -103,7 +97,6 @@ class NodeSearch:
         root.expand(state.legal_actions(), priors[0])
         root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
         halving = GumbelHalving(root, self.rng, self.num_simulations, num_considered)
-        halving.c_visit, halving.c_scale = c_visit, c_scale
         while (forced := halving.next_phase()) is not None:
             done = 0
             while done < len(forced):

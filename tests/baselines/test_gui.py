@@ -16,6 +16,7 @@ from tabletop_zoo.envs._display import Choice
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES, extended
+from tests.baselines.gui_clicks import button_centre, spot_centre
 from tests.envs import nim_game
 from tests.envs.nim_game import NIM_SPEC
 
@@ -75,7 +76,7 @@ class Clicker:
         if choice.play == self.target:
             self.played.append(self.target)
             self.target = None
-        x, y = window.spot_centre(choice)
+        x, y = spot_centre(window, choice)
         pygame.event.post(
             pygame.event.Event(pygame.MOUSEMOTION, pos=(x, y), rel=(0, 0), buttons=(0, 0, 0))
         )
@@ -137,7 +138,7 @@ def test_stop_needs_a_second_click_to_confirm() -> None:
             Clicker(seed=len(steps))(window, choices)
             steps.append("move")
             return
-        x, y = window.button_centre(choice)
+        x, y = button_centre(window, choice)
         pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
 
     result = play_in_window(spec.name, ["human", "random"], seed=3, on_wait=stop_when_possible)
@@ -187,7 +188,7 @@ def test_the_spot_under_the_mouse_is_ringed_in_white() -> None:
         spot = next(c for c in choices if c.spot is not None)
         if not seen:
             seen.append(spot)
-            x, y = window.spot_centre(spot)
+            x, y = spot_centre(window, spot)
             pygame.event.post(
                 pygame.event.Event(pygame.MOUSEMOTION, pos=(x, y), rel=(0, 0), buttons=(0, 0, 0))
             )

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from tabletop_zoo.envs.registry import GAMES
+from tests.baselines.gui_clicks import spot_centre
 
 pygame = pytest.importorskip("pygame")
 
@@ -17,7 +18,7 @@ def first_target(window, choices) -> None:
     choice = next((c for c in choices if c.play is not None), None)
     choice = choice or [c for c in choices if c.actions and not c.selected][-1]
     pygame.event.post(
-        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=window.spot_centre(choice), button=1)
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=spot_centre(window, choice), button=1)
     )
 
 

@@ -125,12 +125,9 @@ class FastArktia(FastEngineBase):
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
         check_opponent(opponent)
-        b, n = len(states), self.num_players
+        b = len(states)
         seats = seat_array(seats, b)  # checked by the public twin
-        rewards = np.zeros((b, n), dtype=np.float32)
-        done = np.zeros(b, dtype=bool)
-        cut = np.zeros(b, dtype=bool)
-        scores = np.zeros((b, n), dtype=np.int64)
+        rewards, done, cut, scores = self._zero_results(b)
         B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
                          self.max_turns, self.tables, rewards, done, cut, scores)  # fmt: skip
         return StepResult(rewards, done, cut, scores)
@@ -150,26 +147,11 @@ class FastArktia(FastEngineBase):
             [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
         )
 
-    def step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        """One decision in every (``active``) game; IllegalActionError (nothing changed)
-        if any is illegal.
-
-        Games that end (R20) or reach ``max_turns`` (R23) are scored and, with
-        ``autoreset``, restart from the initial position.
-        """
-        return self._step(self.check_states(states, True), actions, autoreset, active)
-
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
         actions, active = self._step_inputs(states, actions, active)
-        b, n = len(states), self.num_players
-        rewards = np.zeros((b, n), dtype=np.float32)
-        done = np.zeros(b, dtype=bool)
-        cut = np.zeros(b, dtype=bool)
-        scores = np.zeros((b, n), dtype=np.int64)
+        rewards, done, cut, scores = self._zero_results(len(states))
         B.step_batch(states, actions, active, bool(autoreset), self.max_turns, self.initial_row,
                      self.tables, rewards, done, cut, scores)  # fmt: skip
         return StepResult(rewards, done, cut, scores)

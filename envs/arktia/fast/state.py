@@ -81,10 +81,8 @@ def _search(row, tables, tree, words, simulations, c, depth, solve):
                 count = sim[K.LEGAL_COUNT]
                 S.set_node(tree, child, sim[K.CUR], sim[K.LEGAL : K.LEGAL + count], count)
                 shuffle(words, untried[child, :count])
-            S.add_child(tree, node, child, action)
+            length = S.add_child(tree, node, child, action, path, length)
             node = child
-            path[length] = node
-            length += 1
         proven = ints[node, S.PROVEN] == 1
         if proven:
             copy_into(result, outcome[node])

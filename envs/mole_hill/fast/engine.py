@@ -106,12 +106,10 @@ class FastMoleHill(FastEngineBase):
         check_opponent(opponent)
         b = len(states)
         seats = seat_array(seats, b)  # checked by the public twin
-        rewards = np.zeros((b, 2), dtype=np.float32)
-        done = np.zeros(b, dtype=bool)
-        scores = np.zeros((b, 2), dtype=np.int64)
+        rewards, done, cut, scores = self._zero_results(b)
         B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
                         rewards, done, scores)  # fmt: skip
-        return StepResult(rewards, done, np.zeros(b, dtype=bool), scores)
+        return StepResult(rewards, done, cut, scores)
 
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
@@ -126,27 +124,14 @@ class FastMoleHill(FastEngineBase):
         states = self.check_states(states)  # read-only: a writeable copy
         return np.array([[score(row, 0), score(row, 1)] for row in states], dtype=np.int64)
 
-    def step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        """Play one action in every (``active``) game; IllegalActionError (nothing
-        changed) if any is illegal.
-
-        A game that ends is scored (``final_scores``, ``rewards``) and, with
-        ``autoreset``, its row is a new game when this returns.
-        """
-        return self._step(self.check_states(states, True), actions, autoreset, active)
-
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
         actions, active = self._step_inputs(states, actions, active)
-        rewards = np.zeros((len(states), 2), dtype=np.float32)
-        done = np.zeros(len(states), dtype=bool)
-        scores = np.zeros((len(states), 2), dtype=np.int64)
+        rewards, done, cut, scores = self._zero_results(len(states))
         B.step(states, actions, active, bool(autoreset), self.random_flowers, *self._flowers,
               rewards, done, scores)  # fmt: skip
-        return StepResult(rewards, done, np.zeros(len(states), dtype=bool), scores)
+        return StepResult(rewards, done, cut, scores)
 
     def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
         return np.flatnonzero(self._legal_mask(states[index : index + 1])[0]).tolist()

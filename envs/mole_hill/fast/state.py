@@ -98,10 +98,8 @@ def _search(row, buffer, tree, words, simulations, c, depth, solve):
                 count = K.legal_actions(sim, buffer)
                 S.set_node(tree, child, sim[K.PLAYER], buffer, count)
                 shuffle(words, untried[child, :count])
-            S.add_child(tree, node, child, action)
+            length = S.add_child(tree, node, child, action, path, length)
             node = child
-            path[length] = node
-            length += 1
         proven = ints[node, S.PROVEN] == 1
         if proven:
             copy_into(result, outcome[node])
