@@ -16,6 +16,7 @@ def _in_a_fresh_folder(tmp_path, monkeypatch) -> None:
     """The records of the games (``results/rate``, ``results/ladder``) go to ``tmp_path``."""
     monkeypatch.chdir(tmp_path)
 
+
 @pytest.mark.slow
 def test_rate_prints_a_rating_on_the_shipped_ladder(script, capsys, monkeypatch) -> None:
     shipped = reference.load_manifest
