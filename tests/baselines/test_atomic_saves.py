@@ -186,18 +186,16 @@ SLOW = ["mcts:40", "greedy"]  # games slow enough that the kill comes before the
 
 @pytest.mark.slow
 def test_a_killed_worker_s_games_are_played_again(monkeypatch) -> None:
-    from tabletop_zoo.baselines.evaluation import matches, seating, tournament
+    from tabletop_zoo.baselines.evaluation import matches, tournament
     from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, play_tasks
 
-    serial = tournament.round_robin("mole_hill", SLOW, games=8)
+    serial = tournament.round_robin("mole_hill", SLOW, games=4)
     monkeypatch.setattr(matches, "play_tasks", _killing(play_tasks))
-    assert tournament.round_robin("mole_hill", SLOW, games=8, workers=2).games == serial.games
+    assert tournament.round_robin("mole_hill", SLOW, games=4, workers=2).games == serial.games
     monkeypatch.setattr(matches, "play_tasks", _killing(play_tasks, every=True))
     with pytest.raises(IncompleteRunError, match="worker processes died twice") as exc:
-        tournament.round_robin("mole_hill", SLOW, games=24, workers=2)
+        tournament.round_robin("mole_hill", SLOW, games=4, workers=2)
     result = exc.value.result
-    assert 1 <= len(result.games) < 24 and "of 24 games played" in result.incomplete
+    assert 1 <= len(result.games) < 4 and "of 4 games played" in result.incomplete
     assert "INCOMPLETE" in result.table().splitlines()[0]
-    with pytest.raises(IncompleteRunError) as exc:
-        seating.play_lineups("mole_hill", SLOW, [(0, 1)], rounds=12, workers=2)
-    assert 1 <= len(exc.value.result.games) < 24
+    assert set(result.games) <= set(serial.games)
