@@ -330,12 +330,11 @@ def _pool_worker_start() -> None:
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
     """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes: in
     this process (``workers=1``) or in ``workers`` processes (spawned, one torch thread each;
-    each plays runs of up to :data:`CHUNK` consecutive tasks). Games whose every agent acts
-    on compiled rows are played many at once on the compiled engine (:mod:`.batched`), with
-    the same outcomes. Closing the generator (or running it to the end) shuts the processes
-    down. The games of a worker process that dies (killed, out of memory) are played again
-    in new processes; if one of those dies too, :class:`IncompleteRunError` is raised after
-    the games already yielded."""
+    each plays runs of up to :data:`CHUNK` tasks). Games whose every agent acts on compiled
+    rows are played many at once on the compiled engine (:mod:`.batched`), with the same
+    outcomes. Closing the generator (or running it to the end) shuts the processes down. A
+    worker process that dies (killed, out of memory) has its games played again in new
+    processes; if one of those dies too, :class:`IncompleteRunError` follows."""
     if workers == 1:
         yield from _play_as_finished(tasks)
         return
