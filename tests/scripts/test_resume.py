@@ -103,8 +103,9 @@ def test_a_killed_worker_s_games_are_played_again(uninterrupted, tmp_path) -> No
     tasks = Path(f"/proc/{process.pid}/task").glob("*/children")
     children = [c for task in tasks for c in task.read_text().split()]
     workers = [c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
-    if workers:  # (none left: the run has ended)
-        os.kill(int(workers[0]), signal.SIGKILL)
+    ended = _lines(tmp_path / "games.jsonl") == _lines(reference / "games.jsonl")
+    assert workers and not ended, "the run ended before the kill"
+    os.kill(int(workers[0]), signal.SIGKILL)
     _out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     _same_files("evaluate", tmp_path, reference)
