@@ -186,6 +186,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "is the record of another run",
     ),  # fmt: skip
+    (
+        "make_reference",
+        ["ladder", *G, "--num-players", "2", "--members", "random,greedy", "--out", "{file}/x"],
+        "is a file, not a folder",
+    ),  # fmt: skip
     ("play", ["--seed", "-1"], "must be an integer in 0..4294967295"),
     ("play", [*G, "--opponent", "wizard"], "unknown agent spec"),
     ("play", ["--delay", "nan"], "must be a number in 0..3600"),
