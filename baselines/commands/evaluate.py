@@ -4,9 +4,10 @@
     tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
 Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``);
-``--backend ray`` plays them as Ray tasks with the same results. Writes ``pairings.csv``,
-``standings.csv``, ``games.csv`` and ``tournament.png`` to ``--out`` (Ctrl-C: the games so
-far, ``*.incomplete.csv``). Needs the ``train`` extra; ``rllib`` for Ray.
+``--backend ray`` plays them as Ray tasks with the same results. Writes every game to
+``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays only the others after a
+Ctrl-C, a kill or dead workers), then ``pairings.csv``, ``standings.csv``, ``games.csv``
+and ``tournament.png``. Needs the ``train`` extra; ``rllib`` for Ray.
 """
 
 from __future__ import annotations
@@ -20,9 +21,7 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
-from tabletop_zoo.baselines.evaluation.matches import MatchRecord
-from tabletop_zoo.baselines.evaluation.report import display_names
-from tabletop_zoo.baselines.evaluation.tournament import TournamentResult
+from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -51,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=cli.output_folder(),
         default="results/tournament",
-        help="output folder (default results/tournament)",
+        help="output folder: the record of the games and the tables (default results/tournament)",
     )
+    p.add_argument("--resume", action="store_true", help=RESUME_HELP)
     p.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     p.add_argument(
         "--random-opening", type=cli.integer(0), default=0, metavar="K",
@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
@@ -94,10 +95,16 @@ def main(argv: list[str] | None = None) -> int:
         if len(specs) < 2:
             raise ValueError(f"--agents needs at least 2 agents, got {args.agents!r}")
         cli.check_agents(args.filler, args.game, players, flag="--filler")
+        config = {
+            "command": "evaluate", "game": args.game, "num_players": players, "agents": specs,
+            "filler": args.filler, "games": args.games, "seed": args.seed,
+            "random_opening": args.random_opening, "models": model_digests(specs),
+        }  # fmt: skip
+        log = GameLog(args.out, config, resume=args.resume)
     except ValueError as exc:
         cli.fail(parser, exc)
     start = time.perf_counter()
-    played: list[MatchRecord] = []  # kept for Ctrl-C: the games finished so far
+    program = cli.program("python scripts/evaluate.py")
     try:
         result = round_robin(
             args.game,
@@ -112,22 +119,11 @@ def main(argv: list[str] | None = None) -> int:
             ray_address=args.ray_address,
             random_opening=args.random_opening,
             trust=args.trust_model,
-            on_game=played.append,
+            log=log,
         )
-    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
-        result = exc.result
-        if not result.games:
-            print(
-                f"{cli.program('evaluate.py')}: error: {exc}; no results written", file=sys.stderr
-            )
-            return 1
-        print(result.table())
-        paths = (*result.write_csv(args.out), result.plot(f"{args.out}/tournament.png"))
-        print(
-            f"{cli.program('evaluate.py')}: error: {exc}; "
-            f"wrote them to {', '.join(map(str, paths))}",
-            file=sys.stderr,
-        )
+    except IncompleteRunError as exc:  # worker processes died: the record keeps the games
+        message = f"{exc}; {log.stopped(program, argv)}"
+        print(f"{cli.program('evaluate.py')}: error: {message}", file=sys.stderr)
         return 1
     except ValueError as exc:  # a model that cannot be loaded, bad backend settings
         cli.fail(parser, exc)
@@ -135,17 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        if not played:
-            raise cli.Interrupted(f"no results written to {args.out}") from None
-        names = display_names(specs)
-        result = TournamentResult(
-            args.game, players, names, games=played, filler=args.filler, specs=specs,
-            random_opening=args.random_opening, incomplete="interrupted",
-        )  # fmt: skip
-        paths = ", ".join(map(str, result.write_csv(args.out)))
-        raise cli.Interrupted(
-            f"wrote the {len(played)} games finished so far to {paths} (incomplete)"
-        ) from None
+        raise cli.Interrupted(log.stopped(program, argv)) from None
+    finally:
+        log.close()
+    log.finish()
     seconds = time.perf_counter() - start
     print(result.table())
     paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main

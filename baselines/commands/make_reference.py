@@ -10,8 +10,9 @@ records game, players, the training command, the commit, SHA-256 and size in the
 ``ladder`` has its members play every table in every seating, ``--rounds`` times, and writes
 the Plackett-Luce ratings (2 players: Elo too) to the manifest and each member model. Two
 deterministic members in a game without chance need ``--random-opening K``, or their games
-repeat; ``tabletop-zoo rate`` plays the ladder's games the same way. Each model file stays
-within 5 MB and all of them within 25 MB.
+repeat; ``tabletop-zoo rate`` plays the ladder's games the same way. Every game goes to
+``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays only the others). Each model
+file stays within 5 MB and all of them within 25 MB.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tabletop_zoo.baselines.agents.reference import load_manifest as read_manife
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
@@ -112,11 +114,18 @@ def check_add(args: argparse.Namespace) -> None:
 
 
 def check_ladder(args: argparse.Namespace) -> None:
-    """The flags of ``ladder``: player count, every member (spec and model file)."""
+    """The flags of ``ladder``: player count, every member (spec and model file), and the
+    record of the games (``args.log``, loaded with ``--resume``)."""
     players = cli.players(args.game, args.num_players)
     members = cli.check_agents(args.members, args.game, players, flag="--members")
     if len(members) < 2:
         raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
+    config = {
+        "command": "make-reference ladder", "game": args.game, "num_players": players,
+        "members": members, "rounds": args.rounds, "seed": args.seed,
+        "random_opening": args.random_opening, "models": model_digests(members),
+    }  # fmt: skip
+    args.log = GameLog(args.out, config, resume=args.resume)
 
 
 def add_model(args: argparse.Namespace) -> None:
@@ -206,11 +215,16 @@ def fit_ladder(args: argparse.Namespace) -> None:
             random_opening=args.random_opening,
             workers=args.workers,
             trust=args.trust_model,
+            log=args.log,
         )
     except IncompleteRunError as exc:  # a ladder fit from some of its games is not written
         raise SystemExit(
-            f"{cli.program('make_reference.py')}: error: {exc}; the manifest is unchanged"
+            f"{cli.program('make_reference.py')}: error: {exc}; the manifest is unchanged; "
+            + args.log.stopped(cli.program("python scripts/make_reference.py"), args.argv)
         ) from None
+    finally:
+        args.log.close()
+    args.log.finish()
     entry = ladder.fit_ladder(
         result,
         members,
@@ -266,8 +280,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="save the ratings chart (PNG) here",
     )
+    ladder.add_argument(
+        "--out",
+        type=cli.output_folder(),
+        default="results/ladder",
+        help="the record of the games, games.jsonl, goes here (default results/ladder)",
+    )
+    ladder.add_argument("--resume", action="store_true", help=RESUME_HELP)
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:  # every flag, spec and model file before anything is played or written
         (check_add if args.command_name == "add" else check_ladder)(args)
@@ -280,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         fit_ladder(args)
     except KeyboardInterrupt:
-        raise cli.Interrupted("the manifest is unchanged") from None
+        program = cli.program("python scripts/make_reference.py")
+        raise cli.Interrupted(
+            f"the manifest is unchanged; {args.log.stopped(program, args.argv)}"
+        ) from None
     return 0
 
 

@@ -6,8 +6,9 @@ The agent plays every mix of the ladder's members in every seating, ``--rounds``
 only its rating is fitted (Plackett-Luce ``mu`` with its 95% interval; 2 players: Elo
 too), so it lands on the ladder's scale. Prints the ladder with the newcomer in it and its
 results against each mix. ``--against SPEC`` reports placements against one opponent
-instead; ``--csv FILE`` writes every game (Ctrl-C: the games so far). Needs the ``train``
-extra (openskill).
+instead. Every game goes to ``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays
+only the others after a Ctrl-C, a kill or dead workers); ``--csv FILE`` writes every game
+at the end. Needs the ``train`` extra (openskill).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
@@ -23,7 +23,7 @@ from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
-from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -60,26 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
+    p.add_argument(
+        "--out",
+        type=cli.output_folder(),
+        default="results/rate",
+        help="the record of the games, games.jsonl, goes here (default results/rate)",
+    )
+    p.add_argument("--resume", action="store_true", help=RESUME_HELP)
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     reproducible.add_flag(p)
     return p
-
-
-class GameLog:
-    """The games finished so far, as one :class:`SeatedResult` over ``specs`` (for
-    ``--csv``, also after Ctrl-C or a dead worker process)."""
-
-    def __init__(self, game: str, players: int, specs: list[str], random_opening: int) -> None:
-        self.result = SeatedResult(game, players, display_names(specs), [], random_opening)
-
-    def keeper(self, index_of: list[int]) -> Callable[[MatchRecord], None]:
-        """An ``on_game`` callback for a match whose agent ``k`` is ``specs[index_of[k]]``."""
-
-        def keep(record: MatchRecord) -> None:
-            agents = tuple(index_of[a] for a in record.agents)
-            self.result.games.append(dataclasses.replace(record, agents=agents))
-
-        return keep
 
 
 def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
@@ -102,7 +92,7 @@ def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
             random_opening=args.random_opening or 0,
             workers=args.workers,
             trust=args.trust_model,
-            on_game=log.keeper([0, number]),
+            log=log.part(number),
         )
         print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
@@ -118,14 +108,26 @@ def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None
         random_opening=args.random_opening,
         workers=args.workers,
         trust=args.trust_model,
-        on_game=log.keeper(list(range(len(log.result.agents)))),
+        log=log,
     )
     print("\n".join(ladder.newcomer_lines(rated)))
+
+
+def write_csv(args: argparse.Namespace, players: int, specs: list[str], log: GameLog) -> str:
+    """Every game of the run (agent indices into ``specs``) to ``--csv``; its path."""
+    games = [  # match k > 0 (the k-th --against): its agent 1 is specs[k]
+        dataclasses.replace(g, agents=tuple(match if a and match else a for a in g.agents))
+        for match, g in log.records()
+    ]
+    opening = log.config["random_opening"]
+    result = SeatedResult(args.game, players, display_names(specs), games, opening)
+    return f"wrote {result.write_csv(args.csv)} ({len(games)} games)"
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     try:
@@ -150,35 +152,36 @@ def main(argv: list[str] | None = None) -> int:
                 if args.random_opening is None
                 else args.random_opening
             )
+        config = {
+            "command": "rate", "game": args.game, "num_players": players, "specs": specs,
+            "against": bool(args.against), "rounds": args.rounds, "seed": args.seed,
+            "random_opening": opening, "models": model_digests(specs),
+        }  # fmt: skip
+        log = GameLog(args.out, config, resume=args.resume)
     except ValueError as exc:
         cli.fail(parser, exc)
-    log = GameLog(args.game, players, specs, opening)
     start = cpu_seconds()
+    program = cli.program("python scripts/rate.py")
     try:
         if args.against:
             rate_against(args, players, log)
         else:
             rate_on_ladder(args, players, log)
-    except IncompleteRunError as exc:  # a worker died: keep the games played, marked
-        kept = ""
-        if args.csv and log.result.games:
-            log.result.incomplete = str(exc)
-            kept = f"; wrote them to {log.result.write_csv(args.csv)}"
-        print(f"{cli.program('rate.py')}: error: {exc}{kept}", file=sys.stderr)
+    except IncompleteRunError as exc:  # worker processes died: the record keeps the games
+        print(
+            f"{cli.program('rate.py')}: error: {exc}; {log.stopped(program, argv)}", file=sys.stderr
+        )
         return 1
     except ValueError as exc:
         cli.fail(parser, exc)
     except KeyboardInterrupt:
-        if args.csv is None:
-            raise cli.Interrupted("no games written (no --csv)") from None
-        log.result.incomplete = "interrupted"
-        path = log.result.write_csv(args.csv)
-        raise cli.Interrupted(
-            f"wrote the {len(log.result.games)} games finished so far to {path} (incomplete)"
-        ) from None
+        raise cli.Interrupted(log.stopped(program, argv)) from None
+    finally:
+        log.close()
+    log.finish()
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
-        print(f"wrote {log.result.write_csv(args.csv)} ({len(log.result.games)} games)")
+        print(write_csv(args, players, specs, log))
     return 0
 
 

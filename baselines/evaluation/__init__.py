@@ -1,8 +1,9 @@
 """The evaluation layer: the arena (:func:`play_game`), the match model (schedules of
 seatings played into :class:`MatchRecord`, :func:`play_seatings`), its views (seat-rotated
 tournaments, :func:`round_robin`; seated matches, :func:`play_lineups`; single-agent
-evaluations, :func:`evaluate_agent`), the rating ladder (:mod:`.ladder`), match statistics
-and reports (tables, CSV files, charts). It may import the agents layer and the wrappers."""
+evaluations, :func:`evaluate_agent`), the record of a run's games for ``--resume``
+(:mod:`.game_log`), the rating ladder (:mod:`.ladder`), match statistics and reports
+(tables, CSV files, charts). It may import the agents layer and the wrappers."""
 
 from __future__ import annotations
 

@@ -64,10 +64,10 @@ unpickled (``make_agent``'s ``trust``)."""
 
 
 class IncompleteRunError(RuntimeError):
-    """A worker process of a parallel match died (killed, out of memory) before every game
-    was played. ``result``: the games played until then (the match's result object, its
-    ``incomplete`` field saying why), for the caller to keep; ``None`` from
-    :func:`play_tasks` itself."""
+    """Worker processes of a parallel match died (killed, out of memory; one that played a
+    dead one's games again too) before every game was played. ``result``: the games played
+    until then (the match's result object, its ``incomplete`` field saying why), for the
+    caller to keep; ``None`` from :func:`play_tasks` itself."""
 
     def __init__(self, message: str, result: Any = None) -> None:
         super().__init__(message)
@@ -289,33 +289,27 @@ def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
     return reset
 
 
-def _play_in_order(tasks: Sequence[GameTask]) -> Iterator[tuple]:
-    """:func:`play_task` of every task, in order, with the games that can be batched
-    (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)."""
+def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
+    """``(index, play_task(task))`` of every task as it finishes, the games that can be
+    batched (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)
+    after the others."""
     lockstep, batch = _batch_of(tasks)
-    if lockstep is None:
-        yield from map(play_task, tasks)
-        return
-    games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
-    finished = lockstep.play(games, _reset_agents(lockstep.env))
-    done: dict[int, tuple] = {}
-    members = set(batch)
-    try:
-        for index, task in enumerate(tasks):
-            if index not in members:
-                yield play_task(task)
-                continue
-            while index not in done:
-                key, outcome = next(finished)
-                done[key] = outcome
-            yield done.pop(index)
-    finally:
-        finished.close()
+    members = set(batch) if lockstep is not None else set()  # None: no compiled engine
+    for index, task in enumerate(tasks):
+        if index not in members:
+            yield index, play_task(task)
+    if lockstep is not None:
+        games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
+        finished = lockstep.play(games, _reset_agents(lockstep.env))
+        try:
+            yield from finished
+        finally:
+            finished.close()
 
 
-def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple]:
-    """A worker process's share of a match: :func:`_play_in_order` of consecutive tasks."""
-    return list(_play_in_order(tasks))
+def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
+    """A worker process's share of a match: :func:`_play_as_finished` of consecutive tasks."""
+    return list(_play_as_finished(tasks))
 
 
 def one_torch_thread() -> None:
@@ -333,34 +327,60 @@ def _pool_worker_start() -> None:
     one_torch_thread()
 
 
-def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple]:
-    """Yield :func:`play_task` of every task, in order: in this process (``workers=1``) or
-    in ``workers`` processes (spawned, one torch thread each; each plays consecutive runs of
-    tasks). Games whose every agent acts on compiled rows are played many at once on the
-    compiled engine (:mod:`.batched`), with the same outcomes. Closing the generator (or
-    running it to the end) shuts the processes down. A worker process that dies (killed,
-    out of memory) raises :class:`IncompleteRunError` after the games already yielded."""
+def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
+    """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes: in
+    this process (``workers=1``) or in ``workers`` processes (spawned, one torch thread each;
+    each plays runs of up to :data:`CHUNK` tasks). Games whose every agent acts on compiled
+    rows are played many at once on the compiled engine (:mod:`.batched`), with the same
+    outcomes. Closing the generator (or running it to the end) shuts the processes down. A
+    worker process that dies (killed, out of memory) has its games played again in new
+    processes; if one of those dies too, :class:`IncompleteRunError` follows."""
     if workers == 1:
-        yield from _play_in_order(tasks)
+        yield from _play_as_finished(tasks)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
+
+    played: set[int] = set()
+    for attempt in range(2):
+        left = [i for i in range(len(tasks)) if i not in played]
+        outcomes = _play_in_pool([tasks[i] for i in left], workers)
+        try:
+            for k, outcome in outcomes:
+                played.add(left[k])
+                yield left[k], outcome
+            return
+        except BrokenProcessPool:
+            if attempt:
+                raise IncompleteRunError(
+                    "worker processes died twice (killed or out of memory) before every game "
+                    "was played"
+                ) from None
+        finally:
+            outcomes.close()
+
+
+CHUNK = 32  # the most games a worker process plays before it hands them back
+
+
+def _play_in_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[tuple[int, tuple]]:
+    """:func:`play_tasks` in one pool of ``workers`` processes; ``BrokenProcessPool`` when
+    one of them dies."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     pool = ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("spawn"), initializer=_pool_worker_start
     )
     played_all = False
     try:
-        size = max(1, len(tasks) // (4 * workers))
-        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-        for outcomes in pool.map(_play_chunk, chunks):
-            yield from outcomes
+        size = max(1, min(CHUNK, len(tasks) // (4 * workers)))
+        starts = {
+            pool.submit(_play_chunk, tasks[i : i + size]): i for i in range(0, len(tasks), size)
+        }
+        for future in as_completed(starts):
+            for k, outcome in future.result():
+                yield starts[future] + k, outcome
         played_all = True
-    except BrokenProcessPool:
-        raise IncompleteRunError(
-            "a worker process died (killed or out of memory) before every game was played"
-        ) from None
     finally:
         if not played_all:
             # stopped early (closed, Ctrl-C, a worker died): a killed worker may have died

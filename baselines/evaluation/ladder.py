@@ -13,12 +13,11 @@ one more member. Needs the ``train`` extra (openskill).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
-from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.baselines.evaluation.ratings import Rating, anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import (
     Placement,
@@ -63,10 +62,11 @@ def play_ladder(
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
+    log: Any = None,
 ) -> SeatedResult:
     """Every table of ``num_players`` members (:func:`~.seating.lineups`) in every seating,
     ``rounds`` times (:func:`~.seating.play_lineups`; ``trust``: model files may be loaded
-    by unpickling)."""
+    by unpickling; ``log``: a :class:`~.game_log.GameLog` of the games)."""
     return play_lineups(
         game,
         list(members),
@@ -77,6 +77,7 @@ def play_ladder(
         random_opening=random_opening,
         workers=workers,
         trust=trust,
+        log=log,
     )
 
 
@@ -169,12 +170,12 @@ def rate_newcomer(
     random_opening: int | None = None,
     workers: int = 1,
     trust: bool = False,
-    on_game: Callable[[MatchRecord], None] | None = None,
+    log: Any = None,
 ) -> NewcomerRating:
     """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
     count): it plays every mix of the members in every seating, ``rounds`` times, with the
     ladder's random opening unless ``random_opening`` is given; the members keep their
-    published ratings. ``on_game(record)`` sees every game as it is played."""
+    published ratings. ``log``: a :class:`~.game_log.GameLog` of the games."""
     ladder = ladder_entry(game, num_players) if ladder is None else ladder
     if random_opening is None:
         random_opening = ladder.get("random_opening", 0)
@@ -191,7 +192,7 @@ def rate_newcomer(
         random_opening=random_opening,
         workers=workers,
         trust=trust,
-        on_game=on_game,
+        log=log,
     )
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
@@ -217,10 +218,10 @@ def rate_against(
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
-    on_game: Callable[[MatchRecord], None] | None = None,
+    log: Any = None,
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
-    ``rounds`` times); ``on_game(record)`` sees every game as it is played."""
+    ``rounds`` times); ``log``: a :class:`~.game_log.GameLog` of the games."""
     result = play_lineups(
         game,
         [agent, opponent],
@@ -231,7 +232,7 @@ def rate_against(
         random_opening=random_opening,
         workers=workers,
         trust=trust,
-        on_game=on_game,
+        log=log,
     )
     return result.placements()[0]
 

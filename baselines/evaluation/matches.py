@@ -180,6 +180,7 @@ def play_seatings(
     on_game: Callable[[MatchRecord], None] | None = None,
     progress: bool | None = None,
     trust: bool = False,
+    log: Any = None,
 ) -> list[MatchRecord]:
     """Play every seating and return its :class:`MatchRecord`, in schedule order.
 
@@ -188,12 +189,14 @@ def play_seatings(
     in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
     at ``ray_address``); every game and agent is seeded from its seating, so the records are
     the same either way. ``trust``: model files may be loaded by unpickling.
-    ``on_game(record)`` is called after every game (e.g. to save it as it comes);
+    ``on_game(record)`` is called after every game, as it finishes (not always in schedule
+    order); ``log`` (a :class:`~.game_log.GameLog`): its games are kept, the others
+    played and added to it as they finish;
     ``progress`` shows a tqdm bar with the games played and an ETA on stderr (``train``
     extra); ``None`` (the default): when stderr is a terminal and tqdm is installed. Check
-    the arguments first with :func:`check_match`. A worker process that dies raises
-    :class:`~.arena.IncompleteRunError` whose ``result`` is the list of records played until
-    then.
+    the arguments first with :func:`check_match`. Worker processes that die (a dead one's
+    games are played again once) raise :class:`~.arena.IncompleteRunError` whose ``result``
+    is the list of records played until then.
     """
     if progress is None:
         progress = _terminal_with_tqdm()
@@ -203,48 +206,55 @@ def play_seatings(
         require_extra("train", "the match progress bar", ("tqdm",))
     in_this_process = workers <= 1 and backend == "local"
     names = _check_line_ups(agents, seatings, names, num_players, in_this_process)
+    records = _recorded(log, seatings)
+    todo = [slot for slot in range(len(seatings)) if slot not in records]
     options = dict(env_options or {})
     # absolute model paths: a worker process, a Ray worker or RLlib reads them from elsewhere
     paths = [absolute_spec(agent) for agent in agents]
     tasks = [
         (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
-        for s in seatings
+        for s in (seatings[slot] for slot in todo)
     ]
     if backend == "ray":
         from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
 
         outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
+        stream: Any = enumerate(outcomes)  # in task order
     else:
-        outcomes = play_tasks(tasks, workers)
-    stream: Any = outcomes
+        stream = outcomes = play_tasks(tasks, workers)
     if progress:
         from tqdm import tqdm
 
-        stream = tqdm(outcomes, total=len(seatings), desc="games")
-    out: list[MatchRecord] = []
+        stream = tqdm(stream, total=len(tasks), desc="games")
     try:
-        for seating, (returns, scores, steps) in zip(seatings, stream, strict=True):
-            out.append(
-                MatchRecord(
-                    game=game,
-                    num_players=num_players,
-                    agents=tuple(seating.agents),
-                    seats=tuple(names[a] for a in seating.agents),
-                    returns=tuple(float(r) for r in returns),
-                    scores=tuple(int(s) for s in scores),
-                    steps=int(steps),
-                    seed=int(seating.seed),
-                    random_opening=seating.random_opening,
-                )
-            )
+        for k, (returns, scores, steps) in stream:
+            slot, seating = todo[k], seatings[todo[k]]
+            records[slot] = MatchRecord(
+                game, num_players, tuple(seating.agents), tuple(names[a] for a in seating.agents),
+                tuple(float(r) for r in returns), tuple(int(s) for s in scores), int(steps),
+                int(seating.seed), seating.random_opening,
+            )  # fmt: skip
+            if log is not None:
+                log.add(slot, records[slot])
             if on_game is not None:
-                on_game(out[-1])
+                on_game(records[slot])
     except IncompleteRunError as exc:
-        message = f"{exc}; {len(out)} of {len(seatings)} games played"
-        raise IncompleteRunError(message, out) from None
+        message = f"{exc}; {len(records)} of {len(seatings)} games played"
+        raise IncompleteRunError(message, [records[s] for s in sorted(records)]) from None
     finally:
         outcomes.close()  # shuts down the worker processes or Ray
-    return out
+    return [records[slot] for slot in range(len(seatings))]
+
+
+def _recorded(log: Any, seatings: Sequence[Seating]) -> dict[int, MatchRecord]:
+    """The games of ``log`` (``None``: none) by slot; ``InvalidOptionError`` if one does not
+    fit its seating (another schedule)."""
+    records = {} if log is None else log.played()
+    for slot, record in records.items():
+        seating = seatings[slot] if 0 <= slot < len(seatings) else None
+        if seating is None or (record.agents, record.seed) != (seating.agents, seating.seed):
+            raise InvalidOptionError(f"{log.path}: game {slot} is not one of this schedule")
+    return records
 
 
 ResultT = TypeVar("ResultT")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,7 +258,7 @@ def play_lineups(
     num_players: int | None = None,
     seed: int | None = 0,
     env_kwargs: dict[str, Any] | None = None,
-    on_game: Callable[[MatchRecord], None] | None = None,
+    log: Any = None,
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
@@ -267,8 +267,8 @@ def play_lineups(
 
     ``agent_specs`` are ``make_agent`` specs; a line-up holds indices into them. Every game
     and agent is seeded from ``seed`` and the game's number; ``random_opening`` is
-    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``on_game`` are
-    :func:`~.matches.play_seatings`'. A worker process that dies raises
+    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``log`` are
+    :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`).
     """
@@ -298,7 +298,7 @@ def play_lineups(
             names=names,
             env_options=env_kwargs,
             workers=workers,
-            on_game=on_game,
+            log=log,
             trust=trust,
         ),
     )

@@ -17,7 +17,7 @@ counted by the agent's own result. All are schedules played by
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -242,7 +242,7 @@ def round_robin(
     workers: int = 1,
     env_kwargs: dict[str, Any] | None = None,
     progress: bool = False,
-    on_game: Callable[[MatchRecord], None] | None = None,
+    log: Any = None,
     backend: str = "local",
     ray_address: str | None = None,
     random_opening: int = 0,
@@ -252,9 +252,9 @@ def round_robin(
 
     ``agent_specs`` are ``make_agent`` specs; ``filler`` fills the seats beyond A and B in
     3-4 player games; ``random_opening`` is :func:`~.arena.play_game`'s. ``workers``,
-    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``on_game`` are those of
-    :func:`~.matches.play_seatings`: the same results however the games are played. A worker
-    process that dies raises :class:`~.arena.IncompleteRunError` whose ``result`` holds the
+    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``log`` are those of
+    :func:`~.matches.play_seatings`: the same results however the games are played. Worker
+    processes that die raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the
     games played until then (marked :attr:`TournamentResult.incomplete`).
     """
     if backend not in BACKENDS:
@@ -296,7 +296,7 @@ def round_robin(
             workers=workers,
             backend=backend,
             ray_address=ray_address,
-            on_game=on_game,
+            log=log,
             progress=progress,
             trust=trust,
         ),

@@ -21,6 +21,7 @@ import pytest
 from tabletop_zoo.baselines.agents import AGENT_SPECS
 from tabletop_zoo.baselines.agents.reference import REFERENCE_DIR
 from tabletop_zoo.baselines.commands import COMMANDS
+from tabletop_zoo.baselines.evaluation.game_log import GameLog
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 #: the command of each command module, e.g. ``{"train_alphazero": "train-alphazero"}``
@@ -31,7 +32,8 @@ GAME = "mole_hill"  # the smallest game: fastest to set up
 
 # {tmp}: a fresh folder (the working folder); {file}: a file in it; {dir}: a folder in it;
 # {missing}: a path that does not exist; {empty}, {truncated}, {garbage}: bad network files;
-# {network}: a good network of GAME; {badcsv}: a run folder whose eval.csv is garbage.
+# {network}: a good network of GAME; {badcsv}: a run folder whose eval.csv is garbage;
+# {otherrun}: a folder holding the record of the games of another run (games.jsonl).
 G = ["--game", GAME]
 CASES: list[tuple[str, list[str], str]] = [
     ("evaluate", ["--out", ""], "output folder name is empty"),
@@ -47,6 +49,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("evaluate", [*G, "--agents", "random,ppo:{missing}"], "no saved MaskablePPO model"),
     ("evaluate", [*G, "--agents", "random,ppo:{garbage}"], "MaskablePPO model from '{garbage}'"),
     ("evaluate", [*G, "--filler", "human"], "'human' is not allowed here"),
+    ("evaluate", ["--out", "{missing}", "--resume"], "--resume: no record of a run in"),
+    ("evaluate", [*G, "--out", "{otherrun}", "--resume"], "is the record of another run"),
     ("ppo_vector", ["--seed", "-1"], "must be an integer in 0..4294967295"),
     ("ppo_vector", ["--num-envs", "0"], "must be an integer in 1..65536, got 0"),
     ("ppo_vector", ["--torch-threads", "9" * 30], "must be an integer in 1..256"),
@@ -62,6 +66,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("rate", [*G, "--agent", "random,greedy"], "--agent takes one agent spec"),
     ("rate", [*G, "--agent", "random", "--against", "mcts:0"], "positive integer N"),
     ("rate", [*G, "--agent", "random", "--num-players", "3"], "is played by"),
+    ("rate", [*G, "--agent", "random", "--out", ""], "output folder name is empty"),
+    ("rate", [*G, "--agent", "random", "--out", "{otherrun}", "--resume"], "of another run"),
     ("record", [*G, "--agents", "greedy,random", "--out", ""], "output file name is empty"),
     ("record", [*G, "--agents", "greedy,random", "--out", "x.avi"], "must end in .gif or .mp4"),
     ("record", [*G, "--agents", "greedy,random", "--out", "x.gif", "--fps", "nan"], "number"),
@@ -165,6 +171,26 @@ CASES: list[tuple[str, list[str], str]] = [
         ["ladder", *G, "--num-players", "2", "--members", "random,greedy", "--plot", ""],
         "output file name is empty",
     ),  # fmt: skip
+    (
+        "make_reference",
+        [
+            "ladder",
+            *G,
+            "--num-players",
+            "2",
+            "--members",
+            "random,greedy",
+            "--out",
+            "{otherrun}",
+            "--resume",
+        ],
+        "is the record of another run",
+    ),  # fmt: skip
+    (
+        "make_reference",
+        ["ladder", *G, "--num-players", "2", "--members", "random,greedy", "--out", "{file}/x"],
+        "is a file, not a folder",
+    ),  # fmt: skip
     ("play", ["--seed", "-1"], "must be an integer in 0..4294967295"),
     ("play", [*G, "--opponent", "wizard"], "unknown agent spec"),
     ("play", ["--delay", "nan"], "must be a number in 0..3600"),
@@ -211,6 +237,9 @@ def files(tmp_path_factory) -> dict[str, str]:
     (folder / "a_dir").mkdir()
     (folder / "run").mkdir()
     (folder / "run" / "eval.csv").write_text("timesteps,opponent,win_rate\nmany,random,high\n")
+    (folder / "otherrun").mkdir()  # the record of the games of another run
+    header = GameLog(folder / "otherrun", {"command": "another"}).header
+    (folder / "otherrun" / "games.jsonl").write_text(header + "\n")
     return {
         "file": str(folder / "a_file.txt"),
         "dir": str(folder / "a_dir"),
@@ -220,6 +249,7 @@ def files(tmp_path_factory) -> dict[str, str]:
         "garbage": str(folder / "garbage.npz"),
         "network": str(network),
         "badcsv": str(folder / "run"),
+        "otherrun": str(folder / "otherrun"),
     }
 
 
@@ -362,7 +392,7 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, start_for_ctrl_c) -> Non
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path, start_for_ctrl_c) -> None:
+def test_ctrl_c_during_a_rating_keeps_the_finished_games(tmp_path, start_for_ctrl_c) -> None:
     csv_path = tmp_path / "games.csv"
     process = start_for_ctrl_c(
         sys.executable,
@@ -376,22 +406,27 @@ def test_ctrl_c_during_a_rating_writes_the_finished_games(tmp_path, start_for_ct
         "100000",
         "--csv",
         str(csv_path),
+        "--out",
+        "out",
         cwd=tmp_path,
     )
     try:
         assert process.stdout.readline().startswith("opponents")  # checks done, playing
-        time.sleep(10)  # some games finish (how many depends on the machine's load)
+        record, deadline = tmp_path / "out" / "games.jsonl", time.monotonic() + 240
+        while not record.is_file() and time.monotonic() < deadline:
+            time.sleep(0.1)  # until a game is recorded (when depends on the machine's load)
         process.send_signal(signal.SIGINT)
         _out, err = process.communicate(timeout=60)
     finally:
         process.kill()
     assert process.returncode == 130
     (line,) = err.splitlines()
-    assert line.startswith("rate.py: interrupted: wrote the ") and "(incomplete)" in line
-    games = int(line.split("wrote the ")[1].split()[0])
-    assert not csv_path.exists()  # the finished games are marked incomplete by their name
-    rows = (tmp_path / "games.incomplete.csv").read_text().splitlines()
-    assert rows[0].startswith("game,seats") and len(rows) == games + 1  # one row per game
+    assert line.startswith("rate.py: interrupted: ") and line.endswith("--out out --resume")
+    games = int(line.split("interrupted: ")[1].split()[0])
+    assert f"{games} games recorded in out/games.jsonl; to play the rest: " in line
+    assert not csv_path.exists()  # written when every game is played
+    rows = (tmp_path / "out" / "games.jsonl").read_text().splitlines()
+    assert len(rows) == games + 1  # the header and one line per game
 
 
 @pytest.mark.parametrize(

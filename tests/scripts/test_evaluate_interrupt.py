@@ -1,4 +1,4 @@
-"""Ctrl-C during ``scripts/evaluate.py`` keeps the games finished so far, marked incomplete."""
+"""Ctrl-C during ``scripts/evaluate.py`` keeps the games finished so far, to resume."""
 
 from __future__ import annotations
 
@@ -45,8 +45,9 @@ def test_ctrl_c_during_a_tournament_writes_the_finished_games(tmp_path, start_fo
         process.kill()
     assert process.returncode == 130
     (line,) = [text for text in re.split(r"[\r\n]", err) if text.startswith("evaluate.py")]
-    assert line.startswith("evaluate.py: interrupted: wrote the ") and "(incomplete)" in line
-    games = int(line.split("wrote the ")[1].split()[0])
-    assert not (out / "games.csv").exists()  # only complete results get the plain names
-    rows = (out / "games.incomplete.csv").read_text().splitlines()
-    assert len(rows) == games + 1 and games >= 1  # a header and one row per game
+    assert line.startswith("evaluate.py: interrupted: ") and line.endswith(f"--out {out} --resume")
+    games = int(line.split("interrupted: ")[1].split()[0])
+    assert f"{games} games recorded in {out / 'games.jsonl'}; to play the rest: " in line
+    assert not (out / "games.csv").exists()  # only complete results get tables
+    rows = (out / "games.jsonl").read_text().splitlines()
+    assert len(rows) == games + 1 and games >= 1  # a header and one line per game

@@ -11,6 +11,12 @@ from tabletop_zoo.baselines.agents import reference
 from tabletop_zoo.baselines.evaluation import ladder as ladder_module
 
 
+@pytest.fixture(autouse=True)
+def _in_a_fresh_folder(tmp_path, monkeypatch) -> None:
+    """The records of the games (``results/rate``, ``results/ladder``) go to ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.mark.slow
 def test_rate_prints_a_rating_on_the_shipped_ladder(script, capsys, monkeypatch) -> None:
     shipped = reference.load_manifest
@@ -53,7 +59,8 @@ def test_rate_writes_its_games_to_csv(script, tmp_path, capsys) -> None:
     rows = path.read_text().splitlines()
     assert rows[0].startswith("game,seats") and len(rows) == 1 + 4  # 2 rounds x 2 seats
     assert str(path) in capsys.readouterr().out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "results"]
+    assert len((tmp_path / "results" / "rate" / "games.jsonl").read_text().splitlines()) == 5
 
 
 def test_rate_refuses_a_bad_spec_and_a_missing_ladder(script, tmp_path, monkeypatch, capsys):

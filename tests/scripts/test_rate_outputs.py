@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from pathlib import Path
 
 from tabletop_zoo.baselines.agents import reference
@@ -27,6 +28,8 @@ def _outputs(load_script, tmp_path: Path) -> dict[str, str]:
     """Fit a small ladder, rate an agent on it and against a field; the printed texts and
     the ladder's manifest entry (without its command and CPU time)."""
     make_reference, rate = load_script("make_reference"), load_script("rate")
+    folder = os.getcwd()
+    os.chdir(tmp_path)  # the records of the games: results/ladder, results/rate
     manifest = tmp_path / "manifest.json"
     saved = reference.MANIFEST_PATH, make_reference.MANIFEST_PATH, make_reference.REFERENCE_DIR
     reference.MANIFEST_PATH = make_reference.MANIFEST_PATH = manifest
@@ -58,6 +61,7 @@ def _outputs(load_script, tmp_path: Path) -> dict[str, str]:
                 del entry["command"], entry["cpu_minutes"]
                 out["ladder_entry"] = json.dumps(entry, indent=2, sort_keys=True) + "\n"
     finally:
+        os.chdir(folder)
         reference.MANIFEST_PATH, make_reference.MANIFEST_PATH, make_reference.REFERENCE_DIR = saved
     return out
 

@@ -70,6 +70,7 @@ def test_scripts_refuse_a_file_that_needs_unpickling(ppo_files, tmp_path, name, 
 def test_in_process_entry_points(script, ppo_files, tmp_path, monkeypatch, capsys) -> None:
     """rate.py, record.py, play.py --watch, train.py --pool, make_reference.py add --ppo."""
     crafted, foreign = f"ppo:{ppo_files.crafted}", f"ppo:{ppo_files.foreign}"
+    monkeypatch.chdir(tmp_path)  # rate's record of the games: results/rate
     rate = script("rate")
     argv = ["--game", "mole_hill", "--agent", crafted, "--against", "random", "--rounds", "1"]
     assert rate.main(argv) == 0

@@ -1,0 +1,171 @@
+"""The record of a run's games: every finished game appended to ``<out>/games.jsonl``.
+
+``evaluate``, ``rate`` and ``make-reference ladder`` hand a :class:`GameLog` to
+:func:`~.matches.play_seatings`, which writes each game as it finishes (one JSON line,
+flushed), so a run killed by any signal loses only the games in flight; with ``resume``
+the games recorded are kept and only the others are played. The first line holds the
+run's configuration (command, game, agents, options, model file digests, package version)
+and its fingerprint: a record of another run is refused in one line. A game line names
+its match (a command may play several), its slot in the schedule and the
+:class:`~.matches.MatchRecord`; the tables are computed from the records in schedule
+order, and :meth:`GameLog.finish` rewrites the file in that order, so a resumed run ends
+with the same files as an uninterrupted one, byte for byte. A torn last line (a process
+killed mid-write) is dropped. Appending is the one write that is not atomic: a line is
+whole or, torn, dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tabletop_zoo.baselines.agents import parse_agent_spec
+from tabletop_zoo.baselines.evaluation.matches import MatchRecord
+from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+__all__ = ["FILE_NAME", "RESUME_HELP", "GameLog", "model_digests", "resume_command"]
+
+FILE_NAME = "games.jsonl"
+FORMAT = "tabletop-zoo games 1"
+RESUME_HELP = (
+    f"play only the games not yet recorded in --out's {FILE_NAME} (a run stopped by Ctrl-C, "
+    "a kill or a dead worker): the same tables as an uninterrupted run"
+)
+
+
+def model_digests(specs: Sequence[str]) -> dict[str, str]:
+    """SHA-256 of the model file of every ``ppo:``/``az:`` spec (a retrained model at the
+    same path makes another run)."""
+    out = {}
+    for spec in specs:
+        kind, path, _number = parse_agent_spec(spec)
+        if kind in ("ppo", "az") and Path(path).is_file():
+            out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return out
+
+
+def resume_command(program: str, argv: Sequence[str]) -> str:
+    """The command line that resumes a run: ``program argv --resume``."""
+    return shlex.join([*program.split(), *argv, *([] if "--resume" in argv else ["--resume"])])
+
+
+class GameLog:
+    """The games of one run in ``folder/games.jsonl`` (see the module docstring).
+
+    ``config``: what makes the run (JSON values). A new log replaces an earlier record in
+    ``folder`` when its first game is added; ``resume=True`` loads it instead
+    (``InvalidOptionError`` in one line if it is missing, of another run or corrupt).
+    :meth:`part` gives the view of one match of the run, which
+    :func:`~.matches.play_seatings` reads (:meth:`played`) and writes (:meth:`add`).
+    """
+
+    def __init__(self, folder: str | Path, config: Mapping[str, Any], resume: bool = False):
+        from tabletop_zoo import __version__
+
+        self.path = Path(folder) / FILE_NAME
+        self.config = json.loads(json.dumps({**config, "version": __version__}))
+        text = json.dumps(self.config, sort_keys=True)
+        fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
+        self.header = json.dumps({"format": FORMAT, "fingerprint": fingerprint, "config": text})
+        self.lines: dict[tuple[int, int], str] = {}
+        self.games: dict[tuple[int, int], MatchRecord] = {}
+        self.match, self._resume = 0, resume
+        self._open: list[Any] = []  # the file, once open (shared by the views of matches)
+        if resume:
+            self._load()
+
+    def _load(self) -> None:
+        where = f"--resume: {str(self.path)!r}"
+        if not self.path.is_file():
+            folder = str(self.path.parent)
+            raise InvalidOptionError(f"--resume: no record of a run in {folder!r} (no {FILE_NAME})")
+        data = self.path.read_bytes()
+        whole = data[: data.rfind(b"\n") + 1]
+        if len(whole) < len(data):  # a torn last line: the game is played again
+            with self.path.open("r+b") as handle:
+                handle.truncate(len(whole))
+        lines = whole.decode("utf-8", "replace").splitlines()
+        header = _json(lines[0]) if lines else None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise InvalidOptionError(f"{where}: not a games record of tabletop-zoo")
+        if header != json.loads(self.header):
+            theirs = _json(header.get("config"))
+            theirs = theirs if isinstance(theirs, dict) else {}
+            keys = sorted(set(theirs) | set(self.config))
+            changed = [k for k in keys if theirs.get(k) != self.config.get(k)] or ["config"]
+            raise InvalidOptionError(
+                f"{where} is the record of another run (its {', '.join(changed)} differ): "
+                "resume with the same command and flags, or start anew without --resume"
+            )
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                entry = json.loads(line)
+                key = (int(entry.pop("match")), int(entry.pop("slot")))
+                record = MatchRecord(**entry)
+                self.games[key] = dataclasses.replace(
+                    record,
+                    **{f: tuple(getattr(record, f)) for f in ("agents", "seats", "returns")},
+                    scores=tuple(int(s) for s in record.scores),
+                )
+            except (ValueError, TypeError, KeyError, AttributeError):
+                raise InvalidOptionError(f"{where}: line {number} is not a game") from None
+            self.lines[key] = line
+
+    def part(self, match: int) -> GameLog:
+        """The view of match number ``match`` of the run (the same file)."""
+        view = copy.copy(self)
+        view.match = match
+        return view
+
+    def played(self) -> dict[int, MatchRecord]:
+        """The recorded games of this match by their slot in its schedule."""
+        return {slot: g for (match, slot), g in self.games.items() if match == self.match}
+
+    def add(self, slot: int, record: MatchRecord) -> None:
+        """Append the game of ``slot`` (one line, flushed to the system)."""
+        line = json.dumps({"match": self.match, "slot": slot, **dataclasses.asdict(record)})
+        self.games[self.match, slot] = record
+        self.lines[self.match, slot] = line
+        if not self._open:
+            if not self._resume:
+                write_text_atomic(self.path, self.header + "\n")
+            self._open.append(self.path.open("a", encoding="utf-8"))
+        self._open[0].write(line + "\n")
+        self._open[0].flush()
+
+    def records(self) -> list[tuple[int, MatchRecord]]:
+        """``(match, record)`` of every game, in match and schedule order."""
+        return [(key[0], self.games[key]) for key in sorted(self.games)]
+
+    def finish(self) -> None:
+        """Close the file, rewritten whole (atomically) in match and schedule order."""
+        self.close()
+        lines = [self.header, *(self.lines[key] for key in sorted(self.lines))]
+        write_text_atomic(self.path, "\n".join(lines) + "\n")
+
+    def close(self) -> None:
+        """Close the file as it is (a run that stopped early)."""
+        for handle in self._open:
+            handle.close()
+
+    def stopped(self, program: str, argv: Sequence[str]) -> str:
+        """What a stopped run says: the games recorded and the command to resume."""
+        return (
+            f"{len(self.games)} games recorded in {self.path}; to play the rest: "
+            f"{resume_command(program, argv)}"
+        )
+
+
+def _json(text: Any) -> Any:
+    """``text`` parsed as JSON, ``None`` if it is not."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
