@@ -1,6 +1,6 @@
-"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations, the
-progress bar and the CPU-seconds of the updates. This module imports stable-baselines3 (and
-so torch): only ``train`` imports it.
+"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations (and the
+best model), resumable checkpoints, the progress bar and the CPU-seconds of the updates.
+This module imports stable-baselines3 (and so torch): only ``train`` imports it.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from tabletop_zoo.baselines.training.checkpoint import Checkpoints, capture, restore
 from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
 
-__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"]
+__all__ = ["CheckpointCallback", "EvalCallback", "ProgressCallback", "SnapshotCallback",
+           "UpdateTimer"]  # fmt: skip
 
 
 class SnapshotCallback(BaseCallback):
@@ -45,13 +47,15 @@ class SnapshotCallback(BaseCallback):
 
 class EvalCallback(BaseCallback):
     """Every ``every`` steps evaluate against random and greedy (the evaluation layer's
-    seat-rotated matches); append to ``eval.csv``, the SB3 logger and the learning curve."""
+    seat-rotated matches); append to ``eval.csv``, the SB3 logger and the learning curve;
+    save the model as ``best_model.zip`` when its mean win rate is the best so far."""
 
     def __init__(self, cfg: Any, every: int) -> None:
         super().__init__()
         self.cfg = cfg
         self.every = every
         self.last = 0
+        self.best = -1.0
 
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
@@ -63,7 +67,48 @@ class EvalCallback(BaseCallback):
             rows = run_evaluation(self.model, self.cfg, self.num_timesteps, self.cfg.eval_games)
             for row in rows:
                 self.logger.record(f"eval/win_rate_{row.opponent}", row.win_rate)
+            if sum(row.win_rate for row in rows) / len(rows) > self.best:
+                self.best = sum(row.win_rate for row in rows) / len(rows)
+                with atomic_path(self.cfg.run_dir / "best_model.zip") as temporary:
+                    self.model.save(temporary)
         return True
+
+
+class CheckpointCallback(BaseCallback):
+    """Between rollouts (trained, the rollout buffer empty) when ``checkpoints`` are due,
+    and at the end, save the weights, Adam's moments, the counters (the model's and those
+    of the callbacks ``others``) and the generators; not the games in progress: a resumed
+    run starts new ones."""
+
+    def __init__(self, checkpoints: Checkpoints, config: dict, *others: Any) -> None:
+        super().__init__()
+        self.checkpoints, self.config, self.others = checkpoints, config, others
+
+    def _on_rollout_start(self) -> None:
+        if self.checkpoints.due():
+            self._on_training_end()
+
+    def _on_training_end(self) -> None:
+        counters = [getattr(owner, name) for owner, name in self._counters(self.model)]
+        self.checkpoints.save(self.config, capture(_parts(self.model), counters=counters))
+
+    def restore(self, model: Any, state: dict[str, Any]) -> None:
+        """Put a checkpoint's ``state`` into ``model``, the callbacks and the generators."""
+        counters = restore(state, _parts(model))["counters"]
+        for (owner, name), value in zip(self._counters(model), counters, strict=True):
+            setattr(owner, name, value)
+
+    def _counters(self, model: Any) -> list[tuple[Any, str]]:
+        names = [(model, name) for name in ("num_timesteps", "_n_updates", "_episode_num")]
+        return names + [(c, n) for c in self.others for n in ("last", "best") if hasattr(c, n)]
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def _parts(model: Any) -> dict[str, Any]:
+    """What a checkpoint saves of a model: its policy's weights and their optimizer."""
+    return {"policy": model.policy, "optimizer": model.policy.optimizer}
 
 
 class ProgressCallback(BaseCallback):
