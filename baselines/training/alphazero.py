@@ -241,9 +241,8 @@ def train_alphazero(
 ) -> AlphaZeroResult:
     """Run self-play training as configured; write the network to ``config.out``.
 
-    Every ``checkpoint_every`` seconds the whole state (replay buffer too) goes to
-    ``<out>.checkpoint.pt`` (:mod:`.checkpoint`); from its ``resume`` the run ends with the
-    network of an uninterrupted one.
+    Every ``checkpoint_every`` s the state (replay buffer too) goes to ``<out>.checkpoint.pt``;
+    from its ``resume`` the run ends with the network of an uninterrupted one.
 
     While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
     for torch and NumPy alike in this thread): weight decay shrinks the weights of

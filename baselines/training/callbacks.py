@@ -67,8 +67,8 @@ class EvalCallback(BaseCallback):
             rows = run_evaluation(self.model, self.cfg, self.num_timesteps, self.cfg.eval_games)
             for row in rows:
                 self.logger.record(f"eval/win_rate_{row.opponent}", row.win_rate)
-            if sum(row.win_rate for row in rows) / len(rows) > self.best:
-                self.best = sum(row.win_rate for row in rows) / len(rows)
+            if (mean := sum(row.win_rate for row in rows) / len(rows)) > self.best:
+                self.best = mean
                 with atomic_path(self.cfg.run_dir / "best_model.zip") as temporary:
                     self.model.save(temporary)
         return True
@@ -89,26 +89,24 @@ class CheckpointCallback(BaseCallback):
             self._on_training_end()
 
     def _on_training_end(self) -> None:
-        counters = [getattr(owner, name) for owner, name in self._counters(self.model)]
-        self.checkpoints.save(self.config, capture(_parts(self.model), counters=counters))
+        parts, counters = self._parts(self.model)
+        values = [getattr(owner, name) for owner, name in counters]
+        self.checkpoints.save(self.config, capture(parts, counters=values))
 
     def restore(self, model: Any, state: dict[str, Any]) -> None:
         """Put a checkpoint's ``state`` into ``model``, the callbacks and the generators."""
-        counters = restore(state, _parts(model))["counters"]
-        for (owner, name), value in zip(self._counters(model), counters, strict=True):
+        parts, counters = self._parts(model)
+        for (owner, name), value in zip(counters, restore(state, parts)["counters"], strict=True):
             setattr(owner, name, value)
 
-    def _counters(self, model: Any) -> list[tuple[Any, str]]:
+    def _parts(self, model: Any) -> tuple[dict[str, Any], list[tuple[Any, str]]]:
+        """What is saved: the policy and its optimizer, the counters (owner, attribute)."""
         names = [(model, name) for name in ("num_timesteps", "_n_updates", "_episode_num")]
-        return names + [(c, n) for c in self.others for n in ("last", "best") if hasattr(c, n)]
+        names += [(c, n) for c in self.others for n in ("last", "best") if hasattr(c, n)]
+        return {"policy": model.policy, "optimizer": model.policy.optimizer}, names
 
     def _on_step(self) -> bool:
         return True
-
-
-def _parts(model: Any) -> dict[str, Any]:
-    """What a checkpoint saves of a model: its policy's weights and their optimizer."""
-    return {"policy": model.policy, "optimizer": model.policy.optimizer}
 
 
 class ProgressCallback(BaseCallback):

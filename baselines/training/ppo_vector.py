@@ -301,6 +301,7 @@ def train(
     for number in range(start + 1, num_updates + 1):
         if checkpoints.due():  # the state before this update
             spent = (time.process_time() - cpu_start, time.perf_counter() - wall_start)
+            rollout.returns, rollout.cut = rollout.returns[-1000:], rollout.cut[-1000:]  # logged
             carried = {name: getattr(rollout, name) for name in Rollout.CARRIED}
             checkpoints.save(asdict(config), checkpoint.capture(parts, rollout=carried,
                 snapshot=snapshot[0] and snapshot[0].state_dict(), envs=envs.get_state(),

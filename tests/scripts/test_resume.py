@@ -19,7 +19,25 @@ import pytest
 
 pytest.importorskip("torch", reason="training needs the 'train' extra")
 
-from tabletop_zoo.baselines.training.checkpoint import KILL_VARIABLE  # noqa: E402
+#: ``python -c KILL N COMMAND ARGS``: ``tabletop-zoo COMMAND ARGS`` killed inside its N-th
+#: checkpoint write (the temporary file written, not yet renamed)
+KILL = """
+import contextlib, os, signal, sys
+from tabletop_zoo.baselines.training import checkpoint
+from tabletop_zoo.baselines.commands import main
+writes, kill_in, real = [], int(sys.argv.pop(1)), checkpoint.atomic_path
+
+@contextlib.contextmanager
+def killed_in_write(path):
+    with real(path) as temporary:
+        yield temporary
+        writes.append(path)
+        if len(writes) == kill_in:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+checkpoint.atomic_path = killed_in_write
+main()
+"""
 
 GAME = ["--game", "mole_hill"]
 EVERY = ["--checkpoint-every", "0"]  # a checkpoint at every chance
@@ -28,10 +46,9 @@ EVERY = ["--checkpoint-every", "0"]  # a checkpoint at every chance
 def killed(command: str, argv: list[str], cwd: Path, kill_in: int) -> str:
     """``tabletop-zoo COMMAND ARGV`` in ``cwd``, killed inside checkpoint write ``kill_in``;
     its output."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", KILL_VARIABLE: str(kill_in)}
-    tool = Path(sys.executable).parent / "tabletop-zoo"
-    done = subprocess.run([str(tool), command, *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    line = [sys.executable, "-c", KILL, str(kill_in), command, *argv]
+    done = subprocess.run(line, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     return done.stdout
 
