@@ -125,11 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     run, state = flags.pop("resume"), None
     if run is not None:  # a bad RUN: one line (run_main)
         settings, state = checkpoint.load_checkpoint(run, "ppo-vector")
-        flags = settings | {
-            "save": run,
-            "load": None,
-            "checkpoint_every": flags["checkpoint_every"],
-        }
+        flags = settings | {"save": run, "load": None,
+                            "checkpoint_every": flags["checkpoint_every"]}  # fmt: skip
     config = PPOVectorConfig(**flags)
     try:
         agent = train(config, log=lambda line: print(line, flush=True), resume=state)

@@ -75,10 +75,9 @@ class EvalCallback(BaseCallback):
 
 
 class CheckpointCallback(BaseCallback):
-    """Between rollouts (trained, the rollout buffer empty) when ``checkpoints`` are due,
-    and at the end, save the weights, Adam's moments, the counters (the model's and those
-    of the callbacks ``others``) and the generators; not the games in progress: a resumed
-    run starts new ones."""
+    """Between rollouts when ``checkpoints`` are due, and at the end, save the weights, Adam,
+    the counters (the model's, the callbacks ``others``') and the generators; not the games
+    in progress (a resumed run starts new ones)."""
 
     def __init__(self, checkpoints: Checkpoints, config: dict, *others: Any) -> None:
         super().__init__()

@@ -95,8 +95,7 @@ def _tensors(value: Any, back: bool = False) -> Any:
 
 
 def capture(objects: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """``extra``, the ``state_dict()`` of ``objects`` (modules, optimizers) and the global
-    generators (Python's, NumPy's, torch's)."""
+    """``extra``, the ``state_dict()`` of ``objects`` and the generators of Python, NumPy, torch."""
     import torch
 
     generators = (random.getstate(), np.random.get_state(), torch.get_rng_state())
@@ -109,10 +108,9 @@ def restore(state: dict[str, Any], objects: dict[str, Any]) -> dict[str, Any]:
 
     for name, o in objects.items():
         o.load_state_dict(state.pop(name))
-    python, numpy, torch_generator = state.pop("rng")
-    random.setstate(python)
-    np.random.set_state(numpy)
-    torch.set_rng_state(torch_generator)
+    setters = (random.setstate, np.random.set_state, torch.set_rng_state)
+    for put_back, generator in zip(setters, state.pop("rng"), strict=True):
+        put_back(generator)
     return state
 
 
@@ -134,4 +132,5 @@ def refuse_other_flags(parser: argparse.ArgumentParser, args: argparse.Namespace
     if args.resume is not None:
         defaults = vars(parser.parse_args([]))
     for key in (k for k in defaults if k not in keep and defaults[k] != vars(args)[k]):
-        parser.error(f"--resume continues a run with its own settings; leave out --{key}")
+        flag = "--" + key.replace("_", "-")
+        parser.error(f"--resume continues a run with its own settings; leave out {flag}")

@@ -6,9 +6,8 @@ every reset (baselines and frozen snapshots); with ``engine="fast"`` the games r
 compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
 opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
 ``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
-``learning_curve.png``, ``best_model.zip`` (the best periodic evaluation) and
-``final_model.zip``; ``checkpoint.pt`` (:mod:`.checkpoint`) while it runs, from which
-``resume`` continues after a kill::
+``learning_curve.png``, ``best_model.zip``, ``final_model.zip`` and, while it runs,
+``checkpoint.pt`` (:mod:`.checkpoint`), from which ``resume`` goes on after a kill::
 
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
