@@ -9,9 +9,8 @@ The training module (read top to bottom) says what the opponents are. Every upda
 learner steps per second (wall and CPU); at the end the policy is evaluated with the arena
 (Python env, every seat) against ``--eval-opponents``, playing its most probable legal
 action or drawing one (``--eval-policy sample``). ``--save`` / ``--load`` write and read the
-weights (tensors only); with ``--save``, a checkpoint beside it every ``--checkpoint-every``
-seconds, from which ``--resume SAVE`` continues a killed run. Needs the ``fast`` and
-``train`` extras (numba, torch).
+weights (tensors only), ``--resume SAVE`` continues from the checkpoint beside them. Needs
+the ``fast`` and ``train`` extras (numba, torch).
 """
 
 from __future__ import annotations

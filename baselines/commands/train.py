@@ -8,11 +8,10 @@
 
 Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
 ``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
-(self-play opponents), ``best_model.zip``, ``final_model.zip`` and, while it runs,
-``checkpoint.pt`` (every ``--checkpoint-every`` seconds; ``--resume`` continues from it).
-Without ``--name`` the folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``, ``_3``, ... when
-taken), so re-running the same command never collides with an earlier run. Needs the
-``train`` extra. The library code is :mod:`tabletop_zoo.baselines.training`.
+(self-play opponents), ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``
+(``--resume``). Without ``--name`` the folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``,
+``_3``, ... when taken), so re-running the same command never collides with an earlier
+run. Needs the ``train`` extra. The library code is :mod:`tabletop_zoo.baselines.training`.
 """
 
 from __future__ import annotations
@@ -178,9 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:
-        raise cli.Interrupted(
-            f"no final model; resume with: tabletop-zoo train --resume {config.run_dir}"
-        ) from None
+        again = f"tabletop-zoo train --resume {config.run_dir}"
+        raise cli.Interrupted(f"no final model; resume with: {again}") from None
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")
     print(format_eval_table(result.final_eval))

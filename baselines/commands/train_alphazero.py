@@ -8,8 +8,7 @@ Example::
 Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
 line per iteration (games, decisions, losses, CPU seconds). Every flag, the game options and
 the output file are checked before training starts; Ctrl-C keeps the network of the last
-finished iteration. Every ``--checkpoint-every`` seconds the whole run goes to
-``<out>.checkpoint.pt``; ``--resume OUT`` continues a killed run from there. Needs the
+finished iteration; ``--resume OUT`` continues from ``<out>.checkpoint.pt``. Needs the
 ``train`` extra.
 """
 

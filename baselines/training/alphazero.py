@@ -233,16 +233,12 @@ def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
     return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
 
 
-def train_alphazero(
-    config: AlphaZeroConfig,
-    log: Callable[[str], Any] = print,
-    checkpoint_every: float = checkpoint.DEFAULT_EVERY,
-    resume: dict[str, Any] | None = None,
-) -> AlphaZeroResult:
+def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
+                    checkpoint_every: float = checkpoint.DEFAULT_EVERY,
+                    resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
     """Run self-play training as configured; write the network to ``config.out``.
 
-    Every ``checkpoint_every`` s the state (replay buffer too) goes to ``<out>.checkpoint.pt``;
-    from its ``resume`` the run ends with the network of an uninterrupted one.
+    ``checkpoint_every``, ``resume``: :mod:`.checkpoint` (ends as an uninterrupted run).
 
     While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
     for torch and NumPy alike in this thread): weight decay shrinks the weights of
@@ -292,9 +288,8 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
     return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
-def _train(
-    cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float, resume: dict | None
-) -> AlphaZeroResult:
+def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
+           resume: dict | None) -> AlphaZeroResult:  # fmt: skip
     """The training loop of :func:`train_alphazero` (``cfg`` checked)."""
     import torch
 
@@ -320,14 +315,14 @@ def _train(
     out.parent.mkdir(parents=True, exist_ok=True)
     checkpoints = checkpoint.Checkpoints(out, "train-alphazero", every, bool(resume))
     parts = {"network": network.modules, "optimizer": optimizer}
-    done, games, decisions, history, spent = 0, 0, 0, [], 0.0
-    next_checkpoint = cfg.checkpoint_seconds
+    counters = (0, 0, 0, [], 0.0, cfg.checkpoint_seconds)  # done, games, ..., next copy
     if resume is not None:  # a checkpoint's state: go on as if never stopped
         run = checkpoint.restore(resume, parts)
         rng.bit_generator.state = run["generator"]
         buffer.extend(zip(*run["buffer"], strict=True))
-        done, games, decisions, history, spent, next_checkpoint = run["counters"]
-        log(json.dumps({"resumed_after_iteration": done, "games": games}))
+        counters = run["counters"]
+        log(json.dumps({"resumed_after_iteration": counters[0], "games": counters[1]}))
+    done, games, decisions, history, spent, next_checkpoint = counters
     start = time.process_time() - spent
     for iteration in range(done + 1, cfg.iterations + 1):
         if checkpoints.due():  # the state before this iteration, the replay buffer with it
@@ -347,8 +342,7 @@ def _train(
         row = {"iteration": iteration, "games": games, "decisions": decisions}
         row.update({"policy_loss": float(policy_loss), "value_loss": float(value_loss)})
         row["cpu_seconds"] = round(seconds, 1)
-        if resume is not None and iteration == done + 1:
-            row["resumed"] = 1  # the first iteration after a resume (marks the curve)
+        row |= {"resumed": 1} if resume is not None and iteration == done + 1 else {}  # marks it
         history.append(row)
         log(json.dumps(row))
         network.export(meta).save(out)

@@ -16,8 +16,7 @@ from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
 
-__all__ = ["CheckpointCallback", "EvalCallback", "ProgressCallback", "SnapshotCallback",
-           "UpdateTimer"]  # fmt: skip
+__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"]
 
 
 class SnapshotCallback(BaseCallback):
@@ -47,8 +46,7 @@ class SnapshotCallback(BaseCallback):
 
 class EvalCallback(BaseCallback):
     """Every ``every`` steps evaluate against random and greedy (the evaluation layer's
-    seat-rotated matches); append to ``eval.csv``, the SB3 logger and the learning curve;
-    save the model as ``best_model.zip`` when its mean win rate is the best so far."""
+    seat-rotated matches); append to ``eval.csv``, the SB3 logger, the curve, best_model.zip."""
 
     def __init__(self, cfg: Any, every: int) -> None:
         super().__init__()

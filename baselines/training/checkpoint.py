@@ -1,9 +1,7 @@
 """Resumable checkpoints of ``train``, ``train-alphazero`` and ``ppo-vector``: one file per
-run, rewritten every ``every`` wall seconds at the trainer's next clean point (between
-rollouts, iterations, updates) and read back by ``--resume``. It is one ``torch.save`` of
-containers, numbers, strings and tensors (NumPy arrays travel as tensors), written
-atomically (:func:`~tabletop_zoo.envs._files.atomic_path`: a killed write keeps the previous
-checkpoint) and read with ``weights_only=True``: nothing in it runs.
+run, rewritten at the trainer's next clean point every ``every`` seconds: one ``torch.save``
+of containers, numbers, strings and tensors (NumPy arrays as tensors), written atomically
+(a killed write keeps the last one), read with ``weights_only=True`` (nothing in it runs).
 """
 
 from __future__ import annotations
@@ -60,8 +58,7 @@ class Checkpoints:
 
 
 def load_checkpoint(run: str | Path, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(config, state)`` of ``command``'s run ``run``; a one-line
-    :class:`InvalidOptionError` if it has no checkpoint, or another command's."""
+    """``(config, state)`` of ``command``'s run ``run``, else a one-line InvalidOptionError."""
     from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 
     path, problem = checkpoint_file(run), "not a checkpoint of ours"
@@ -132,5 +129,4 @@ def refuse_other_flags(parser: argparse.ArgumentParser, args: argparse.Namespace
     if args.resume is not None:
         defaults = vars(parser.parse_args([]))
     for key in (k for k in defaults if k not in keep and defaults[k] != vars(args)[k]):
-        flag = "--" + key.replace("_", "-")
-        parser.error(f"--resume continues a run with its own settings; leave out {flag}")
+        parser.error(f"--resume keeps the run's own settings; leave out --{key.replace('_', '-')}")

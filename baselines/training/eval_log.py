@@ -26,7 +26,6 @@ __all__ = [
     "EvalRow",
     "append_eval_csv",
     "format_eval_table",
-    "keep_rows_until",
     "plot_learning_curve",
     "run_evaluation",
 ]
@@ -101,8 +100,7 @@ def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
 
 
 def keep_rows_until(path: Path, column: str, steps: int) -> str:
-    """Drop the rows of the CSV file ``path`` whose ``column`` is over ``steps`` (rewritten
-    atomically); return the rows kept, with the header ("" without the file)."""
+    """Drop the CSV rows whose ``column`` is over ``steps``; the text kept ("": no file)."""
     if not path.is_file():
         return ""
     header, *rows = path.read_text().splitlines(keepends=True)
@@ -112,9 +110,8 @@ def keep_rows_until(path: Path, column: str, steps: int) -> str:
     return text
 
 
-def plot_learning_curve(
-    eval_csv: str | Path, png_path: str | Path, title: str = "", resumed_at: Sequence[int] = ()
-) -> Path:
+def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "",
+                        resumed_at: Sequence[int] = ()) -> Path:  # fmt: skip
     """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG; a
     dashed line at each step in ``resumed_at`` (where the run resumed from a checkpoint)."""
     fig, ax = curve_figure("the learning curve")

@@ -263,12 +263,10 @@ def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConf
             optimizer.step()
 
 
-def train(
-    config: PPOVectorConfig, log: Callable[[str], Any] = print, resume: dict | None = None
-) -> Agent:
-    """Train as configured (from ``config.load`` if set, saving to ``config.save`` if set,
-    with a checkpoint beside it every ``config.checkpoint_every`` seconds); ``resume``: the
-    state of such a checkpoint to go on from. ``log`` gets the progress lines."""
+def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
+          resume: dict | None = None) -> Agent:  # fmt: skip
+    """Train as configured (from ``config.load``, saving to ``config.save`` and checkpoints
+    beside it, if set; from a checkpoint's state ``resume``); ``log`` gets progress lines."""
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)

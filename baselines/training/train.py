@@ -6,8 +6,7 @@ every reset (baselines and frozen snapshots); with ``engine="fast"`` the games r
 compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
 opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
 ``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
-``learning_curve.png``, ``best_model.zip``, ``final_model.zip`` and, while it runs,
-``checkpoint.pt`` (:mod:`.checkpoint`), from which ``resume`` goes on after a kill::
+``learning_curve.png``, ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``::
 
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
@@ -131,8 +130,7 @@ def _logger_formats(verbose: int) -> list[str]:
 
 
 def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
-    """The MaskablePPO learner of the run, logging to its folder after ``progress`` (the
-    rows of ``progress.csv`` so far)."""
+    """The MaskablePPO learner, logging to its folder (after ``progress``, rows kept)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import CSVOutputFormat, configure
 
@@ -158,18 +156,14 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     return model
 
 
-def train(
-    config: TrainConfig,
-    log: Callable[[str], Any] = print,
-    checkpoint_every: float = DEFAULT_EVERY,
-    resume: dict[str, Any] | None = None,
-) -> TrainResult:
+def train(config: TrainConfig, log: Callable[[str], Any] = print,
+          checkpoint_every: float = DEFAULT_EVERY,
+          resume: dict | None = None) -> TrainResult:  # fmt: skip
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
 
-    ``resume``: the state of a checkpoint of the run (:mod:`.checkpoint`) to go on from.
-    Needs the ``train`` extra (a one-line :class:`~tabletop_zoo.envs.extras.
-    MissingExtraError` names the install command otherwise). Bad settings raise
-    ``InvalidOptionError`` before anything is written.
+    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra (a
+    one-line :class:`~tabletop_zoo.envs.extras.MissingExtraError` names the install command
+    otherwise). Bad settings raise ``InvalidOptionError`` before anything is written.
     """
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
     from stable_baselines3.common.callbacks import CallbackList
