@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"loss {row.rate('losses'):.3f}")  # fmt: skip
     except KeyboardInterrupt:
         again = f"; resume with: tabletop-zoo ppo-vector --resume {config.save}"
-        raise cli.Interrupted("nothing saved" + (again if config.save else "")) from None
+        raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None
     print(f"process CPU-s in all (training, evaluation, start-up): {time.process_time():.1f}")
     return 0
 
