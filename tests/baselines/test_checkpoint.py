@@ -56,6 +56,7 @@ def test_a_checkpoint_round_trips_arrays_generators_and_tensors(tmp_path) -> Non
             "a run of tabletop-zoo ppo-vector",
         ),
     ],
+    ids=["no checkpoint", "garbage", "pickled code", "other format", "other command"],
 )
 def test_what_is_not_a_run_of_the_command_is_one_line(tmp_path, content, message) -> None:
     run = tmp_path / "run"
