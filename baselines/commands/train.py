@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:
         again = f"tabletop-zoo train --resume {config.run_dir}"
-        raise cli.Interrupted(f"no final model; resume with: {again}") from None
+        raise cli.Interrupted(f"the run stopped; resume with: {again}") from None
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")
     print(format_eval_table(result.final_eval))

@@ -214,7 +214,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     )
     start = time.perf_counter()
     cpu_start = time.process_time()
-    left = cfg.timesteps - model.num_timesteps  # counting on from a checkpoint's step:
+    left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
     model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
     learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
