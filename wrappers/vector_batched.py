@@ -210,6 +210,16 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """A uniformly random legal action per game for the learner (compiled)."""
         return self.engine._random_actions(self._states)
 
+    def get_state(self) -> tuple[Any, ...]:
+        """Everything the games to come depend on (rows, seats, the generators): with
+        :meth:`set_state` a training run goes on after a restart as if never stopped."""
+        return self._snapshot()
+
+    def set_state(self, state: tuple[Any, ...]) -> None:
+        """Put back a :meth:`get_state` of an env made with the same settings."""
+        self._restore(tuple(state))
+        self._ready = True
+
     # ------------------------------------------------------------------ internals
     def _transactional(self) -> bool:
         """Whether a step must be undoable: an opponent policy may raise or return an

@@ -9,7 +9,8 @@ The training module (read top to bottom) says what the opponents are. Every upda
 learner steps per second (wall and CPU); at the end the policy is evaluated with the arena
 (Python env, every seat) against ``--eval-opponents``, playing its most probable legal
 action or drawing one (``--eval-policy sample``). ``--save`` / ``--load`` write and read the
-weights (tensors only). Needs the ``fast`` and ``train`` extras (numba, torch).
+weights (tensors only), ``--resume SAVE`` continues from the checkpoint beside them. Needs
+the ``fast`` and ``train`` extras (numba, torch).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import time
 
 from tabletop_zoo.baselines import cli, reproducible
+from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
@@ -73,8 +75,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start from weights written by --save (same game, --hidden)")  # fmt: skip
     p.add_argument("--save", type=cli.output_file(), default=None,
                    help="write the trained network's weights (.pt)")  # fmt: skip
+    checkpoint.add_flags(p, "that saves to this --save file")
     reproducible.add_flag(p)
     args = p.parse_args(argv)
+    checkpoint.refuse_other_flags(p, args)
     players = GAMES[args.game].players
     args.num_players = players[0] if args.num_players is None else args.num_players
     if args.num_players not in players:
@@ -117,9 +121,14 @@ def main(argv: list[str] | None = None) -> int:
 
     flags = vars(parse_args(argv))
     flags.pop("reproducible")  # applied at start-up (reproducible.configure), not a setting
+    run, state = flags.pop("resume"), None
+    if run is not None:  # a bad RUN: one line (run_main)
+        settings, state = checkpoint.load_checkpoint(run, "ppo-vector")
+        flags = settings | {"save": run, "load": None,
+                            "checkpoint_every": flags["checkpoint_every"]}  # fmt: skip
     config = PPOVectorConfig(**flags)
     try:
-        agent = train(config, log=lambda line: print(line, flush=True))
+        agent = train(config, log=lambda line: print(line, flush=True), resume=state)
         if config.eval_games:
             for row in evaluate(agent, config):
                 lo, hi = row.interval("wins")
@@ -127,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"[{lo:.2f}, {hi:.2f}]  draw {row.rate('draws'):.3f}  "
                       f"loss {row.rate('losses'):.3f}")  # fmt: skip
     except KeyboardInterrupt:
-        raise cli.Interrupted("nothing saved") from None
+        again = f"; resume with: tabletop-zoo ppo-vector --resume {config.save}"
+        raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None
     print(f"process CPU-s in all (training, evaluation, start-up): {time.process_time():.1f}")
     return 0
 

@@ -4,19 +4,21 @@
     tabletop-zoo train --game GAME --timesteps 300000 --name long_run
     tabletop-zoo train --game GAME --num-players 3 --timesteps 200000
     tabletop-zoo train --engine fast            # the compiled batched engine (fast extra)
+    tabletop-zoo train --resume runs/long_run   # continue a killed run from its checkpoint
 
 Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
 ``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
-(self-play opponents, also the checkpoints) and ``final_model.zip``. Without ``--name`` the
-folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``, ``_3``, ... when taken), so re-running the
-same command never collides with an earlier run. Needs the ``train`` extra. The library code
-is :mod:`tabletop_zoo.baselines.training`.
+(self-play opponents), ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``
+(``--resume``). Without ``--name`` the folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``,
+``_3``, ... when taken), so re-running the same command never collides with an earlier
+run. Needs the ``train`` extra. The library code is :mod:`tabletop_zoo.baselines.training`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
@@ -24,6 +26,7 @@ from tabletop_zoo.baselines.training import (
     ENGINES,
     GENERIC_DEFAULTS,
     TrainConfig,
+    checkpoint,
     defaults_for,
     format_eval_table,
     train,
@@ -112,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="env option (repeatable), e.g. reward_mode=score; values parsed as JSON if possible",
     )
+    checkpoint.add_flags(p, "folder (runs/NAME)")
     reproducible.add_flag(p)
     return p
 
@@ -152,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    checkpoint.refuse_other_flags(parser, args)
     try:
         require_extra("train", cli.program("scripts/train.py"))
     except MissingExtraError as exc:
@@ -159,15 +164,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         # checks flag values, pool agent specs (and models), env options and the run folder
-        config = config_from_args(args).resolved()
-        config.check_new_run_dir()
-    except ValueError as exc:
+        config, state = config_from_args(args).resolved(), None
+        if args.resume is None:
+            config.check_new_run_dir()
+        else:  # the run's own settings, in the folder where it is now
+            settings, state = checkpoint.load_checkpoint(args.resume, "train")
+            run = Path(args.resume)
+            config = TrainConfig(**settings | {"runs_dir": str(run.parent), "name": run.name,
+                                 "progress_bar": config.progress_bar}).resolved()  # fmt: skip
+    except (ValueError, TypeError) as exc:
         cli.fail(parser, exc)
     try:
-        result = train(config)
+        result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:
-        snapshots = config.run_dir / "snapshots"
-        raise cli.Interrupted(f"no final model; snapshots so far are in {snapshots}") from None
+        again = f"tabletop-zoo train --resume {config.run_dir}"
+        raise cli.Interrupted(f"the run stopped; resume with: {again}") from None
     print()
     print(f"final evaluation after {result.final_eval[0].timesteps} steps (all seats):")
     print(format_eval_table(result.final_eval))

@@ -8,7 +8,8 @@ Example::
 Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
 line per iteration (games, decisions, losses, CPU seconds). Every flag, the game options and
 the output file are checked before training starts; Ctrl-C keeps the network of the last
-finished iteration. Needs the ``train`` extra.
+finished iteration; ``--resume OUT`` continues from ``<out>.checkpoint.pt``. Needs the
+``train`` extra.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
+from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -27,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     d = AlphaZeroConfig(game=next(iter(GAMES)))
     p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
-    cli.add_game_flags(p)
+    cli.add_game_flags(p, "")  # required without --resume (main checks)
     p.add_argument(
         "--out", type=cli.output_file(".npz"), default=d.out, help="network file to write (.npz)"
     )
@@ -90,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--game-option", action="append", default=[], metavar="KEY=VALUE",
         help="rules option of the game (repeatable); values parsed as JSON if possible",
     )  # fmt: skip
+    checkpoint.add_flags(p, "that writes this --out file")
     reproducible.add_flag(p)
     return p
 
@@ -98,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    checkpoint.refuse_other_flags(parser, args)
+    if not (args.game or args.resume):
+        parser.error("the following arguments are required: --game")
     try:
         require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
     except MissingExtraError as exc:
@@ -118,8 +124,13 @@ def main(argv: list[str] | None = None) -> int:
                 if args.opponent_share is None
                 else args.opponent_share
             ),
-        ).check()
-    except ValueError as exc:  # flags, game options, output file: before training
+        )
+        state = None
+        if args.resume is not None:  # the run's settings, writing its own output
+            settings, state = checkpoint.load_checkpoint(args.resume, "train-alphazero")
+            config = AlphaZeroConfig(**settings | {"out": args.resume, "overwrite": True})
+        config = config.check()
+    except (ValueError, TypeError) as exc:  # flags, game options, output file: before training
         cli.fail(parser, exc)
     finished: list[str] = []
 
@@ -128,13 +139,14 @@ def main(argv: list[str] | None = None) -> int:
         print(line, flush=True)
 
     try:
-        result = train_alphazero(config, log=log)
+        result = train_alphazero(config, log, args.checkpoint_every, state)
     except KeyboardInterrupt:
+        again = f"resume with: tabletop-zoo train-alphazero --resume {config.out}"
         if not finished or not Path(config.out).is_file():
-            raise cli.Interrupted("no iteration finished; no network written") from None
+            raise cli.Interrupted(f"no iteration finished; no network written; {again}") from None
         raise cli.Interrupted(
             f"{len(finished)} iterations logged; the network of the last one saved is in "
-            f"{config.out}"
+            f"{config.out}; {again}"
         ) from None
     print(f"network: {result.path}  games: {result.games}  decisions: {result.decisions}")
     print(f"cpu time: {result.seconds:.0f} s")

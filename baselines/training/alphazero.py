@@ -33,6 +33,7 @@ from tabletop_zoo.baselines.agents.checks import check_seed
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
+from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.baselines.training.self_play_opponent import load_opponent
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
@@ -232,8 +233,12 @@ def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
     return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
 
 
-def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) -> AlphaZeroResult:
+def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
+                    checkpoint_every: float = checkpoint.DEFAULT_EVERY,
+                    resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
     """Run self-play training as configured; write the network to ``config.out``.
+
+    ``checkpoint_every``, ``resume``: :mod:`.checkpoint` (ends as an uninterrupted run).
 
     While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
     for torch and NumPy alike in this thread): weight decay shrinks the weights of
@@ -246,7 +251,7 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print) 
     was_flushing = float(np.float32(1e-40) * np.float32(1.0)) == 0.0  # the caller's mode
     torch.set_flush_denormal(True)
     try:
-        return _train(config.check(), log)
+        return _train(config.check(), log, checkpoint_every, resume)
     finally:
         torch.set_flush_denormal(was_flushing)
 
@@ -283,7 +288,8 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
     return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
-def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
+def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
+           resume: dict | None) -> AlphaZeroResult:  # fmt: skip
     """The training loop of :func:`train_alphazero` (``cfg`` checked)."""
     import torch
 
@@ -307,37 +313,36 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
     opponent = cfg.load_opponent()
     out = Path(cfg.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    history: list[dict[str, float]] = []
-    start = time.process_time()
-    games = decisions = 0
-    next_checkpoint = cfg.checkpoint_seconds
-    for iteration in range(1, cfg.iterations + 1):
+    checkpoints = checkpoint.Checkpoints(out, "train-alphazero", every, bool(resume))
+    parts = {"network": network.modules, "optimizer": optimizer}
+    counters = (0, 0, 0, [], 0.0, cfg.checkpoint_seconds)  # done, games, ..., next copy
+    if resume is not None:  # a checkpoint's state: go on as if never stopped
+        run = checkpoint.restore(resume, parts)
+        rng.bit_generator.state = run["generator"]
+        buffer.extend(zip(*run["buffer"], strict=True))
+        counters = run["counters"]
+        log(json.dumps({"resumed_after_iteration": counters[0], "games": counters[1]}))
+    done, games, decisions, history, spent, next_checkpoint = counters
+    start = time.process_time() - spent
+    for iteration in range(done + 1, cfg.iterations + 1):
+        if checkpoints.due():  # the state before this iteration, the replay buffer with it
+            counters = (iteration - 1, games, decisions, history, time.process_time() - start)
+            columns = [np.stack(column) for column in zip(*buffer, strict=True)]
+            checkpoints.save(dataclasses.asdict(cfg), checkpoint.capture(
+                parts, generator=rng.bit_generator.state, buffer=columns,
+                counters=(*counters, next_checkpoint)))  # fmt: skip
         records, played = play_self_play_games(
             network.export(meta), cfg, cfg.games_per_iteration, rng, opponent=opponent
         )
         buffer.extend(records)
         games += played.games
         decisions += played.decisions
-        losses = []
-        for _ in range(cfg.updates_per_iteration):
-            picked = rng.integers(len(buffer), size=min(cfg.train_batch, len(buffer)))
-            planes, masks, targets, values = (
-                np.stack(x) for x in zip(*(buffer[i] for i in picked), strict=True)
-            )
-            logits, value = network(torch.from_numpy(planes))
-            logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
-            policy_loss = -(torch.from_numpy(targets).float() * logits.log_softmax(-1)).sum(-1)
-            value_loss = ((value.tanh() - torch.from_numpy(values)) ** 2).mean(-1)
-            loss = (policy_loss + value_loss).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append((policy_loss.mean().item(), value_loss.mean().item()))
+        policy_loss, value_loss = _update(network, optimizer, buffer, rng, cfg)
         seconds = time.process_time() - start
-        policy_loss, value_loss = np.mean(losses, axis=0)
         row = {"iteration": iteration, "games": games, "decisions": decisions}
         row.update({"policy_loss": float(policy_loss), "value_loss": float(value_loss)})
         row["cpu_seconds"] = round(seconds, 1)
+        row |= {"resumed": 1} if resume is not None and iteration == done + 1 else {}  # marks it
         history.append(row)
         log(json.dumps(row))
         network.export(meta).save(out)
@@ -348,4 +353,27 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any]) -> AlphaZeroResult:
             break
     meta["history"] = history
     network.export(meta).save(out)
+    checkpoints.remove()
     return AlphaZeroResult(cfg, out, games, decisions, time.process_time() - start, history)
+
+
+def _update(network: _Network, optimizer: Any, buffer: deque, rng: Any, cfg: Any) -> np.ndarray:
+    """``updates_per_iteration`` Adam steps on batches of ``buffer``; the mean losses."""
+    import torch
+
+    losses = []
+    for _ in range(cfg.updates_per_iteration):
+        picked = rng.integers(len(buffer), size=min(cfg.train_batch, len(buffer)))
+        planes, masks, targets, values = (
+            np.stack(x) for x in zip(*(buffer[i] for i in picked), strict=True)
+        )
+        logits, value = network(torch.from_numpy(planes))
+        logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
+        policy_loss = -(torch.from_numpy(targets).float() * logits.log_softmax(-1)).sum(-1)
+        value_loss = ((value.tanh() - torch.from_numpy(values)) ** 2).mean(-1)
+        loss = (policy_loss + value_loss).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append((policy_loss.mean().item(), value_loss.mean().item()))
+    return np.mean(losses, axis=0)

@@ -1,6 +1,6 @@
-"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations, the
-progress bar and the CPU-seconds of the updates. This module imports stable-baselines3 (and
-so torch): only ``train`` imports it.
+"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations (and the
+best model), resumable checkpoints, the progress bar and the CPU-seconds of the updates.
+This module imports stable-baselines3 (and so torch): only ``train`` imports it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from tabletop_zoo.baselines.training.checkpoint import Checkpoints, capture, restore
 from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
@@ -45,13 +46,14 @@ class SnapshotCallback(BaseCallback):
 
 class EvalCallback(BaseCallback):
     """Every ``every`` steps evaluate against random and greedy (the evaluation layer's
-    seat-rotated matches); append to ``eval.csv``, the SB3 logger and the learning curve."""
+    seat-rotated matches); append to ``eval.csv``, the SB3 logger, the curve, best_model.zip."""
 
     def __init__(self, cfg: Any, every: int) -> None:
         super().__init__()
         self.cfg = cfg
         self.every = every
         self.last = 0
+        self.best = -1.0
 
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
@@ -63,6 +65,44 @@ class EvalCallback(BaseCallback):
             rows = run_evaluation(self.model, self.cfg, self.num_timesteps, self.cfg.eval_games)
             for row in rows:
                 self.logger.record(f"eval/win_rate_{row.opponent}", row.win_rate)
+            if (mean := sum(row.win_rate for row in rows) / len(rows)) > self.best:
+                self.best = mean
+                with atomic_path(self.cfg.run_dir / "best_model.zip") as temporary:
+                    self.model.save(temporary)
+        return True
+
+
+class CheckpointCallback(BaseCallback):
+    """Between rollouts when ``checkpoints`` are due, and at the end, save the weights, Adam,
+    the counters (the model's, the callbacks ``others``') and the generators; not the games
+    in progress (a resumed run starts new ones)."""
+
+    def __init__(self, checkpoints: Checkpoints, config: dict, *others: Any) -> None:
+        super().__init__()
+        self.checkpoints, self.config, self.others = checkpoints, config, others
+
+    def _on_rollout_start(self) -> None:
+        if self.checkpoints.due():
+            self._on_training_end()
+
+    def _on_training_end(self) -> None:
+        parts, counters = self._parts(self.model)
+        values = [getattr(owner, name) for owner, name in counters]
+        self.checkpoints.save(self.config, capture(parts, counters=values))
+
+    def restore(self, model: Any, state: dict[str, Any]) -> None:
+        """Put a checkpoint's ``state`` into ``model``, the callbacks and the generators."""
+        parts, counters = self._parts(model)
+        for (owner, name), value in zip(counters, restore(state, parts)["counters"], strict=True):
+            setattr(owner, name, value)
+
+    def _parts(self, model: Any) -> tuple[dict[str, Any], list[tuple[Any, str]]]:
+        """What is saved: the policy and its optimizer, the counters (owner, attribute)."""
+        names = [(model, name) for name in ("num_timesteps", "_n_updates", "_episode_num")]
+        names += [(c, n) for c in self.others for n in ("last", "best") if hasattr(c, n)]
+        return {"policy": model.policy, "optimizer": model.policy.optimizer}, names
+
+    def _on_step(self) -> bool:
         return True
 
 

@@ -88,6 +88,7 @@ class TrainConfig:
     progress_bar: bool = True
     verbose: int = 0
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    resumed_at: tuple[int, ...] = ()  # the steps this run resumed from (--resume)
 
     def resolved(self) -> TrainConfig:
         """A copy with the game's defaults filled in and every value checked.

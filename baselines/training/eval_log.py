@@ -18,7 +18,7 @@ from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
-from tabletop_zoo.envs._files import atomic_write
+from tabletop_zoo.envs._files import atomic_write, write_text_atomic
 
 __all__ = [
     "EVAL_FIELDS",
@@ -99,8 +99,21 @@ def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
         handle.write(text.getvalue().encode())
 
 
-def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "") -> Path:
-    """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG."""
+def keep_rows_until(path: Path, column: str, steps: int) -> str:
+    """Drop the CSV rows whose ``column`` is over ``steps``; the text kept ("": no file)."""
+    if not path.is_file():
+        return ""
+    header, *rows = path.read_text().splitlines(keepends=True)
+    at = header.rstrip("\n").split(",").index(column)
+    text = header + "".join(r for r in rows if float(r.split(",")[at] or 0) <= steps)
+    write_text_atomic(path, text)
+    return text
+
+
+def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "",
+                        resumed_at: Sequence[int] = ()) -> Path:  # fmt: skip
+    """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG; a
+    dashed line at each step in ``resumed_at`` (where the run resumed from a checkpoint)."""
     fig, ax = curve_figure("the learning curve")
     series: dict[str, list[tuple[int, float, float, float]]] = {}
     with Path(eval_csv).open() as f:
@@ -118,6 +131,8 @@ def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str =
         t, w, lo, hi = (np.array(v) for v in zip(*points, strict=True))
         ax.plot(t, w, marker="o", label=f"vs {opponent}")
         ax.fill_between(t, lo, hi, alpha=0.2)
+    for i, step in enumerate(resumed_at):
+        ax.axvline(step, color="grey", linestyle="--", label=None if i else "resumed")
     return save_curve(
         fig,
         ax,
@@ -149,5 +164,6 @@ def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) ->
         cfg.run_dir / "eval.csv",
         cfg.run_dir / "learning_curve.png",
         title=f"{cfg.name}: {cfg.game}, {cfg.num_players} players",
+        resumed_at=cfg.resumed_at,
     )
     return rows

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from torch.distributions import Categorical
 from tabletop_zoo.baselines.agents.numpy_net import legal_action
 from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
+from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.export import read_ppo_vector_weights
 from tabletop_zoo.envs._files import atomic_path
 from tabletop_zoo.envs.errors import ModelFileError
@@ -72,6 +73,7 @@ class PPOVectorConfig:
     eval_opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
     load: str | None = None
     save: str | None = None
+    checkpoint_every: float = checkpoint.DEFAULT_EVERY  # seconds; the checkpoint: beside save
 
 
 # ---------------------------------------------------------------- env
@@ -181,6 +183,7 @@ class Rollout:
     finished: int = 0
     returns: list[float] = field(default_factory=list)
     cut: list[bool] = field(default_factory=list)  # per finished game: ended by truncation
+    CARRIED = ("next_obs", "next_mask", "next_done", "global_step", "finished", "returns", "cut")
 
     @classmethod
     def start(cls, envs: BatchedVectorEnv, config: PPOVectorConfig) -> Rollout:
@@ -260,9 +263,10 @@ def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConf
             optimizer.step()
 
 
-def train(config: PPOVectorConfig, log: Callable[[str], Any] = print) -> Agent:
-    """Train as configured (from ``config.load`` if set, saving to ``config.save`` if set);
-    ``log`` gets the progress lines. Returns the agent."""
+def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
+          resume: dict | None = None) -> Agent:  # fmt: skip
+    """Train as configured (from ``config.load``, saving to ``config.save`` and checkpoints
+    beside it, if set; from a checkpoint's state ``resume``); ``log`` gets progress lines."""
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
@@ -276,10 +280,30 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print) -> Agent:
     rollout = Rollout.start(envs, config)
     batch_size = config.num_envs * config.num_steps
     num_updates = max(1, config.total_timesteps // batch_size) if config.total_timesteps else 0
-    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    checkpoints = checkpoint.Checkpoints(config.save, "ppo-vector", config.checkpoint_every,
+                                         bool(resume))  # fmt: skip
+    start, spent, parts = 0, (0.0, 0.0), {"agent": agent, "optimizer": optimizer}
+    if resume is not None:  # a checkpoint's state: go on as if never stopped
+        resume = checkpoint.restore(resume, parts)
+        if resume["snapshot"] is not None:
+            snapshot[0] = copy.deepcopy(agent)
+            snapshot[0].load_state_dict(resume["snapshot"])
+        envs.set_state(resume["envs"])
+        for name, value in resume["rollout"].items():
+            setattr(rollout, name, value)
+        start, spent = resume["update"], resume["spent"]  # updates done, CPU and wall seconds
+        log(f"resumed after update {start} ({rollout.global_step} steps)")
+    cpu_start, wall_start = time.process_time() - spent[0], time.perf_counter() - spent[1]
     log(f"{config.game} ({config.num_players} players) vs {config.opponent}: {num_updates} "
         f"updates of {batch_size} steps")  # fmt: skip
-    for number in range(1, num_updates + 1):
+    for number in range(start + 1, num_updates + 1):
+        if checkpoints.due():  # the state before this update
+            spent = (time.process_time() - cpu_start, time.perf_counter() - wall_start)
+            rollout.returns, rollout.cut = rollout.returns[-1000:], rollout.cut[-1000:]  # logged
+            carried = {name: getattr(rollout, name) for name in Rollout.CARRIED}
+            checkpoints.save(asdict(config), checkpoint.capture(parts, rollout=carried,
+                snapshot=snapshot[0] and snapshot[0].state_dict(), envs=envs.get_state(),
+                update=number - 1, spent=spent))  # fmt: skip
         if config.anneal_lr:
             fraction = 1 - (number - 1) / num_updates
             optimizer.param_groups[0]["lr"] = config.learning_rate * fraction
@@ -298,6 +322,7 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print) -> Agent:
     log(f"trained {rollout.global_step} steps in {cpu:.1f} CPU-s ({rate:.0f} steps/CPU-s)")
     if config.save is not None:
         save_weights(agent, config.save)
+        checkpoints.remove()
         log(f"saved {config.save}")
     return agent
 

@@ -6,7 +6,7 @@ every reset (baselines and frozen snapshots); with ``engine="fast"`` the games r
 compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
 opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
 ``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
-``learning_curve.png`` and ``final_model.zip``::
+``learning_curve.png``, ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``::
 
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints
 from tabletop_zoo.baselines.training.config import TrainConfig
-from tabletop_zoo.baselines.training.eval_log import EvalRow, run_evaluation
+from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
 from tabletop_zoo.baselines.training.opponents import (
     forget_shared_pool,
     shared_pool,
@@ -128,10 +129,10 @@ def _logger_formats(verbose: int) -> list[str]:
     return formats
 
 
-def _new_model(cfg: TrainConfig, vec_env: Any) -> Any:
-    """The MaskablePPO learner of the run, logging to its folder."""
+def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
+    """The MaskablePPO learner, logging to its folder (after ``progress``, rows kept)."""
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.logger import CSVOutputFormat, configure
 
     model = MaskablePPO(
         "MlpPolicy",
@@ -149,15 +150,20 @@ def _new_model(cfg: TrainConfig, vec_env: Any) -> Any:
         verbose=cfg.verbose,
     )
     model.set_logger(configure(str(cfg.run_dir), _logger_formats(cfg.verbose)))
+    for output in (o for o in model.logger.output_formats if isinstance(o, CSVOutputFormat)):
+        output.keys = progress.split("\n", 1)[0].split(",") if progress else []
+        output.file.write(progress)
     return model
 
 
-def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult:
+def train(config: TrainConfig, log: Callable[[str], Any] = print,
+          checkpoint_every: float = DEFAULT_EVERY,
+          resume: dict | None = None) -> TrainResult:  # fmt: skip
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
 
-    Needs the ``train`` extra (a one-line :class:`~tabletop_zoo.envs.extras.
-    MissingExtraError` names the install command otherwise). Bad settings raise
-    ``InvalidOptionError`` before anything is written.
+    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra (a
+    one-line :class:`~tabletop_zoo.envs.extras.MissingExtraError` names the install command
+    otherwise). Bad settings raise ``InvalidOptionError`` before anything is written.
     """
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
     from stable_baselines3.common.callbacks import CallbackList
@@ -165,6 +171,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from tabletop_zoo.baselines.training.callbacks import (
+        CheckpointCallback,
         EvalCallback,
         ProgressCallback,
         SnapshotCallback,
@@ -172,11 +179,13 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     )
 
     cfg = config.resolved()
-    cfg.check_new_run_dir()
+    if resume is None:
+        cfg.check_new_run_dir()
     limit_threads(cfg.torch_threads)  # torch and NumPy's BLAS
     set_random_seed(cfg.seed)
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
+    progress = "" if resume is None else _back_to(cfg, resume["counters"][0])
     conf = dataclasses.asdict(cfg)
     write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
     forget_shared_pool(cfg.name)
@@ -187,13 +196,16 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
         thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
         vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
         pool = shared_pool_of(cfg.name)
-    model = _new_model(cfg, vec_env)
+    model = _new_model(cfg, vec_env, progress)
     update_timer = UpdateTimer()
-    callbacks = [
-        update_timer,
-        SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
-        EvalCallback(cfg, cfg.eval_every),
-    ]
+    callbacks = [update_timer, SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
+                 EvalCallback(cfg, cfg.eval_every)]  # fmt: skip
+    checkpoints = Checkpoints(run_dir, "train", checkpoint_every, bool(resume))
+    callbacks.append(CheckpointCallback(checkpoints, conf, *callbacks[1:]))
+    if resume is not None:
+        callbacks[-1].restore(model, resume)
+        vec_env.seed((cfg.seed + model.num_timesteps) % 2**31)  # new games from here
+        log(f"resuming {run_dir} from step {model.num_timesteps} of its checkpoint")
     if cfg.progress_bar:
         callbacks.append(ProgressCallback(cfg.timesteps))
     log(
@@ -202,7 +214,8 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     )
     start = time.perf_counter()
     cpu_start = time.process_time()
-    model.learn(total_timesteps=cfg.timesteps, callback=CallbackList(callbacks))
+    left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
+    model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
     learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
     model_path = run_dir / "final_model.zip"
@@ -211,8 +224,20 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print) -> TrainResult
     log(f"saved {model_path}; final evaluation ({cfg.final_eval_games} games per seat)...")
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv
+    checkpoints.remove()
     seconds = time.perf_counter() - start
     update_cpu_seconds = update_timer.cpu_seconds
     return TrainResult(
         cfg, run_dir, model_path, rows, seconds, learn_cpu_seconds, update_cpu_seconds
     )
+
+
+def _back_to(cfg: TrainConfig, steps: int) -> str:
+    """The run folder back at ``steps`` (later evaluations and snapshots go, the curve
+    marks ``steps``); the rows of ``progress.csv`` until then (SB3 starts it anew)."""
+    cfg.resumed_at = (*cfg.resumed_at, steps)
+    keep_rows_until(cfg.run_dir / "eval.csv", "timesteps", steps)
+    for snapshot in (cfg.run_dir / "snapshots").glob("step_*.zip"):
+        if int(snapshot.stem[5:]) > steps:
+            snapshot.unlink()
+    return keep_rows_until(cfg.run_dir / "progress.csv", "time/total_timesteps", steps)

@@ -1,0 +1,132 @@
+"""Resumable checkpoints of ``train``, ``train-alphazero`` and ``ppo-vector``: one file per
+run, rewritten at the trainer's next clean point every ``every`` seconds: one ``torch.save``
+of containers, numbers, strings and tensors (NumPy arrays as tensors), written atomically
+(a killed write keeps the last one), read with ``weights_only=True`` (nothing in it runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop_zoo.envs._files import atomic_path
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+FORMAT = "tabletop-zoo checkpoint 1"
+DEFAULT_EVERY = 300.0  # wall seconds: at most about this much work is lost to a kill
+
+
+def checkpoint_file(run: str | Path) -> Path:
+    """``RUN/checkpoint.pt`` of a run folder (``train``), else beside the output file:
+    ``runs/az.npz`` -> ``runs/az.checkpoint.pt``."""
+    run = Path(run)
+    return run / "checkpoint.pt" if run.is_dir() else run.with_suffix(".checkpoint.pt")
+
+
+class Checkpoints:
+    """The checkpoints of a run (None: none; see :func:`checkpoint_file`): :meth:`due`
+    every ``every`` seconds (0: always; at once unless ``resumed``), :meth:`save`."""
+
+    def __init__(self, run: str | Path | None, command: str, every: float, resumed: bool) -> None:
+        self.path = None if run is None else checkpoint_file(run)
+        self.command, self.every = command, every
+        self.last = time.monotonic() if resumed else -math.inf
+
+    def due(self) -> bool:
+        """True when ``every`` seconds have passed since the last save (or none was made)."""
+        return self.path is not None and time.monotonic() - self.last >= self.every
+
+    def save(self, config: dict[str, Any], state: dict[str, Any]) -> None:
+        """Write ``config`` (the settings) and ``state`` as the run's checkpoint."""
+        import torch
+
+        payload = {"format": FORMAT, "command": self.command, "config": config}
+        with atomic_path(self.path) as temporary:
+            torch.save(payload | {"state": _tensors(state)}, temporary)
+        self.last = time.monotonic()
+
+    def remove(self) -> None:
+        """Delete the checkpoint (the run finished) and temporaries of killed writes."""
+        for path in [self.path, *self.path.parent.glob(f".{self.path.stem}.tmp-*")]:
+            path.unlink(missing_ok=True)
+
+
+def load_checkpoint(run: str | Path, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(config, state)`` of ``command``'s run ``run``, else a one-line InvalidOptionError."""
+    from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
+
+    path, problem = checkpoint_file(run), "not a checkpoint of ours"
+    if not path.is_file():
+        problem = f"not a resumable run of {command} (no {path}; a finished run has none)"
+    try:
+        payload = load_tensors_only(path) if path.is_file() else {}
+    except Exception as exc:  # noqa: BLE001 - torch raises assorted errors for bad content
+        why = "it holds more than data" if "weights_only" in str(exc) else type(exc).__name__
+        payload, problem = {}, f"{path} is not a checkpoint ({why})"
+    if isinstance(payload, dict) and payload.get("format") == FORMAT:
+        if payload["command"] == command:
+            return payload["config"], _tensors(payload["state"], back=True)
+        problem = f"a run of tabletop-zoo {payload['command']}, not of {command}"
+    raise InvalidOptionError(f"--resume {run}: {problem}")
+
+
+def _tensors(value: Any, back: bool = False) -> Any:
+    """``value`` with NumPy arrays as ``{"ndarray": tensor}``, or (``back``) the reverse."""
+    import torch
+
+    if isinstance(value, np.ndarray):
+        return {"ndarray": torch.from_numpy(np.ascontiguousarray(value))}
+    if isinstance(value, dict):
+        if back and set(value) == {"ndarray"}:
+            return value["ndarray"].numpy()
+        return {k: _tensors(v, back) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_tensors(v, back) for v in value)
+    return value
+
+
+def capture(objects: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """``extra``, the ``state_dict()`` of ``objects`` and the generators of Python, NumPy, torch."""
+    import torch
+
+    generators = (random.getstate(), np.random.get_state(), torch.get_rng_state())
+    return {name: o.state_dict() for name, o in objects.items()} | extra | {"rng": generators}
+
+
+def restore(state: dict[str, Any], objects: dict[str, Any]) -> dict[str, Any]:
+    """Put a :func:`capture` back into ``objects`` and the generators; return the rest."""
+    import torch
+
+    for name, o in objects.items():
+        o.load_state_dict(state.pop(name))
+    setters = (random.setstate, np.random.set_state, torch.set_rng_state)
+    for put_back, generator in zip(setters, state.pop("rng"), strict=True):
+        put_back(generator)
+    return state
+
+
+def add_flags(parser: argparse.ArgumentParser, run: str) -> None:
+    """``--checkpoint-every SECONDS`` and ``--resume RUN`` (``run``: what RUN names)."""
+    from tabletop_zoo.baselines import cli
+
+    parser.add_argument("--checkpoint-every", type=cli.number(0), default=DEFAULT_EVERY,
+                        metavar="SECONDS", help="wall seconds between resumable checkpoints "
+                        f"(default {DEFAULT_EVERY:g}; 0: at every chance)")  # fmt: skip
+    parser.add_argument("--resume", metavar="RUN", help=f"continue the run {run} from its last "
+                        "checkpoint, with its own settings")  # fmt: skip
+
+
+def refuse_other_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """With ``--resume``, a settings flag is an error: the checkpoint holds the settings
+    (``--checkpoint-every``, ``--no-progress``, ``--[no-]reproducible`` may change)."""
+    keep, defaults = {"resume", "checkpoint_every", "no_progress", "reproducible"}, {}
+    if args.resume is not None:
+        defaults = vars(parser.parse_args([]))
+    for key in (k for k in defaults if k not in keep and defaults[k] != vars(args)[k]):
+        parser.error(f"--resume keeps the run's own settings; leave out --{key.replace('_', '-')}")
