@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from types import ModuleType
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines
 from tabletop_zoo.envs.errors import InvalidOptionError
@@ -31,11 +31,18 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+def _quoted(text: str) -> str:
+    """``text`` fit for a double-quoted attribute (most need no change: checked first)."""
+    if "&" in text or "<" in text or '"' in text:
+        return escape(text, {'"': "&quot;"})
+    return text
+
+
 def el(tag: str, text: str | None = None, /, **attrs: Any) -> str:
     """One SVG element: ``el("rect", x=1, data_cell="a1")`` -> ``<rect x="1" data-cell="a1"/>``
     (``class_`` for ``class``; ``None`` values are left out; floats to one decimal)."""
     parts = "".join(
-        f" {key.rstrip('_').replace('_', '-')}={quoteattr(_value(value))}"
+        f' {key.rstrip("_").replace("_", "-")}="{_quoted(_value(value))}"'
         for key, value in attrs.items()
         if value is not None
     )

@@ -10,6 +10,8 @@ picture's (round, roles, scores).
 
 from __future__ import annotations
 
+import functools
+
 from tabletop_zoo.envs._svg import el, rgb
 from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill.render import (
@@ -61,7 +63,9 @@ def _edge_box(edge: int, half: float) -> dict[str, float]:
     return {"x": ax - CELL / 2, "y": y - half, "width": float(CELL), "height": 2 * half}
 
 
-def _board(state: MoleHillState) -> list[str]:
+@functools.cache
+def _lawn() -> tuple[str, ...]:
+    """The spaces, their names and the centre hole: the same in every position."""
     out = []
     for s, name in enumerate(board.SPACE_NAMES):
         r, c = divmod(s, board.COLS)
@@ -76,6 +80,11 @@ def _board(state: MoleHillState) -> list[str]:
     cy, cx = space_centre(board.CENTRE)
     out.append(el("circle", cx=cx, cy=cy, r=0.405 * CELL, fill="none", stroke=rgb(HOLE),
                   stroke_width=0.09 * CELL))  # fmt: skip
+    return tuple(out)
+
+
+def _board(state: MoleHillState) -> list[str]:
+    out = list(_lawn())
     out += [_flower(s, RED) for s in state.red_flowers]
     out += [_flower(s, WHITE) for s in state.white_flowers]
     if not state.is_terminal() and state.mole_to_move:
