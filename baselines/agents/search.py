@@ -215,33 +215,6 @@ def _nodes_of(tree: tuple, count: int) -> _Node:
     return nodes[0]
 
 
-def _root_of(tree: tuple, count: int) -> _Node:
-    """The root of a compiled search's tree with its children (their own children left
-    out): what :func:`root_analysis` reads."""
-    from tabletop_zoo.envs import fast_search as S
-
-    ints, value = tree[0], tree[1]
-    root = _Node(int(ints[0, S.PLAYER]), [], value.shape[1])
-    root.visits, root.value = int(ints[0, S.VISITS]), value[0].tolist()
-    child = int(ints[0, S.FIRST])
-    while child >= 0:
-        node = root.children[int(ints[child, S.ACTION])] = _Node(-1, [], 0)
-        node.visits = int(ints[child, S.VISITS])
-        child = int(ints[child, S.NEXT])
-    return root
-
-
-def root_analysis(root: _Node) -> dict[str, Any]:
-    """What a search saw at its root: each expanded action's visits (ascending actions) and
-    the mover's mean return (the value estimate)."""
-    actions = sorted(root.children)
-    return {
-        "actions": actions,
-        "visits": [root.children[a].visits for a in actions],
-        "value": root.value[root.player] / max(1, root.visits),
-    }
-
-
 class MCTSAgent(_SeededAgent):
     """UCT Monte Carlo tree search on the rules engine, with uniform random rollouts and
     MCTS-Solver backups of proven results.
@@ -299,8 +272,7 @@ class MCTSAgent(_SeededAgent):
         if max_rollout_depth is not None and int(max_rollout_depth) < 0:
             raise ValueError(f"max_rollout_depth must be None or >= 0, got {max_rollout_depth!r}")
         super().__init__(seed, name or f"mcts{int(n_simulations)}")
-        self.keep_analysis = False  # True: act() keeps its root's numbers in last_analysis
-        self.last_analysis: dict[str, Any] | None = None
+        self.keep_analysis, self.last_analysis = False, None  # True: act() keeps its numbers
         self.n_simulations = int(n_simulations)
         self.exploration = float(exploration)
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
@@ -314,9 +286,12 @@ class MCTSAgent(_SeededAgent):
         if len(legal) == 1:
             return legal[0]
         found = self._search(state, legal)
-        if self.keep_analysis:
-            root = found if isinstance(found, _Node) else _root_of(*found)
-            self.last_analysis = root_analysis(root)
+        if self.keep_analysis:  # the root's visits per action, the mover's mean return
+            root = found if isinstance(found, _Node) else _nodes_of(*found)
+            moves = sorted(root.children)
+            visits = [root.children[a].visits for a in moves]
+            value = root.value[root.player] / root.visits
+            self.last_analysis = {"actions": moves, "visits": visits, "value": value}
         if isinstance(found, _Node):
             return found.best_action()
         from tabletop_zoo.envs.fast_search import ACTION, best_child

@@ -119,14 +119,16 @@ def record(
 
     players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
     env = make_env(game, num_players=len(agents), render_mode="rgb_array" if out else None)
+    recorders = []
     if out is not None:
         env = RecordEpisode(env, path=out, fps=fps, final_hold=hold)
+        recorders.append(env)
     if html is not None:
         env = RecordEpisode(env, path=html, format="html", agents=players if analysis else None)
+        recorders.append(env)
     result = play_game(env, players, seed=seed)
     env.close()
-    saved = [] if out is None else [env.env.saved[-1] if html else env.saved[-1]]
-    return saved + ([env.saved[-1]] if html else []), result.returns
+    return [recorder.saved[-1] for recorder in recorders], result.returns
 
 
 def main(argv: list[str] | None = None) -> int:
