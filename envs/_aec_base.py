@@ -79,11 +79,19 @@ class ImageRenderer(Protocol):
         ...
 
 
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check, showing the position inline in Jupyter as the raw env does
+    (a wrapper hands on no ``_`` attribute)."""
+
+    def _repr_svg_(self) -> str | None:
+        return self.unwrapped._repr_svg_()
+
+
 def wrap_classic(raw: AECEnv) -> AECEnv:
     """Wrap a raw env like PettingZoo's classic games (illegal move: -1, game over)."""
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return ClassicWrapper(env)
 
 
 def positive_int_option(name: str, value: Any) -> int:

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tabletop_zoo.envs.registry import GAMES, make_raw_env
+from tabletop_zoo.envs.registry import GAMES, make_env, make_raw_env
 from tests.envs.svg_positions import check_picture
 
 CASES = [(name, n) for name, spec in sorted(GAMES.items()) for n in spec.players]
@@ -38,10 +38,10 @@ def test_the_svg_of_every_position_of_a_game_shows_the_engines_state(name, playe
 
 
 def test_an_env_shows_itself_inline_and_the_svg_scales() -> None:
-    env = make_raw_env("mole_hill", render_mode="rgb_array")
+    env = make_env("mole_hill", render_mode="rgb_array")  # PettingZoo's wrappers around it
     assert env._repr_svg_() is None  # no game yet
     env.reset(seed=1)
-    env.step(env.game_state.legal_actions()[0])
+    env.step(env.unwrapped.game_state.legal_actions()[0])
     root = ET.fromstring(env._repr_svg_())
     width, height = float(root.get("width")), float(root.get("height"))
     assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}"
