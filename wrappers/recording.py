@@ -182,10 +182,10 @@ class RecordEpisode(BaseWrapper):
         if not done:
             state = self._game_state()
             try:
-                notation = state.action_to_string(action)  # before the move is applied
+                notation, number = state.action_to_string(action), action  # before the move
             except (TabletopZooError, TypeError):
-                notation = f"illegal action {action!r}"
-            last = LastMove(state.current_player, notation, action)
+                notation, number = f"illegal action {action!r}", None  # not marked on a board
+            last = LastMove(state.current_player, notation, number)
             if self.html:
                 analysis = self._analysis(state)
         super().step(action)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from tabletop_zoo.envs._svg import el, rgb
+from tabletop_zoo.envs._svg import LAST, el, rgb
 from tabletop_zoo.envs.arktia.constants import KIND_LETTERS, NEUTRAL
 from tabletop_zoo.envs.arktia.render import (
     DISKUS_RADIUS,
@@ -34,8 +34,6 @@ from tabletop_zoo.envs.arktia.render import (
     ArktiaImageRenderer,
 )
 from tabletop_zoo.envs.arktia.rules import ArktiaGame, ArktiaState
-
-LAST = "#d62828"
 
 
 @functools.lru_cache(maxsize=16)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from tabletop_zoo.envs._svg import el, rgb
+from tabletop_zoo.envs._svg import LAST, el, rgb
 from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill.render import (
     BOARD_HEIGHT,
@@ -37,7 +37,6 @@ from tabletop_zoo.envs.mole_hill.render import (
 from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MOLE_PIECES, MoleHillState
 
 WIDTH = MARGIN + board.COLS * CELL + 8
-LAST = "#d62828"
 
 
 def _flower(space: int, colour: tuple[int, int, int]) -> str:
