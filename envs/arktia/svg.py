@@ -13,37 +13,19 @@ from __future__ import annotations
 import functools
 
 from tabletop_zoo.envs._svg import LAST, el, rgb
+from tabletop_zoo.envs.arktia import render as pic
 from tabletop_zoo.envs.arktia.constants import KIND_LETTERS, NEUTRAL
-from tabletop_zoo.envs.arktia.render import (
-    DISKUS_RADIUS,
-    GLOBUS_RADIUS,
-    ICE,
-    ICE_EDGE,
-    KIND_NAMES,
-    LABEL,
-    LEVEL_SHIFT,
-    OUTLINE,
-    OWNER_NAMES,
-    OWNER_RGB,
-    PIECE_LIFT,
-    SQRT3,
-    TORUS_INNER,
-    TORUS_OUTER,
-    WATER,
-    WATER_EDGE,
-    ArktiaImageRenderer,
-)
 from tabletop_zoo.envs.arktia.rules import ArktiaGame, ArktiaState
 
 
 @functools.lru_cache(maxsize=16)
-def _geometry(game: ArktiaGame) -> ArktiaImageRenderer:
+def _geometry(game: ArktiaGame) -> pic.ArktiaImageRenderer:
     """The picture renderer of ``game``: its hex centres, sizes and panel layout."""
-    return ArktiaImageRenderer(game)
+    return pic.ArktiaImageRenderer(game)
 
 
 def _hex(cy: float, cx: float, r: float, fill: tuple[int, int, int], **attrs: object) -> str:
-    w = SQRT3 / 2 * r
+    w = pic.SQRT3 / 2 * r
     points = f"{cx:.1f},{cy - r:.1f} {cx + w:.1f},{cy - r / 2:.1f} {cx + w:.1f},{cy + r / 2:.1f} "
     points += f"{cx:.1f},{cy + r:.1f} {cx - w:.1f},{cy + r / 2:.1f} {cx - w:.1f},{cy - r / 2:.1f}"
     return el("polygon", points=points, fill=rgb(fill), **attrs)
@@ -51,16 +33,19 @@ def _hex(cy: float, cx: float, r: float, fill: tuple[int, int, int], **attrs: ob
 
 def piece(cy: float, cx: float, s: float, kind: int, owner: int, **data: object) -> str:
     """One piece for hex radius ``s`` (kind 0 Globus, 1 Diskus, 2 Torus) in ``owner``'s colour."""
-    colour = rgb(OWNER_RGB[owner])
-    tag = {"data_owner": OWNER_NAMES[owner], "data_kind": KIND_LETTERS[kind], **data}
+    colour = rgb(pic.OWNER_RGB[owner])
+    tag = {"data_owner": pic.OWNER_NAMES[owner], "data_kind": KIND_LETTERS[kind], **data}
     if kind == 2:
-        mid, width = (TORUS_OUTER + TORUS_INNER) / 2 * s, (TORUS_OUTER - TORUS_INNER) * s
-        ring = el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=rgb(OUTLINE),
+        mid, width = (
+            (pic.TORUS_OUTER + pic.TORUS_INNER) / 2 * s,
+            (pic.TORUS_OUTER - pic.TORUS_INNER) * s,
+        )
+        ring = el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=rgb(pic.OUTLINE),
                   stroke_width=width + 3)  # fmt: skip
         return ring + el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=colour,
                          stroke_width=width, **tag)  # fmt: skip
-    r = (DISKUS_RADIUS if kind == 1 else GLOBUS_RADIUS) * s
-    body = el("circle", cx=cx, cy=cy, r=r + 0.75, fill=colour, stroke=rgb(OUTLINE),
+    r = (pic.DISKUS_RADIUS if kind == 1 else pic.GLOBUS_RADIUS) * s
+    body = el("circle", cx=cx, cy=cy, r=r + 0.75, fill=colour, stroke=rgb(pic.OUTLINE),
               stroke_width=1.5, **tag)  # fmt: skip
     if kind == 0:
         body += el("circle", cx=cx - 0.35 * r, cy=cy - 0.35 * r, r=0.3 * r, fill="#fff",
@@ -68,7 +53,7 @@ def piece(cy: float, cx: float, s: float, kind: int, owner: int, **data: object)
     return body
 
 
-def _tiles(geo: ArktiaImageRenderer, state: ArktiaState) -> list[str]:
+def _tiles(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
     out = []
     s = geo.s
     for t, (cy, cx) in enumerate(geo.centres):
@@ -76,13 +61,13 @@ def _tiles(geo: ArktiaImageRenderer, state: ArktiaState) -> list[str]:
         name = geo.layout.names[t]
         stack = state.stack(t) if alive else ()
         parts = [
-            _hex(cy, cx, s - 2.0, ICE if alive else WATER, stroke=rgb(ICE_EDGE if alive else
-                 WATER_EDGE), stroke_width=2),
+            _hex(cy, cx, s - 2.0, pic.ICE if alive else pic.WATER,
+                 stroke=rgb(pic.ICE_EDGE if alive else pic.WATER_EDGE), stroke_width=2),
             el("text", name, x=cx, y=cy + s * 0.72, text_anchor="middle", font_size=max(9, s / 4),
-               fill=rgb(LABEL if alive else WATER_EDGE)),
+               fill=rgb(pic.LABEL if alive else pic.WATER_EDGE)),
         ]  # fmt: skip
         for level, (owner, kind) in enumerate(stack):
-            y = cy - (PIECE_LIFT + level * LEVEL_SHIFT) * s
+            y = cy - (pic.PIECE_LIFT + level * pic.LEVEL_SHIFT) * s
             parts.append(piece(y, cx, s, kind, owner, data_cell=name, data_level=level))
         out.append(
             f'<g data-cell="{name}" data-melted="{int(not alive)}" data-height="{len(stack)}">'
@@ -92,28 +77,28 @@ def _tiles(geo: ArktiaImageRenderer, state: ArktiaState) -> list[str]:
     return out
 
 
-def _panel(geo: ArktiaImageRenderer, state: ArktiaState) -> list[str]:
+def _panel(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
     lh = geo.line_h
     small = lh / 1.6
     y0 = geo.board_h + 2
     out, x = [], 10.0
-    for kind, name in enumerate(KIND_NAMES):
+    for kind, name in enumerate(pic.KIND_NAMES):
         out.append(piece(y0 + lh / 2, x + lh / 2, small, kind, NEUTRAL))
         out.append(el("text", name, x=x + lh, y=y0 + lh / 2 + 5))
         x += lh + 8 * len(name) + lh // 2
-    out.append(_hex(y0 + lh / 2, x + lh / 2, lh / 2 - 2, WATER, stroke=rgb(WATER_EDGE)))
+    out.append(_hex(y0 + lh / 2, x + lh / 2, lh / 2 - 2, pic.WATER, stroke=rgb(pic.WATER_EDGE)))
     out.append(el("text", "melted", x=x + lh + 2, y=y0 + lh / 2 + 5))
     scores = state.scores()
     for seat in range(state.num_players):
         y0 = geo.board_h + (seat + 1) * lh + 2
         reserve = state.reserve(seat)
         parts = [el("rect", x=10, y=y0 + 2, width=lh - 4, height=lh - 4,
-                    fill=rgb(OWNER_RGB[seat]))]  # fmt: skip
+                    fill=rgb(pic.OWNER_RGB[seat]))]  # fmt: skip
         if state.current_player == seat:
-            parts.append(el("rect", x=2, y=y0 + 2, width=4, height=lh - 4, fill=rgb(OUTLINE)))
+            parts.append(el("rect", x=2, y=y0 + 2, width=4, height=lh - 4, fill=rgb(pic.OUTLINE)))
         if state.ended(seat):
             parts.append(el("path", d=f"M11 {y0 + 3}l{lh - 6} {lh - 6}m0 -{lh - 6}l-{lh - 6} "
-                            f"{lh - 6}", stroke=rgb(OUTLINE), stroke_width=2))  # fmt: skip
+                            f"{lh - 6}", stroke=rgb(pic.OUTLINE), stroke_width=2))  # fmt: skip
         parts.append(el("text", f"player_{seat}: {scores[seat]}", x=16 + lh, y=y0 + lh / 2 + 5))
         x = 16 + lh + 110
         for kind, count in enumerate(reserve):
