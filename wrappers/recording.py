@@ -107,27 +107,27 @@ class RecordEpisode(BaseWrapper):
         agents: Any = None,
     ) -> None:
         super().__init__(env)
+        suffix = None if path is None else Path(path).suffix.lower()
         if format is None:  # the file name says, as it does for animations
-            format = "html" if path is not None and Path(path).suffix.lower() == ".html" else "gif"
+            format = "html" if suffix == ".html" else "gif"
         if format not in ("gif", "mp4", "html"):
             raise InvalidOptionError(f"format must be 'gif', 'mp4' or 'html', got {format!r}")
         self.html = format == "html"
-        self.players = list(agents or [])
-        for agent in self.players:
-            if hasattr(agent, "keep_analysis"):
-                agent.keep_analysis = True
-        self.replay: list[dict[str, Any]] = []
-        if self.html and path is not None and Path(path).suffix.lower() != ".html":
-            raise InvalidOptionError(f"cannot record to {Path(path).name!r}: use a .html file name")
+        suffixes = (".html",) if self.html else FORMATS
+        if suffix is not None and suffix not in suffixes:
+            raise InvalidOptionError(
+                f"cannot record to {Path(path).name!r}: use a {' or '.join(suffixes)} file name"
+            )
         if not self.html and env.render_mode != "rgb_array":
             raise InvalidOptionError(
                 f"RecordEpisode needs an env made with render_mode='rgb_array', "
                 f"got {env.render_mode!r}"
             )
-        if not self.html and path is not None and Path(path).suffix.lower() not in FORMATS:
-            raise InvalidOptionError(
-                f"cannot record to {Path(path).name!r}: use a {' or '.join(FORMATS)} file name"
-            )
+        self.players = list(agents or [])
+        for agent in self.players:
+            if hasattr(agent, "keep_analysis"):
+                agent.keep_analysis = True
+        self.replay: list[dict[str, Any]] = []
         self.path = None if path is None else Path(path)
         self.fps = fps
         self.final_hold = final_hold
@@ -167,9 +167,6 @@ class RecordEpisode(BaseWrapper):
         self._pictures = []
         self.replay = []
         self._moves = 0
-        for agent in self.players:  # nothing left over from another game
-            if hasattr(agent, "last_analysis"):
-                agent.last_analysis = None
         self._capture(None)
 
     def step(self, action: Any) -> None:
