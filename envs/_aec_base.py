@@ -47,8 +47,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from tabletop_zoo.envs._display import LastMove
 from tabletop_zoo.envs._render import HumanWindow
-from tabletop_zoo.envs.errors import InvalidOptionError, UsageError, as_integer
+from tabletop_zoo.envs._svg import state_svg
+from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.results import score_margins, win_returns
 
@@ -77,11 +79,19 @@ class ImageRenderer(Protocol):
         ...
 
 
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check, showing the position inline in Jupyter as the raw env does
+    (a wrapper hands on no ``_`` attribute)."""
+
+    def _repr_svg_(self) -> str | None:
+        return self.unwrapped._repr_svg_()
+
+
 def wrap_classic(raw: AECEnv) -> AECEnv:
     """Wrap a raw env like PettingZoo's classic games (illegal move: -1, game over)."""
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return ClassicWrapper(env)
 
 
 def positive_int_option(name: str, value: Any) -> int:
@@ -119,7 +129,7 @@ def allowed_options(players: str, max_turns: str, **game_options: str) -> dict[s
     modes every game shares, then the game's own ``game_options``."""
     return {
         "num_players": players,
-        "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
+        "render_mode": "None, 'human', 'ansi', 'rgb_array' or 'svg'",
         "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
         "max_turns": max_turns,
         **game_options,
@@ -146,7 +156,7 @@ class TurnBasedAECEnv(AECEnv):
         super().__init_subclass__(**kwargs)
         if name is not None:
             cls.metadata = {
-                "render_modes": ["human", "ansi", "rgb_array"],
+                "render_modes": ["human", "ansi", "rgb_array", "svg"],
                 "name": name,
                 "is_parallelizable": False,
                 "render_fps": 2,
@@ -207,6 +217,7 @@ class TurnBasedAECEnv(AECEnv):
         self.game_state: EngineState | Any = None
         self.agents: list[str] = []
         self.num_turns = 0
+        self._last: tuple[int, Any, str | None] | None = None  # seat, action, notation
         self._rng = random.Random()
         self._window: HumanWindow | None = None
 
@@ -281,6 +292,7 @@ class TurnBasedAECEnv(AECEnv):
             self._rng = random.Random(seed)
         self.game_state = self._new_game(self._rng.getrandbits(63))
         self.num_turns = 0
+        self._last = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -311,7 +323,9 @@ class TurnBasedAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game_state
+        last = (game.current_player, action, self._notation(action) if self.render_mode else None)
         game.apply_action(action)  # IllegalActionError (nothing changed) if illegal
+        self._last = last
         self.num_turns += 1
         self._cumulative_rewards[agent] = 0.0
         agents = self.agents
@@ -380,8 +394,35 @@ class TurnBasedAECEnv(AECEnv):
         self._require_game("state()")
         return self.encoder.encode(self.game_state, 0)
 
+    def _repr_svg_(self) -> str | None:
+        """The SVG picture of the position (Jupyter shows it inline); None before reset."""
+        return None if self.game_state is None else self._render_svg()
+
+    def _notation(self, action: Any) -> str | None:
+        """``action`` in the game's notation, before it is played (None if it is not an
+        action: ``apply_action`` says what is wrong with it)."""
+        try:
+            return self.game_state.action_to_string(action)
+        except (TabletopZooError, TypeError):
+            return None
+
+    @property
+    def last_move(self) -> LastMove | None:
+        """The last action played (seat, notation, number); an env made without a
+        ``render_mode`` keeps no notation (its hot path), only ``action <number>``."""
+        if self._last is None:
+            return None
+        seat, action, notation = self._last
+        return LastMove(seat, notation or f"action {action}", as_integer(action))
+
+    def _render_svg(self) -> str | None:
+        truncated = any(self.truncations.values())
+        return state_svg(self.game_state, self.last_move, self.num_turns, truncated)
+
     def render(self) -> None | np.ndarray | str:
-        """``ansi`` -> str, ``rgb_array`` -> uint8 image, ``human`` -> draws a window, None."""
+        """``ansi`` -> str, ``rgb_array`` -> uint8 image, ``svg`` -> SVG text (a picture
+        with data attributes, :mod:`~tabletop_zoo.envs._svg`), ``human`` -> draws a
+        window, None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
@@ -390,6 +431,8 @@ class TurnBasedAECEnv(AECEnv):
             return self._render_ansi()
         if self.render_mode == "rgb_array":
             return self._render_rgb()
+        if self.render_mode == "svg":
+            return self._render_svg()
         if self._window is None:
             self._window = HumanWindow(self.metadata["name"], self.metadata["render_fps"])
         self._window.show(self._render_rgb())

@@ -41,6 +41,8 @@ class LastMove:
 
     seat: int
     notation: str
+    action: int | None = None
+    """The action's number (pictures mark it on the board), when known."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ Options (keyword arguments of ``env`` / ``raw_env``, in this order; the code is 
 
 * ``num_players``: 2, 3 or 4 (default 2); agents ``player_0`` .. ``player_{n-1}``, seat
   ``i`` = ``player_i``, seat 0 moves first.
-* ``render_mode``: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+* ``render_mode``: None, ``"human"``, ``"ansi"``, ``"rgb_array"`` or ``"svg"``.
 * ``reward_mode``: ``"win"`` (default; +1 sole top scorer, 0 for players tied for top,
   -1 for everyone else) or ``"score"`` (own score minus the best other score).
 * ``max_turns``: positive int (default :data:`DEFAULT_MAX_TURNS`): after that many

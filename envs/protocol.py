@@ -138,6 +138,13 @@ class StateBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}.from_json({self.to_json()!r})"
 
+    def _repr_svg_(self) -> str | None:
+        """The position's SVG picture (Jupyter shows it inline); None for a game without
+        one. The drawing is a view module, imported only here."""
+        from tabletop_zoo.envs._svg import state_svg
+
+        return state_svg(self)
+
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
         """Slot values by name: lets ``__slots__`` states pickle under every protocol."""

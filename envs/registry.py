@@ -3,10 +3,10 @@
 Adding a game means one :class:`GameSpec` here (plus its folder ``envs/<game>/`` and its
 versioned face ``envs/<game>_v0.py``); nothing else in the package names a game. The spec
 names every part of the game's bundle; code reads the spec, never guesses a module path.
-The optional parts (``gui``, ``help``, ``fast_engine``) may be ``None``: the status band
-then names seats plainly, the terminal player shows generic help texts, and the fast path
-is unavailable. ``tests/test_structure.py`` imports every part a spec names and checks
-what it must expose.
+The optional parts (``gui``, ``help``, ``fast_engine``, ``svg``) may be ``None``: the
+status band then names seats plainly, the terminal player shows generic help texts, the
+fast path is unavailable, and there are no SVG pictures or HTML replays.
+``tests/test_structure.py`` imports every part a spec names and checks what it must expose.
 
 Entries are plain strings (module paths), so importing the registry imports no engine,
 no env and nothing heavy.
@@ -82,6 +82,12 @@ class GameSpec:
     """Module of the picture helpers: ``seat_label(state, seat)``, ``status(state)`` (the
     status band of recordings and the play window) and ``Picker`` (the clicks of the play
     window); ``None``: plain seat names, no play window."""
+    svg: str | None = None
+    """Module of the SVG pictures: ``board_svg(state, last_action) -> (width, height,
+    elements)``, the ``rgb_array`` picture with data attributes
+    (:func:`~tabletop_zoo.envs._svg.state_svg` adds the status band), and
+    ``action_cell(game, action)``, the ``data-cell`` an action aims at (``"a-b"``: the edge
+    between two cells; ``None``: no cell); ``None``: no SVG pictures."""
     help: str | None = None
     """Module of the texts for people at the terminal: ``NOTATION_HELP``,
     ``RULES_SUMMARY`` and optionally ``ROUND_NAMES``; ``None``: generic texts."""
@@ -130,6 +136,10 @@ class GameSpec:
         """Import and return :attr:`gui` (``None`` if the game has none)."""
         return None if self.gui is None else importlib.import_module(self.gui)
 
+    def svg_module(self) -> ModuleType | None:
+        """Import and return :attr:`svg` (``None`` if the game has none)."""
+        return None if self.svg is None else importlib.import_module(self.svg)
+
     def help_module(self) -> ModuleType | None:
         """Import and return :attr:`help` (``None`` if the game has none)."""
         return None if self.help is None else importlib.import_module(self.help)
@@ -163,6 +173,7 @@ _REGISTERED: dict[str, GameSpec] = {
             benchmark_anchor="pettingzoo.classic.connect_four_v3",
             fast_engine="tabletop_zoo.envs.mole_hill.fast.engine:FastMoleHill",
             gui="tabletop_zoo.envs.mole_hill.gui",
+            svg="tabletop_zoo.envs.mole_hill.svg",
             help="tabletop_zoo.envs.mole_hill.help",
             train_overrides=MappingProxyType(
                 # 8 envs x 256 steps: the same 2,048-step rollouts as 4 x 512, with the
@@ -191,6 +202,7 @@ _REGISTERED: dict[str, GameSpec] = {
             benchmark_anchor="pettingzoo.classic.go_v5",
             fast_engine="tabletop_zoo.envs.arktia.fast.engine:FastArktia",
             gui="tabletop_zoo.envs.arktia.gui",
+            svg="tabletop_zoo.envs.arktia.svg",
             help="tabletop_zoo.envs.arktia.help",
             train_overrides=MappingProxyType(
                 {"timesteps": 30_000, "eval_games": 5, "final_eval_games": 20}

@@ -393,6 +393,10 @@ def test_every_part_a_spec_names_imports_and_exposes_its_names(spec: GameSpec) -
     if gui is not None:
         for name in ("seat_label", "status", "Picker"):
             assert hasattr(gui, name), f"{spec.gui} lacks {name}"
+    svg = spec.svg_module()
+    if svg is not None:
+        for name in ("board_svg", "action_cell"):
+            assert callable(getattr(svg, name, None)), f"{spec.svg} lacks {name}"
     texts = spec.help_module()
     if texts is not None:
         for name in ("NOTATION_HELP", "RULES_SUMMARY"):
@@ -406,11 +410,11 @@ def test_every_part_a_spec_names_imports_and_exposes_its_names(spec: GameSpec) -
 @pytest.mark.parametrize("spec", BUNDLE_SPECS, ids=lambda s: s.name)
 def test_the_parts_of_a_registered_game_live_in_its_own_folder(spec: GameSpec) -> None:
     if spec is NIM_SPEC:  # the toy lives in one test file and declares what it lacks
-        assert (spec.gui, spec.help, spec.fast_engine) == (None, None, None)
+        assert (spec.gui, spec.help, spec.fast_engine, spec.svg) == (None, None, None, None)
         return
     package = f"tabletop_zoo.envs.{spec.name}"
     assert spec.env_module == f"tabletop_zoo.envs.{spec.name}_v0"
-    for part in (spec.engine, spec.observation_encoder, spec.gui, spec.help):
+    for part in (spec.engine, spec.observation_encoder, spec.gui, spec.help, spec.svg):
         module = None if part is None else part.partition(":")[0]
         assert module in (None, package) or module.startswith(package + "."), part
     if spec.fast_engine is not None:

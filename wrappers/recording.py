@@ -1,4 +1,5 @@
-"""Record episodes of any of our AEC envs as animations (GIF, or MP4 with imageio-ffmpeg).
+"""Record episodes of any of our AEC envs as animations (GIF, or MP4 with imageio-ffmpeg) or
+as one-file HTML replays.
 
 :class:`RecordEpisode` wraps an env made with ``render_mode="rgb_array"`` and keeps one
 frame per position (the start and after every action), each with a status band
@@ -7,7 +8,10 @@ result, the scores); the file is written when the episode ends::
 
     env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), path="game.gif")
 
-Writing files needs the ``record`` extra (imageio); MP4 the ``video`` extra (imageio-ffmpeg).
+Writing animations needs the ``record`` extra (imageio); MP4 the ``video`` extra
+(imageio-ffmpeg). ``format="html"`` (any render mode) keeps every position's SVG picture
+instead and writes a page that steps through the game (:mod:`.replay`, no extra needed);
+given the ``agents``, it shows their analysis of each move.
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic
+from tabletop_zoo.envs._svg import state_svg
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import require_extra
+from tabletop_zoo.envs.registry import spec_of
+from tabletop_zoo.wrappers.replay import analysis_entry, frame, save_replay
 
 __all__ = ["FORMATS", "RecordEpisode", "save_animation"]
 
@@ -77,12 +84,17 @@ class RecordEpisode(BaseWrapper):
     """Keeps a status-banded frame of every position; saves the episode when it ends.
 
     Args:
-        env: one of our AEC envs (raw or wrapped) with ``render_mode="rgb_array"``.
-        path: where to write each finished episode (``.gif`` / ``.mp4``); ``None`` keeps
-            the frames in memory only (:attr:`frames`, :meth:`save`).
+        env: one of our AEC envs (raw or wrapped) with ``render_mode="rgb_array"`` (any
+            render mode for ``format="html"``).
+        path: where to write each finished episode (``.gif`` / ``.mp4`` / ``.html``);
+            ``None`` keeps the frames in memory only (:attr:`frames`, :meth:`save`).
         fps: positions shown per second.
         final_hold: how many extra copies of the last frame to append, so the result
             stays on screen before a GIF loops.
+        format: ``"gif"``, ``"mp4"`` or ``"html"``; default the suffix of ``path``
+            (``"gif"`` without one).
+        agents: the players, seat by seat (HTML only): each one that can keeps its
+            analysis of every move (``keep_analysis``), which the page shows.
     """
 
     def __init__(
@@ -91,17 +103,31 @@ class RecordEpisode(BaseWrapper):
         path: str | Path | None = None,
         fps: float = 2.0,
         final_hold: int = 3,
+        format: str | None = None,  # noqa: A002  # the word the callers know
+        agents: Any = None,
     ) -> None:
         super().__init__(env)
-        if env.render_mode != "rgb_array":
+        suffix = None if path is None else Path(path).suffix.lower()
+        if format is None:  # the file name says, as it does for animations
+            format = "html" if suffix == ".html" else "gif"
+        if format not in ("gif", "mp4", "html"):
+            raise InvalidOptionError(f"format must be 'gif', 'mp4' or 'html', got {format!r}")
+        self.html = format == "html"
+        suffixes = (".html",) if self.html else FORMATS
+        if suffix is not None and suffix not in suffixes:
+            raise InvalidOptionError(
+                f"cannot record to {Path(path).name!r}: use a {' or '.join(suffixes)} file name"
+            )
+        if not self.html and env.render_mode != "rgb_array":
             raise InvalidOptionError(
                 f"RecordEpisode needs an env made with render_mode='rgb_array', "
                 f"got {env.render_mode!r}"
             )
-        if path is not None and Path(path).suffix.lower() not in FORMATS:
-            raise InvalidOptionError(
-                f"cannot record to {Path(path).name!r}: use a {' or '.join(FORMATS)} file name"
-            )
+        self.players = list(agents or [])
+        for agent in self.players:
+            if hasattr(agent, "keep_analysis"):
+                agent.keep_analysis = True
+        self.replay: list[dict[str, Any]] = []
         self.path = None if path is None else Path(path)
         self.fps = fps
         self.final_hold = final_hold
@@ -115,13 +141,31 @@ class RecordEpisode(BaseWrapper):
 
     def _capture(self, last: LastMove | None) -> None:
         truncated = any(self.env.unwrapped.truncations.values())
-        lines = status_lines(self._game_state(), self._moves, last, truncated)
-        self._pictures.append((np.asarray(self.env.render()), lines))
+        state = self._game_state()
+        lines = status_lines(state, self._moves, last, truncated)
+        if self.html:
+            svg = state_svg(state, last, self._moves, truncated)
+            move, seat = (None, None) if last is None else (last.notation, last.seat)
+            self.replay.append(frame(state, svg, lines, move, seat))
+        else:
+            self._pictures.append((np.asarray(self.env.render()), lines))
+
+    def _analysis(self, state: Any) -> dict[str, Any] | None:
+        """The analysis of the move about to be played from ``state`` (taken from its
+        player, who keeps it until the next move)."""
+        seat = state.current_player
+        agent = self.players[seat] if seat < len(self.players) else None
+        raw = getattr(agent, "last_analysis", None)
+        if raw is None:
+            return None
+        agent.last_analysis = None  # a forced move next time is not this move's analysis
+        return analysis_entry(state, getattr(agent, "name", type(agent).__name__), raw)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (and a new recording)."""
         super().reset(seed=seed, options=options)
         self._pictures = []
+        self.replay = []
         self._moves = 0
         self._capture(None)
 
@@ -131,18 +175,22 @@ class RecordEpisode(BaseWrapper):
         agent = raw.agent_selection
         done = raw.terminations.get(agent, False) or raw.truncations.get(agent, False)
         was_over = self._episode_over()
-        last = None
+        last = analysis = None
         if not done:
             state = self._game_state()
             try:
-                notation = state.action_to_string(action)  # before the move is applied
+                notation, number = state.action_to_string(action), action  # before the move
             except (TabletopZooError, TypeError):
-                notation = f"illegal action {action!r}"
-            last = LastMove(state.current_player, notation)
+                notation, number = f"illegal action {action!r}", None  # not marked on a board
+            last = LastMove(state.current_player, notation, number)
+            if self.html:
+                analysis = self._analysis(state)
         super().step(action)
         if last is not None:
             self._moves += 1
             self._capture(last)
+            if self.html:
+                self.replay[-1]["analysis"] = analysis
         if not was_over and self._episode_over() and self.path is not None:
             self.save(self.path)
 
@@ -167,8 +215,16 @@ class RecordEpisode(BaseWrapper):
         return frames + [frames[-1]] * self.final_hold
 
     def save(self, path: str | Path) -> Path:
-        """Write the frames so far to ``path`` (``.gif`` / ``.mp4``) and return it."""
-        written = save_animation(self.frames, path, self.fps)
+        """Write the frames so far to ``path`` (``.gif`` / ``.mp4``, or ``.html`` for
+        ``format="html"``) and return it."""
+        if self.html:
+            title = spec_of(self._game_state()).title
+            names = [getattr(a, "name", type(a).__name__) for a in self.players]
+            if names:
+                title += ": " + " vs ".join(names)
+            written = save_replay(self.replay, path, title)
+        else:
+            written = save_animation(self.frames, path, self.fps)
         self.saved.append(written)
         return written
 

@@ -234,6 +234,8 @@ class AlphaZeroAgent:
         )
         self.name = name or default_name
         self.fast = fast
+        self.keep_analysis = False  # True: act() keeps its root's numbers in last_analysis
+        self.last_analysis: dict[str, Any] | None = None
         limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
 
     def reset(self, seed: int | None = None) -> None:
@@ -249,4 +251,12 @@ class AlphaZeroAgent:
         if legal.size == 1:
             return int(legal[0])
         compiled = fast_state(state) if self.fast else None
-        return self.search.run(state if compiled is None else compiled).final_move()
+        root = self.search.run(state if compiled is None else compiled)
+        if self.keep_analysis:
+            self.last_analysis = {
+                "actions": root.actions,
+                "visits": root.child_visits.tolist(),
+                "priors": root.priors.tolist(),
+                "value": float(root.value_sum[root.player] / max(1.0, root.visits)),
+            }
+        return root.final_move()

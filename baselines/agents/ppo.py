@@ -54,12 +54,27 @@ class PPOAgent:
             default_name = "ppo"
         self.deterministic = deterministic
         self.name = name or default_name
+        self.keep_analysis = False  # True: act() keeps its policy in last_analysis
+        self.last_analysis: dict[str, Any] | None = None
         limit_threads()  # a small network: one torch / BLAS thread (TABLETOP_ZOO_THREADS)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The policy's action for ``observation``, masked to the legal actions."""
         mask = np.asarray(action_mask, dtype=bool)
+        if self.keep_analysis:
+            self.last_analysis = self._policy(observation, mask)
         action, _ = self.model.predict(
             observation, deterministic=self.deterministic, action_masks=mask
         )
         return int(action)
+
+    def _policy(self, observation: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+        """The policy's probability of each legal action (it draws nothing)."""
+        import torch
+
+        policy = self.model.policy
+        tensor, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            probs = policy.get_distribution(tensor, action_masks=mask).distribution.probs[0]
+        legal = np.flatnonzero(mask)
+        return {"actions": legal.tolist(), "probs": probs.numpy()[legal].tolist()}

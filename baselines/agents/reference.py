@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action, softmax
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -106,7 +106,9 @@ class PolicyNetAgent:
         self.name = name
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
-        limit_threads()
+        self.keep_analysis = False  # True: act() keeps its policy in last_analysis
+        self.last_analysis: dict[str, Any] | None = None
+        limit_threads()  # a small network: one BLAS thread (TABLETOP_ZOO_THREADS)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling generator."""
@@ -120,6 +122,9 @@ class PolicyNetAgent:
             raise ValueError("action_mask has no legal action; agents can only act when one exists")
         legal = np.flatnonzero(mask)
         logits = self.net.forward_rows(np.asarray(observation)[None], [legal])[0][0]
+        if self.keep_analysis:
+            probs = softmax(np.asarray(logits, np.float64))
+            self.last_analysis = {"actions": legal.tolist(), "probs": probs.tolist()}
         return legal_action(logits, legal, None if self.deterministic else self.rng)
 
 

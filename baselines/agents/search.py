@@ -272,6 +272,7 @@ class MCTSAgent(_SeededAgent):
         if max_rollout_depth is not None and int(max_rollout_depth) < 0:
             raise ValueError(f"max_rollout_depth must be None or >= 0, got {max_rollout_depth!r}")
         super().__init__(seed, name or f"mcts{int(n_simulations)}")
+        self.keep_analysis, self.last_analysis = False, None  # True: act() keeps its numbers
         self.n_simulations = int(n_simulations)
         self.exploration = float(exploration)
         self.max_rollout_depth = None if max_rollout_depth is None else int(max_rollout_depth)
@@ -285,6 +286,12 @@ class MCTSAgent(_SeededAgent):
         if len(legal) == 1:
             return legal[0]
         found = self._search(state, legal)
+        if self.keep_analysis:  # the root's visits per action, the mover's mean return
+            root = found if isinstance(found, _Node) else _nodes_of(*found)
+            moves = sorted(root.children)
+            visits = [root.children[a].visits for a in moves]
+            value = root.value[root.player] / root.visits
+            self.last_analysis = {"actions": moves, "visits": visits, "value": value}
         if isinstance(found, _Node):
             return found.best_action()
         from tabletop_zoo.envs.fast_search import ACTION, best_child

@@ -1,15 +1,19 @@
-"""Record a game between agents as an animated GIF (or MP4 with imageio-ffmpeg).
+"""Record a game between agents as an animated GIF (or MP4 with imageio-ffmpeg), or as a
+one-file HTML replay.
 
     tabletop-zoo record --game mole_hill --agents greedy,random --out mole_hill.gif
     tabletop-zoo record --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
     tabletop-zoo record --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
+    tabletop-zoo record --game arktia --agents mcts:100,random --html game.html --analysis
 
 One agent spec per seat (``--help`` lists every form); the number of specs is the number of
 players. Every frame is the env's ``rgb_array`` picture under a status band: the move
 number, who played which move in the game's notation, the round or phase with who is to
 act (or the result) and the scores. The flags and the output file are checked before the
 game. Needs the ``record`` extra (imageio); ``.mp4`` also needs imageio-ffmpeg (the
-``video`` extra).
+``video`` extra). ``--html`` writes a page that steps through the game (no extra needed;
+:mod:`tabletop_zoo.wrappers.replay`), with ``--analysis`` the searching and policy agents'
+numbers for each move; ``--out`` and ``--html`` together record the one game both ways.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
-    p = argparse.ArgumentParser(description="Record a game between agents as a GIF or MP4.")
+    p = argparse.ArgumentParser(
+        description="Record a game between agents as a GIF or MP4, or an HTML replay."
+    )
     p.add_argument("--game", choices=sorted(GAMES), required=True)
     p.add_argument(
         "--agents",
@@ -36,7 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="one agent spec per seat, comma separated, e.g. greedy,random "
         f"({cli.agent_help()}); their number is the number of players",
     )
-    p.add_argument("--out", required=True, help=f"output file ({' or '.join(FORMATS)})")
+    p.add_argument("--out", help=f"output animation ({' or '.join(FORMATS)})")
+    p.add_argument("--html", help="output replay page (.html): one file, opens in a browser")
+    p.add_argument(
+        "--analysis",
+        action="store_true",
+        help="with --html: each move's search visits, value and priors (MCTS, AlphaZero) or "
+        "policy (PPO) shown on the page",
+    )
     p.add_argument("--seed", type=cli.SEED, default=0, help="game and agent seed (default 0)")
     p.add_argument(
         "--fps",
@@ -68,10 +81,16 @@ def check_args(args: argparse.Namespace) -> list[str]:
     cli.check_agents(agents, args.game, len(agents))  # forms, files, models for this game
     for agent in agents:
         make_agent(agent, trust=args.trust_model)  # a model that cannot load: before the game
-    try:
-        cli.check_output_file(args.out, FORMATS)
-    except ValueError as exc:
-        raise ValueError(f"--out: {exc}") from None
+    if args.out is None and args.html is None:
+        raise ValueError("one of --out (an animation) or --html (a replay page) is required")
+    if args.analysis and args.html is None:
+        raise ValueError("--analysis is shown on the replay page: add --html FILE")
+    for flag, path, suffixes in (("--out", args.out, FORMATS), ("--html", args.html, [".html"])):
+        try:
+            if path is not None:
+                cli.check_output_file(path, suffixes)
+        except ValueError as exc:
+            raise ValueError(f"{flag}: {exc}") from None
     if not args.fps > 0:
         raise ValueError(f"--fps must be a positive number, got {args.fps}")
     if args.hold < 0:
@@ -84,27 +103,32 @@ def check_args(args: argparse.Namespace) -> list[str]:
 def record(
     game: str,
     agents: list[str],
-    out: str | Path,
+    out: str | Path | None,
     seed: int = 0,
     fps: float = 2.0,
     hold: int = 3,
     trust: bool = False,
-) -> tuple[Path, list[float]]:
-    """Play one game between ``agents`` (specs, one per seat), write it to ``out``
-    (atomically); returns the file and the returns per seat. ``trust``: model files may
-    be unpickled (``make_agent``'s ``trust``)."""
+    html: str | Path | None = None,
+    analysis: bool = False,
+) -> tuple[list[Path], list[float]]:
+    """Play one game between ``agents`` (specs, one per seat), write it to ``out`` (an
+    animation) and/or ``html`` (a replay page, with the agents' ``analysis`` if asked),
+    atomically; returns the files and the returns per seat. ``trust``: model files may be
+    unpickled (``make_agent``'s ``trust``)."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
-    env = RecordEpisode(
-        make_env(game, num_players=len(agents), render_mode="rgb_array"),
-        path=out,
-        fps=fps,
-        final_hold=hold,
-    )
     players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
+    env = make_env(game, num_players=len(agents), render_mode="rgb_array" if out else None)
+    recorders = []
+    if out is not None:
+        env = RecordEpisode(env, path=out, fps=fps, final_hold=hold)
+        recorders.append(env)
+    if html is not None:
+        env = RecordEpisode(env, path=html, format="html", agents=players if analysis else None)
+        recorders.append(env)
     result = play_game(env, players, seed=seed)
     env.close()
-    return env.saved[-1], result.returns
+    return [recorder.saved[-1] for recorder in recorders], result.returns
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,21 +140,23 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         cli.fail(parser, exc)
     try:  # up front, before a long game: the writers this file name needs
-        if Path(args.out).suffix.lower() == ".mp4":
+        if args.out and Path(args.out).suffix.lower() == ".mp4":
             require_extra("video", cli.program("scripts/record.py") + " --out *.mp4")
-        else:
+        elif args.out:
             require_extra("record", cli.program("scripts/record.py"))
     except MissingExtraError as exc:
         print(f"{cli.program('record.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:
-        path, returns = record(
-            args.game, agents, args.out, args.seed, args.fps, args.hold, trust=args.trust_model
-        )
+        paths, returns = record(
+            args.game, agents, args.out, args.seed, args.fps, args.hold, args.trust_model,
+            args.html, args.analysis,
+        )  # fmt: skip
     except KeyboardInterrupt:
-        raise cli.Interrupted(f"no recording written to {args.out}") from None
-    size_kb = path.stat().st_size / 1024
-    print(f"wrote {path} ({size_kb:.0f} kB); returns per seat: {returns}")
+        names = " or ".join(p for p in (args.out, args.html) if p)
+        raise cli.Interrupted(f"no recording written to {names}") from None
+    written = ", ".join(f"{p} ({p.stat().st_size / 1024:.0f} kB)" for p in paths)
+    print(f"wrote {written}; returns per seat: {returns}")
     return 0
 
 

@@ -70,7 +70,7 @@ def test_metadata_agents_and_spaces() -> None:
     env.reset()
     raw = env.unwrapped
     assert raw.metadata["name"] == "arktia_v0"
-    assert raw.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
+    assert raw.metadata["render_modes"] == ["human", "ansi", "rgb_array", "svg"]
     assert raw.metadata["is_parallelizable"] is False
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     n = 27  # default 3-player layout
@@ -326,7 +326,7 @@ def test_ruling_R23_truncation_counts_completed_turns_from_the_start() -> None:
         ({"max_turns": True}, "positive int"),
         ({"num_players": 4, "neutral_pieces": True}, "not allowed with 4 players"),
         ({"neutral_pieces": "yes"}, "neutral_pieces"),
-        ({"render_mode": "svg"}, "render_mode"),
+        ({"render_mode": "pdf"}, "render_mode"),
         ({"board_size": 9}, "unknown option.*board_size.*num_players.*max_turns"),
     ],
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tabletop_zoo.envs.registry import GAMES
+from tests.wrappers.test_replay import page_data
 
 iio = pytest.importorskip("imageio.v3")
 
@@ -57,3 +58,12 @@ def test_record_without_imageio_prints_one_line(script, monkeypatch, tmp_path, c
     assert code == 1
     assert err.count("\n") == 1 and "[record]" in err and "pip install" in err
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_record_writes_an_animation_and_a_replay_of_the_same_game(script, tmp_path, capsys):
+    gif, html = tmp_path / "game.gif", tmp_path / "game.html"
+    argv = ["--game", "arktia", "--agents", "random,random", "--seed", "3"]
+    assert script("record").main([*argv, "--out", str(gif), "--html", str(html)]) == 0
+    assert f"wrote {gif} (" in capsys.readouterr().out and gif.stat().st_size > 0
+    assert page_data(html)["title"] == "Arktia"
