@@ -132,6 +132,7 @@ def allowed_options(players: str, max_turns: str, **game_options: str) -> dict[s
         "render_mode": "None, 'human', 'ansi', 'rgb_array' or 'svg'",
         "reward_mode": "'win' (+1/-1/0, default) or 'score' (score margin)",
         "max_turns": max_turns,
+        "observation_layout": "'hwc' (rows, cols, planes; default) or 'chw' (planes first)",
         **game_options,
     }
 
@@ -180,8 +181,14 @@ class TurnBasedAECEnv(AECEnv):
         max_turns: int | None = None,
         renderer_class: Callable[[EngineGame], ImageRenderer] | None = None,
         ansi_renderer: Callable[[Any, str], str] | None = None,
+        observation_layout: str = "hwc",
     ) -> None:
         super().__init__()
+        if observation_layout not in ("hwc", "chw"):
+            raise InvalidOptionError(
+                f"observation_layout must be 'hwc' or 'chw', got {observation_layout!r}"
+            )
+        self.channels_first = observation_layout == "chw"
         modes = self.metadata["render_modes"]
         if render_mode is not None and render_mode not in modes:
             raise InvalidOptionError(
@@ -202,7 +209,9 @@ class TurnBasedAECEnv(AECEnv):
         self.num_actions = num_actions
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
-        planes = spaces.Box(0.0, 1.0, tuple(encoder.shape), dtype=np.float32)
+        shape = tuple(encoder.shape)
+        shape = (shape[-1], *shape[:-1]) if self.channels_first else shape
+        planes = spaces.Box(0.0, 1.0, shape, dtype=np.float32)
         self.state_space = planes
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
@@ -258,7 +267,8 @@ class TurnBasedAECEnv(AECEnv):
         return ""
 
     def _observation(self, seat: int) -> np.ndarray:
-        return self.encoder.encode(self.game_state, seat)
+        planes = self.encoder.encode(self.game_state, seat)
+        return np.ascontiguousarray(np.moveaxis(planes, -1, 0)) if self.channels_first else planes
 
     def _render_rgb(self) -> np.ndarray:
         return self.renderer.draw(self.game_state)
@@ -392,7 +402,7 @@ class TurnBasedAECEnv(AECEnv):
     def state(self) -> np.ndarray:
         """Seat-absolute global view of the position (seat 0's planes; centralized critics)."""
         self._require_game("state()")
-        return self.encoder.encode(self.game_state, 0)
+        return self._observation(0)
 
     def _repr_svg_(self) -> str | None:
         """The SVG picture of the position (Jupyter shows it inline); None before reset."""

@@ -20,6 +20,8 @@ Options (keyword arguments of ``env`` / ``raw_env``, in this order; the code is 
 * ``layout``: None (the default board of R2 for ``num_players``) or an ASCII layout (R2, R3).
 * ``neutral_pieces``: None (default: True for 2 players, False for 3 and 4), True or False
   (R5; not allowed with 4 players).
+* ``observation_layout``: ``"hwc"`` (default; planes ``(rows, cols, planes)``) or ``"chw"``
+  (``(planes, rows, cols)``, for libraries whose networks want channels first).
 
 Calls out of order on ``raw_env`` (``step`` before ``reset``, after the end, ...) raise
 :class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live

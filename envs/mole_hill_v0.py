@@ -7,7 +7,8 @@
 | Actions            | ``Discrete(173)``: 0..62 mole goes to space, 63..172 rod on edge |
 | Observation        | ``float32 (7, 9, 16)`` planes + ``int8 (173,)`` action mask     |
 | Rewards            | at the end: +1 / -1 / 0, or the score margin                    |
-| Options            | ``reward_mode``, ``max_turns``, ``random_flowers``              |
+| Options            | ``reward_mode``, ``max_turns``, ``random_flowers``,             |
+|                    | ``observation_layout`` (``"chw"``: planes first, ``(16, 7, 9)``) |
 
 Each agent plays both roles (mole one round, gardener the other), so both use
 the same action space; the action encoding and notation are in
@@ -17,7 +18,8 @@ the observing agent ("me" / "opponent"); ``state()`` gives the same planes from
 :class:`~tabletop_zoo.envs.mole_hill.MoleHillState` (agents must not mutate it),
 ``env.unwrapped.engine`` the :class:`~tabletop_zoo.envs.mole_hill.MoleHillGame`,
 ``env.unwrapped.encoder`` the observation encoder. ``raw_env(num_players=2,
-render_mode=None, reward_mode="win", max_turns=None, random_flowers=False)``; the code is
+render_mode=None, reward_mode="win", max_turns=None, random_flowers=False,
+observation_layout="hwc")``; the code is
 in :mod:`tabletop_zoo.envs.mole_hill.env`. Calls out of order on ``raw_env`` raise
 :class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live
 env continue the same game (``docs/errors.md``). Observation planes (index: meaning):

@@ -49,6 +49,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # Pet
         max_turns: int = DEFAULT_MAX_TURNS,
         layout: str | None = None,
         neutral_pieces: bool | None = None,
+        observation_layout: str = "hwc",
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
@@ -59,6 +60,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # Pet
             render_mode=render_mode,
             reward_mode=reward_mode,
             max_turns=max_turns,
+            observation_layout=observation_layout,
             layout=layout,
             neutral_pieces=neutral_pieces,
         )
@@ -72,6 +74,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # Pet
             max_turns=max_turns,  # counts completed turns, see _turns_played()
             renderer_class=ArktiaImageRenderer,
             ansi_renderer=render_ansi,
+            observation_layout=observation_layout,
         )
 
     def _turns_played(self) -> int:

@@ -41,6 +41,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # 
         reward_mode: str = "win",
         max_turns: int | None = None,
         random_flowers: bool = False,
+        observation_layout: str = "hwc",
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
@@ -51,6 +52,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # 
             render_mode=render_mode,
             reward_mode=reward_mode,
             max_turns=max_turns,
+            observation_layout=observation_layout,
             random_flowers=random_flowers,
         )
         engine = MoleHillGame(num_players=num_players, random_flowers=random_flowers)
@@ -62,4 +64,5 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # 
             max_turns=max_turns,
             renderer_class=MoleHillImageRenderer,
             ansi_renderer=render_ansi,
+            observation_layout=observation_layout,
         )

@@ -218,6 +218,7 @@ ALLOWED_OPTIONS = {
     "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
     "reward_mode": "'win' or 'score'",
     "max_turns": "None or a positive int",
+    "observation_layout": "'hwc' or 'chw'",
     "piles": "tuple of pile sizes",
     "max_take": "positive int",
     "win_rule": "'last' or 'score'",
@@ -234,10 +235,19 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # Pettin
         render_mode: str | None = None,
         reward_mode: str = "win",
         max_turns: int | None = None,
+        observation_layout: str = "hwc",
         **game_options: Any,
     ) -> None:
         check_options(game_options, ALLOWED_OPTIONS)
-        EzPickle.__init__(self, num_players, render_mode, reward_mode, max_turns, **game_options)
+        EzPickle.__init__(
+            self,
+            num_players,
+            render_mode,
+            reward_mode,
+            max_turns,
+            observation_layout,
+            **game_options,
+        )
         engine = NimGame(num_players=num_players, **game_options)
         super().__init__(
             engine,
@@ -247,6 +257,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # Pettin
             max_turns=max_turns,
             renderer_class=NimRenderer,
             ansi_renderer=render_ansi,
+            observation_layout=observation_layout,
         )
 
 

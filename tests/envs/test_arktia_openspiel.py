@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pyspiel
+import pytest
 
 from tabletop_zoo.wrappers import openspiel as bridge
 
@@ -29,3 +30,10 @@ def test_neutral_pieces_yes_no_and_engine_default():
     assert bridge.load_game("arktia", {**three, "neutral_pieces": "yes"}).engine.neutral_pieces
     assert bridge.load_game("arktia", {"neutral_pieces": ""}).engine.neutral_pieces  # 2 players
     assert not bridge.load_game("arktia", {"neutral_pieces": "no"}).engine.neutral_pieces
+
+
+def test_a_bool_for_neutral_pieces_is_refused_not_coerced():
+    """OpenSpiel types a parameter by its declared default (here a string), and refuses a
+    bool with its own error: no silent reading of True or False (docs/ecosystem.md)."""
+    with pytest.raises(pyspiel.SpielError, match="Wrong type for parameter neutral_pieces"):
+        pyspiel.load_game("python_arktia", {"players": 3, "neutral_pieces": True})

@@ -1,0 +1,55 @@
+"""Each tutorial of docs/tutorials/ runs end to end with a tiny budget and prints its result
+line. A tutorial whose client is not installed is skipped (one line): the clients are the
+``tutorials`` extra, which CI installs in a venv of its own (.ci/run), and AgileRL (the
+``agilerl`` extra), which CI does not install (docs/tutorials/README.md says why)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TUTORIALS = Path(__file__).resolve().parents[2] / "docs" / "tutorials"
+#: tutorial -> (the modules it needs, its tiny budget)
+CASES = {
+    "shimmy_openspiel.py": (("shimmy", "pyspiel"), ["--games", "8", "--eval-games", "2"]),
+    "supersuit_sb3.py": (
+        ("supersuit", "stable_baselines3"),
+        ["--steps", "1024", "--eval-games", "2"],
+    ),
+    "tianshou_dqn.py": (("tianshou",), ["--steps", "200", "--eval-games", "2"]),
+    "agilerl_dqn.py": (("agilerl", "peft"), ["--games", "2", "--eval-games", "2"]),
+}
+RESULT = re.compile(r"^win rate against random: before (\d\.\d\d), after (\d\.\d\d) \(", re.M)
+
+
+def test_every_tutorial_has_a_case() -> None:
+    assert sorted(p.name for p in TUTORIALS.glob("*.py")) == sorted(CASES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
+    modules, budget = CASES[name]
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]  # without importing
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (docs/tutorials/README.md)")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(TUTORIALS / name), *budget, "--seed", "1"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = RESULT.search(done.stdout)
+    assert found, done.stdout[-2000:]
+    assert all(0.0 <= float(rate) <= 1.0 for rate in found.groups())
+    assert not list(tmp_path.iterdir()), "a tutorial wrote files"
