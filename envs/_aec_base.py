@@ -21,17 +21,9 @@ before ``reset``, after the end, ...); :func:`wrap_classic` gives the usual Pett
 classic behaviour instead (illegal move ends the game with -1 for the offender).
 ``copy.deepcopy`` and ``pickle`` of a live env continue the same game.
 
-Composition: the constructor takes the engine's Game (``engine``, an
-:class:`~tabletop_zoo.envs.protocol.EngineGame`), an observation encoder (``shape``,
-``encode(state, seat)``, ``plane_names()``) and, for images, a renderer class built from
-the Game (``draw(state)``) plus a text function ``render_ansi(state, header)``. So the
-observation, ``state()`` and rendering are written once here; a game's ``env.py`` only
-builds these parts and declares its options. ``self.game_state`` is the live engine
-state.
-
-Hooks a subclass may override: ``_new_game(seed)`` (default
-``engine.new_initial_state(seed)``), ``_turns_played()`` (the count ``max_turns``
-limits; default the number of actions) and ``_ansi_header()`` (default none).
+Composition: the constructor takes the engine's Game, an observation encoder and, for
+images, a renderer (docs/DESIGN.md); ``self.game_state`` is the live engine state. Hooks:
+``_new_game(seed)``, ``_turns_played()`` and ``_ansi_header()``.
 """
 
 from __future__ import annotations
