@@ -241,10 +241,10 @@ def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> 
     if not str(text).strip():
         raise InvalidOptionError("the output file name is empty")
     target = Path(text)
-    if suffixes and target.suffix.lower() not in suffixes:
-        raise InvalidOptionError(f"{str(text)!r} must end in {' or '.join(suffixes)}")
     if target.is_dir() or str(text).endswith(os.sep):
         raise InvalidOptionError(f"{str(text)!r} is a folder, not a file")
+    if suffixes and target.suffix.lower() not in suffixes:
+        raise InvalidOptionError(f"{str(text)!r} must end in {' or '.join(suffixes)}")
     if target.exists() and not os.access(target, os.W_OK):
         raise InvalidOptionError(f"{str(text)!r}: no permission to write it")
     problem = folder_problem(target.absolute().parent)

@@ -15,6 +15,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = ["PPOAgent"]
 
@@ -66,6 +67,9 @@ class PPOAgent:
         action, _ = self.model.predict(
             observation, deterministic=self.deterministic, action_masks=mask
         )
+        if not mask[int(action)]:  # legal logits below the mask's -1e8: weights out of range
+            message = "its network's outputs are out of range (did its training diverge?)"
+            raise InvalidOptionError(f"{self.name} chose an illegal action: {message}")
         return int(action)
 
     def _policy(self, observation: np.ndarray, mask: np.ndarray) -> dict[str, Any]:

@@ -375,5 +375,6 @@ def _update(network: _Network, optimizer: Any, buffer: deque, rng: Any, cfg: Any
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        checkpoint.check_finite("an AlphaZero update", loss, *network.modules.parameters())
         losses.append((policy_loss.mean().item(), value_loss.mean().item()))
     return np.mean(losses, axis=0)

@@ -111,6 +111,16 @@ def restore(state: dict[str, Any], objects: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def check_finite(where: str, *values: Any) -> None:
+    """``InvalidOptionError`` once training diverged: a loss, logit or weight (floats or
+    tensors in ``values``) of nan or inf, as a learning rate far too large gives. The run
+    stops before it writes a model of nan; its last checkpoint is kept."""
+    for value in values:
+        if not (value.isfinite().all() if hasattr(value, "isfinite") else math.isfinite(value)):
+            raise InvalidOptionError(f"training diverged at {where}: nan or inf in the network "
+                                     "(a smaller --learning-rate may help)")  # fmt: skip
+
+
 def add_flags(parser: argparse.ArgumentParser, run: str) -> None:
     """``--checkpoint-every SECONDS`` and ``--resume RUN`` (``run``: what RUN names)."""
     from tabletop_zoo.baselines import cli

@@ -115,6 +115,7 @@ class Agent(nn.Module):
         """(action, its log-probability, the entropy, the value); draws the action if None."""
         hidden = self.trunk(obs)
         logits = torch.where(mask, self.actor(hidden), torch.tensor(-1e9))
+        checkpoint.check_finite("a PPO step", logits)
         dist = Categorical(logits=logits)
         if action is None:
             action = dist.sample()
@@ -261,6 +262,7 @@ def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConf
             loss.backward()
             nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
             optimizer.step()
+            checkpoint.check_finite("a PPO update", loss, *agent.parameters())
 
 
 def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints
+from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
 from tabletop_zoo.baselines.training.opponents import (
@@ -215,7 +215,12 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     start = time.perf_counter()
     cpu_start = time.process_time()
     left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
-    model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
+    try:
+        model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
+    except ValueError as exc:  # torch's check of the logits, once the weights went nan
+        check_finite(f"step {model.num_timesteps}", *model.policy.parameters())
+        raise exc
+    check_finite(f"step {model.num_timesteps}", *model.policy.parameters())  # before its save
     learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
     model_path = run_dir / "final_model.zip"

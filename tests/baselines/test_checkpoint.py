@@ -164,3 +164,30 @@ def test_train_ctrl_c_leaves_a_run_that_resumes(capsys, tmp_path, monkeypatch) -
     assert train.main(["--resume", "runs/r", "--no-progress"]) == 0
     assert "resuming runs/r from step 64" in capsys.readouterr().out
     assert (tmp_path / "runs" / "r" / "final_model.zip").is_file()
+
+
+@pytest.mark.slow
+def test_a_diverged_run_stops_with_one_error_and_writes_no_model(tmp_path) -> None:
+    """A learning rate far too large: nan or inf in the network stops AlphaZero and
+    ppo-vector training with ``InvalidOptionError`` before a model of nan is written."""
+    from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
+
+    with pytest.raises(InvalidOptionError, match="training diverged at"):
+        checkpoint.check_finite("a test", 1.0, torch.tensor([0.0, float("nan")]))
+    checkpoint.check_finite("a test", 1.0, torch.zeros(3))  # finite: nothing raised
+    az = AlphaZeroConfig("mole_hill", out=str(tmp_path / "az.npz"), iterations=2,
+                         games_per_iteration=2, parallel_games=2, num_simulations=4, hidden=(8,),
+                         updates_per_iteration=2, train_batch=8, max_moves=20,
+                         learning_rate=1e29)  # fmt: skip
+    with pytest.raises(InvalidOptionError, match="smaller --learning-rate"):
+        train_alphazero(az, log=lambda _line: None)
+    assert not (tmp_path / "az.npz").exists()
+    if pytest.importorskip("numba", reason="the vector env needs the 'fast' extra"):
+        from tabletop_zoo.baselines.training.ppo_vector import PPOVectorConfig, train
+
+        ppo = PPOVectorConfig("mole_hill", 2, opponent="random", total_timesteps=256, num_envs=8,
+                              num_steps=16, hidden=8, learning_rate=1e29,
+                              save=str(tmp_path / "ppo.pt"))  # fmt: skip
+        with pytest.raises(InvalidOptionError, match="smaller --learning-rate"):
+            train(ppo, log=lambda _line: None)
+        assert not (tmp_path / "ppo.pt").exists()
