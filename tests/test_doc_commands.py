@@ -53,6 +53,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests import served
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = re.compile(r"^```(?:bash|sh|shell)[^\n]*\n(.*?)^```", re.S | re.M)
@@ -226,12 +228,22 @@ def run_environment() -> dict[str, str]:
     }
 
 
-def run_block(block: Block, folder: Path, script: str | None = None) -> subprocess.CompletedProcess:
-    """Run ``block`` (or its ``script``) in ``folder`` with this interpreter as ``python``."""
+def runner_environment() -> dict[str, str]:
+    """:func:`run_environment` with ``python`` and ``tabletop-zoo`` served by this
+    process's pre-imported interpreter (``tests/served.py``; started on first use)."""
+    return served.shared(run_environment()).env
+
+
+def run_block(
+    block: Block, folder: Path, script: str | None = None, preloaded: bool = False
+) -> subprocess.CompletedProcess:
+    """Run ``block`` (or its ``script``) in ``folder`` with this interpreter as ``python``
+    (``preloaded``: served pre-imported, for the long pages, whose commands' start-up is most of
+    their time)."""
     return subprocess.run(
         ["bash", "-c", block.script() if script is None else script],
         cwd=folder,
-        env=run_environment(),
+        env=runner_environment() if preloaded else run_environment(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -355,7 +367,7 @@ def test_doc_commands_run(blocks: list[Block], tmp_path_factory: pytest.TempPath
         if any(not _can_import(module) for module in block.needs):
             continue  # run by tests/rllib/test_doc_commands_ray.py where Ray is installed
         script = block.script(commands)
-        done = run_block(block, sandbox(block.page, tmp_path_factory), script)
+        done = run_block(block, sandbox(block.page, tmp_path_factory), script, block.slow)
         assert done.returncode == 0, (
             f"{block.name} failed (exit {done.returncode}):\n{script}\n"
             f"--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"

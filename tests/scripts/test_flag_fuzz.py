@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tabletop_zoo.baselines.commands import COMMANDS
+from tests import served
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 GAME = "mole_hill"
@@ -44,7 +45,7 @@ PROGRAMS = sorted(set(COMMANDS) - SKIP) + LAB
 VALUES = ["-1", "0", "nan", "inf", "", "abc", "1e999", "9" * 30, "{dir}", "{file}/x",
           "az:{empty}", "ppo:{empty}", "random,", ",", "-"]  # fmt: skip
 VALUED = re.compile(r"\[?(--[a-z][a-z-]*) ([A-Z][A-Z_=]*|\{[^}]*\})")
-STOP_AFTER = 8.0  # seconds: a run still going by then accepted its flags
+STOP_AFTER = 4.0  # seconds: a run still going by then accepted its flags (no start-up)
 
 
 def command_line(program: str) -> list[str]:
@@ -54,11 +55,13 @@ def command_line(program: str) -> list[str]:
 
 
 def run(argv: list[str], cwd: Path) -> tuple[int | None, str]:
-    """``argv`` in ``cwd``: (exit code, stderr), or (None, stderr) if stopped."""
+    """``argv`` in ``cwd``, started from a pre-imported interpreter (``tests/served.py``):
+    (exit code, stderr), or (None, stderr) if stopped."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg", "SDL_VIDEODRIVER": "dummy"}
+    runner = served.shared(env)
     process = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        runner.command(argv), cwd=cwd, env=runner.env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
     try:
         _out, err = process.communicate(timeout=STOP_AFTER)
@@ -126,8 +129,7 @@ def test_a_few_fuzzed_flags(program, value, inputs, tmp_path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_every_valued_flag_fuzzed(program, inputs, tmp_path) -> None:
-    """Every valued flag once, with a value drawn per flag; two runs at a time (each is a
-    process that mostly waits on its start-up)."""
+    """Every valued flag once, with a value drawn per flag; two runs at a time."""
     rng = random.Random(program)
     flags = valued_flags(program)
     assert flags or program == "rules", program  # rules: a positional game only
