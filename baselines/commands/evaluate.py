@@ -19,9 +19,9 @@ import time
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import round_robin
+from tabletop_zoo.baselines.evaluation import game_log, round_robin
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
-from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
+from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -46,13 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="agent spec for the seats beyond the pair, 3-4 players only (default random)",
     )
-    p.add_argument(
-        "--out",
-        type=cli.output_folder(),
-        default="results/tournament",
-        help="output folder: the record of the games and the tables (default results/tournament)",
-    )
-    p.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    game_log.add_flags(p, "results/tournament", tables=True)
     p.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     p.add_argument(
         "--random-opening", type=cli.integer(0), default=0, metavar="K",

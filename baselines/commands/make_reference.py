@@ -31,9 +31,9 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import ladder
+from tabletop_zoo.baselines.evaluation import game_log, ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
-from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
+from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
@@ -280,13 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="save the ratings chart (PNG) here",
     )
-    ladder.add_argument(
-        "--out",
-        type=cli.output_folder(),
-        default="results/ladder",
-        help="the record of the games, games.jsonl, goes here (default results/ladder)",
-    )
-    ladder.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    game_log.add_flags(ladder, "results/ladder")
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv

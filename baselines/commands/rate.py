@@ -21,9 +21,9 @@ from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import ladder
+from tabletop_zoo.baselines.evaluation import game_log, ladder
 from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
-from tabletop_zoo.baselines.evaluation.game_log import RESUME_HELP, GameLog, model_digests
+from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
@@ -60,13 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
-    p.add_argument(
-        "--out",
-        type=cli.output_folder(),
-        default="results/rate",
-        help="the record of the games, games.jsonl, goes here (default results/rate)",
-    )
-    p.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    game_log.add_flags(p, "results/rate")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     reproducible.add_flag(p)
     return p

@@ -16,6 +16,7 @@ whole or, torn, dropped.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import dataclasses
 import hashlib
@@ -30,7 +31,7 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FILE_NAME", "RESUME_HELP", "GameLog", "model_digests", "resume_command"]
+__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "resume_command"]
 
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
@@ -38,6 +39,17 @@ RESUME_HELP = (
     f"play only the games not yet recorded in --out's {FILE_NAME} (a run stopped by Ctrl-C, "
     "a kill or a dead worker): the same tables as an uninterrupted run"
 )
+
+
+def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = False) -> None:
+    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``)
+    and ``--resume``, as every command that records its games has them."""
+    from tabletop_zoo.baselines import cli
+
+    holds = f"the record of the games ({FILE_NAME})" + (" and the tables" if tables else "")
+    parser.add_argument("--out", type=cli.output_folder(), default=default,
+                        help=f"output folder: {holds} (default {default})")  # fmt: skip
+    parser.add_argument("--resume", action="store_true", help=RESUME_HELP)
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:
