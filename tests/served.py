@@ -7,8 +7,8 @@ server process; each command then runs in a fork of it, with the command's own a
 folder, environment and standard streams (passed over a Unix socket), and exits with the
 command's code. The documented commands of the long pages (``tests/test_doc_commands.py``)
 and the flag fuzz (``tests/scripts/test_flag_fuzz.py``) run their commands so. Only
-``python scripts/*.py ARGS``, ``python -m tabletop_zoo... ARGS`` and ``tabletop-zoo ARGS``
-go there; any other ``python`` (options first, ``-c``, ``-m pip``,
+``python scripts/*.py ARGS`` and ``tabletop-zoo ARGS`` go there; any other ``python``
+(options first, ``-c``, ``-m``,
 ``--no-reproducible``, a changed ``NUMBA_*``/``TABLETOP_ZOO_*``/thread variable) runs the
 real interpreter. The start-up itself is tested where it matters: ``tests/test_package.py``
 (the wheel), ``tests/scripts/test_ctrl_c_at_start.py`` and every subprocess test.
@@ -52,10 +52,9 @@ CLIENT = r"""
 import json, os, signal, socket, sys
 real, sock_path, console = sys.argv[1], sys.argv[2], sys.argv[3]
 args = sys.argv[4:]
-if console == "-":  # python ARGS: only a script of scripts/ or -m tabletop_zoo...
-    served = (args and args[0].endswith(".py") and "scripts" in args[0].replace("\\", "/")
-              and os.path.isfile(args[0])) or (args[:1] == ["-m"] and len(args) > 1
-              and args[1].startswith("tabletop_zoo"))
+if console == "-":  # python ARGS: only a script of a scripts/ folder
+    served = bool(args) and args[0].endswith(".py") and os.path.isfile(args[0]) and (
+        "scripts" in args[0].replace("\\", "/"))
     argv = args
 else:
     served, argv = True, [console, *args]
@@ -167,14 +166,9 @@ def _run_command(header: dict, fds: list[int]) -> None:
     try:
         import runpy
 
-        if argv[0] == "-m":
-            sys.argv = [argv[1], *argv[2:]]
-            sys.path[0] = os.getcwd()
-            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-        else:
-            sys.argv = list(argv)
-            sys.path[0] = str(Path(argv[0]).resolve().parent)
-            runpy.run_path(argv[0], run_name="__main__")
+        sys.argv = list(argv)
+        sys.path[0] = str(Path(argv[0]).resolve().parent)
+        runpy.run_path(argv[0], run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if not isinstance(exc.code, (int, type(None))):

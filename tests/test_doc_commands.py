@@ -9,7 +9,8 @@ block whose commands, budgets included, repeat an earlier block's word for word 
 page and the dated note it cites) runs once, as the earlier block, and a command a page
 repeats word for word (with its budget) runs once in that page's sandbox.
 ``python`` is this test's interpreter and ``tabletop-zoo`` the console script of its venv
-(``pip install -e .`` installs it); stdin is empty (a terminal game ends at once).
+(``pip install -e .`` installs it); stdin is empty (a terminal game ends at once). The long
+pages' commands start from a pre-imported fork of it (``tests/served.py``).
 
 A marker in an HTML comment on the line before a block changes how it is run; directives
 are separated by ``;``::

@@ -1,0 +1,66 @@
+"""The pre-imported interpreter of the long tests (``tests/served.py``) behaves as a fresh
+one: exit codes, standard streams, folder and environment, a signal for the command, a
+killed caller; and what it must not serve runs the real interpreter."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests import served
+
+pytestmark = pytest.mark.slow  # the server imports torch once (about 6 s)
+
+
+def run(runner: served.Runner, command: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-c", command], env={**runner.env, **env}, cwd=os.getcwd(),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_a_served_command_is_the_command(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = served.shared({**os.environ, "MPLBACKEND": "Agg"})
+    bad = run(runner, "tabletop-zoo rate --game mole_hill --agent nonsense")
+    assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith(
+        "tabletop-zoo rate: error: --agent: unknown agent spec 'nonsense'"
+    ), bad.stderr
+    good = run(runner, "tabletop-zoo rules mole_hill | head -3")
+    assert good.returncode == 0 and "Mole Hill" in good.stdout, good.stdout + good.stderr
+    where = "import os, sys; print(os.getcwd(), os.environ['MARK'], sys.argv[1:], "
+    where += "'torch' in sys.modules)"
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "where.py").write_text(where + "; sys.exit(3)\n")
+    out = run(runner, "python scripts/where.py a 'b c'", MARK="x")
+    assert (out.returncode, out.stdout) == (3, f"{tmp_path} x ['a', 'b c'] True\n"), out.stderr
+    (tmp_path / "scripts" / "boom.py").write_text("raise RuntimeError('boom')\n")
+    boom = run(runner, "python scripts/boom.py")
+    assert boom.returncode == 1 and "Traceback" in boom.stderr and "boom" in boom.stderr
+    (tmp_path / "scripts" / "wait.py").write_text("import time; time.sleep(60)\n")
+    stopped = run(runner, "timeout 2 python scripts/wait.py")
+    assert stopped.returncode == 124, stopped.stderr  # SIGTERM reached the command
+    fresh = run(runner, "python scripts/where.py", MARK="y", TABLETOP_ZOO_REPRODUCIBLE="0")
+    assert (fresh.returncode, fresh.stdout) == (3, f"{tmp_path} y [] False\n")  # not served:
+    # a load-time variable changed
+    assert run(runner, "python -c 'import sys; print(sys.flags.isolated)'").stdout == "0\n"
+
+
+def test_a_killed_caller_takes_its_command_along(tmp_path) -> None:
+    runner = served.shared({**os.environ, "MPLBACKEND": "Agg"})
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "pid.py"
+    script.write_text("import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n")
+    caller = subprocess.Popen(runner.command([sys.executable, str(script)]), env=runner.env,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    pid = int(caller.stdout.readline())
+    caller.kill()
+    caller.wait()
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        subprocess.run(["sleep", "0.05"])
+    pytest.fail(f"the command {pid} outlived its killed caller")
