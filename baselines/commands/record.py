@@ -5,6 +5,7 @@ one-file HTML replay.
     tabletop-zoo record --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
     tabletop-zoo record --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
     tabletop-zoo record --game arktia --agents mcts:100,random --html game.html --analysis
+    tabletop-zoo record --from results/tournament --slot 3 --html game3.html --analysis
 
 One agent spec per seat (``--help`` lists every form); the number of specs is the number of
 players. Every frame is the env's ``rgb_array`` picture under a status band: the move
@@ -14,6 +15,9 @@ game. Needs the ``record`` extra (imageio); ``.mp4`` also needs imageio-ffmpeg (
 ``video`` extra). ``--html`` writes a page that steps through the game (no extra needed;
 :mod:`tabletop_zoo.wrappers.replay`), with ``--analysis`` the searching and policy agents'
 numbers for each move; ``--out`` and ``--html`` together record the one game both ways.
+``--from`` plays again a game of a run's record (``games.jsonl`` of ``evaluate``, ``rate``,
+``make-reference ladder``): its agents, seats, seed and random opening, checked against
+the recorded result (and model files against their recorded digests).
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import MissingExtraError, require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
 from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
@@ -35,10 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Record a game between agents as a GIF or MP4, or an HTML replay."
     )
-    p.add_argument("--game", choices=sorted(GAMES), required=True)
+    p.add_argument("--game", choices=sorted(GAMES), help="the game (not with --from)")
     p.add_argument(
         "--agents",
-        required=True,
         help="one agent spec per seat, comma separated, e.g. greedy,random "
         f"({cli.agent_help()}); their number is the number of players",
     )
@@ -50,7 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --html: each move's search visits, value and priors (MCTS, AlphaZero) or "
         "policy (PPO) shown on the page",
     )
-    p.add_argument("--seed", type=cli.SEED, default=0, help="game and agent seed (default 0)")
+    p.add_argument("--seed", type=cli.SEED, help="game and agent seed (default 0)")
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="RECORD",
+        help="a run's games.jsonl (or its "
+        "folder): play its game at --slot again instead of --game and --agents",
+    )
+    p.add_argument(
+        "--slot",
+        type=cli.integer(0),
+        default=0,
+        help="with --from: the game's slot in the schedule (default 0)",
+    )
+    p.add_argument("--match", type=cli.integer(0), default=0,
+                   help="with --from: the match of a run of several (default 0)")  # fmt: skip
     p.add_argument(
         "--fps",
         type=cli.number(0, 1000, low_open=True),
@@ -69,7 +89,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def check_args(args: argparse.Namespace) -> list[str]:
-    """Validate the flags (ValueError saying what is wrong) and return the agent specs."""
+    """Validate the flags (ValueError saying what is wrong) and return the agent specs
+    (with ``--from``: the recorded game's, with ``args.game``, ``seed``, ``opening`` and
+    ``recorded`` set from it)."""
+    args.opening, args.recorded = 0, None
+    if args.source is not None:
+        if args.game or args.agents or args.seed is not None:
+            raise ValueError("--from plays the recorded game: leave out --game, --agents, --seed")
+        config, args.recorded = game_log.read_game(args.source, args.match, args.slot)
+        args.game, args.agents = args.recorded.game, ",".join(args.recorded.seats)
+        args.seed, args.opening = args.recorded.seed, args.recorded.random_opening
+        models = game_log.model_digests(args.recorded.seats)
+        changed = [s for s in models if models[s] != config.get("models", {}).get(s)]
+        if changed:
+            raise ValueError(f"--from: the model file of {changed[0]} changed since the run")
+    elif not args.game or not args.agents:
+        raise ValueError("--game and --agents are required (or --from a run's record)")
+    args.seed = 0 if args.seed is None else args.seed
     spec = get_spec(args.game)
     agents = [s.strip() for s in args.agents.split(",") if s.strip()]
     if len(agents) not in spec.players:
@@ -110,14 +146,16 @@ def record(
     trust: bool = False,
     html: str | Path | None = None,
     analysis: bool = False,
-) -> tuple[list[Path], list[float]]:
+    random_opening: int = 0,
+) -> tuple[list[Path], Any]:
     """Play one game between ``agents`` (specs, one per seat), write it to ``out`` (an
     animation) and/or ``html`` (a replay page, with the agents' ``analysis`` if asked),
-    atomically; returns the files and the returns per seat. ``trust``: model files may be
-    unpickled (``make_agent``'s ``trust``)."""
+    atomically; returns the files and the game's result. ``trust``: model files may be
+    unpickled (``make_agent``'s ``trust``); ``random_opening``: as ``play_game``'s."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
-    players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
+    seeds = [seed + i for i in range(len(agents))]  # play_game re-seeds them from seed anyway
+    players = [make_agent(s, seed=n, trust=trust) for s, n in zip(agents, seeds, strict=True)]
     env = make_env(game, num_players=len(agents), render_mode="rgb_array" if out else None)
     recorders = []
     if out is not None:
@@ -126,9 +164,9 @@ def record(
     if html is not None:
         env = RecordEpisode(env, path=html, format="html", agents=players if analysis else None)
         recorders.append(env)
-    result = play_game(env, players, seed=seed)
+    result = play_game(env, players, seed=seed, random_opening=random_opening)
     env.close()
-    return [recorder.saved[-1] for recorder in recorders], result.returns
+    return [recorder.saved[-1] for recorder in recorders], result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,15 +186,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{cli.program('record.py')}: error: {exc}", file=sys.stderr)
         return 1
     try:
-        paths, returns = record(
+        paths, result = record(
             args.game, agents, args.out, args.seed, args.fps, args.hold, args.trust_model,
-            args.html, args.analysis,
+            args.html, args.analysis, args.opening,
         )  # fmt: skip
     except KeyboardInterrupt:
         names = " or ".join(p for p in (args.out, args.html) if p)
         raise cli.Interrupted(f"no recording written to {names}") from None
     written = ", ".join(f"{p} ({p.stat().st_size / 1024:.0f} kB)" for p in paths)
-    print(f"wrote {written}; returns per seat: {returns}")
+    print(f"wrote {written}; returns per seat: {result.returns}")
+    recorded = args.recorded
+    if recorded and (list(result.scores), result.num_steps) != (
+        list(recorded.scores),
+        recorded.steps,
+    ):
+        print(f"{cli.program('record.py')}: error: the game played differently from its record "
+              f"(scores {list(result.scores)}, {result.num_steps} moves; recorded "
+              f"{list(recorded.scores)}, {recorded.steps})", file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 

@@ -31,7 +31,7 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "resume_command"]
+__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "read_game", "resume_command"]
 
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
@@ -103,10 +103,7 @@ class GameLog:
         if len(whole) < len(data):  # a torn last line: the game is played again
             with self.path.open("r+b") as handle:
                 handle.truncate(len(whole))
-        lines = whole.decode("utf-8", "replace").splitlines()
-        header = _json(lines[0]) if lines else None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise InvalidOptionError(f"{where}: not a games record of tabletop-zoo")
+        header, self.lines, self.games = _parse(whole, where)
         if header != json.loads(self.header):
             theirs = _json(header.get("config"))
             theirs = theirs if isinstance(theirs, dict) else {}
@@ -116,19 +113,6 @@ class GameLog:
                 f"{where} is the record of another run (its {', '.join(changed)} differ): "
                 "resume with the same command and flags, or start anew without --resume"
             )
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                entry = json.loads(line)
-                key = (int(entry.pop("match")), int(entry.pop("slot")))
-                record = MatchRecord(**entry)
-                self.games[key] = dataclasses.replace(
-                    record,
-                    **{f: tuple(getattr(record, f)) for f in ("agents", "seats", "returns")},
-                    scores=tuple(int(s) for s in record.scores),
-                )
-            except (ValueError, TypeError, KeyError, AttributeError):
-                raise InvalidOptionError(f"{where}: line {number} is not a game") from None
-            self.lines[key] = line
 
     def part(self, match: int) -> GameLog:
         """The view of match number ``match`` of the run (the same file)."""
@@ -173,6 +157,48 @@ class GameLog:
             f"{len(self.games)} games recorded in {self.path}; to play the rest: "
             f"{resume_command(program, argv)}"
         )
+
+
+def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], MatchRecord]]:
+    """The header, the lines and the games (by match and slot) of a record's whole lines;
+    ``InvalidOptionError`` naming ``where`` if it is not a record of ours."""
+    lines = data.decode("utf-8", "replace").splitlines()
+    header = _json(lines[0]) if lines else None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InvalidOptionError(f"{where}: not a games record of tabletop-zoo")
+    texts, games = {}, {}
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            entry = json.loads(line)
+            key = (int(entry.pop("match")), int(entry.pop("slot")))
+            record = MatchRecord(**entry)
+            games[key] = dataclasses.replace(
+                record,
+                **{f: tuple(getattr(record, f)) for f in ("agents", "seats", "returns")},
+                scores=tuple(int(s) for s in record.scores),
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise InvalidOptionError(f"{where}: line {number} is not a game") from None
+        texts[key] = line
+    return header, texts, games
+
+
+def read_game(path: str | Path, match: int, slot: int) -> tuple[dict[str, Any], MatchRecord]:
+    """The run's configuration and the game at ``match`` and ``slot`` of a record (a
+    ``games.jsonl`` or the folder holding it); ``InvalidOptionError`` in one line if there
+    is no such record or game."""
+    path = Path(path) / FILE_NAME if Path(path).is_dir() else Path(path)
+    where = f"--from: {str(path)!r}"
+    if not path.is_file():
+        raise InvalidOptionError(f"{where}: no such file (a run's {FILE_NAME} or its folder)")
+    data = path.read_bytes()
+    header, _lines, games = _parse(data[: data.rfind(b"\n") + 1], where)
+    if (match, slot) not in games:
+        slots = sorted(s for m, s in games if m == match)
+        held = f"slots {slots[0]}..{slots[-1]}" if slots else "no game"
+        raise InvalidOptionError(f"{where} has no game at slot {slot} of match {match} ({held})")
+    config = _json(header.get("config"))
+    return config if isinstance(config, dict) else {}, games[match, slot]
 
 
 def _json(text: Any) -> Any:

@@ -76,6 +76,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("record", [*G, "--agents", "greedy,random", "--html", "x.gif"], "--html: 'x.gif' must end in"),
     ("record", [*G, "--agents", "greedy,random", "--html", "{dir}"], "is a folder, not a file"),
     ("record", [*G, "--agents", "random,random", "--out", "x.gif", "--analysis"], "add --html"),
+    ("record", ["--from", "{missing}", "--html", "x.html"], "--from: '{missing}': no such file"),
+    ("record", ["--from", "{file}", "--html", "x.html"], "not a games record of tabletop-zoo"),
     ("seeds", [], "give run folders or --values"),
     ("seeds", ["--values", "1,x"], "finite numbers"),
     ("seeds", ["{dir}"], "no eval.csv"),

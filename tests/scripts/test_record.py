@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -67,3 +68,29 @@ def test_record_writes_an_animation_and_a_replay_of_the_same_game(script, tmp_pa
     assert script("record").main([*argv, "--out", str(gif), "--html", str(html)]) == 0
     assert f"wrote {gif} (" in capsys.readouterr().out and gif.stat().st_size > 0
     assert page_data(html)["title"] == "Arktia"
+
+
+@pytest.mark.slow
+def test_record_from_a_run_plays_its_games_again(script, tmp_path, capsys, monkeypatch):
+    """``--from``: each game of an evaluation (random opening, a searching agent) replays to
+    its recorded result; a missing slot, an edited result or flags beside it: one line."""
+    monkeypatch.chdir(tmp_path)
+    run = ["--game", "mole_hill", "--agents", "mcts:8,greedy", "--games", "2", "--out", "t",
+           "--random-opening", "2", "--no-progress"]  # fmt: skip
+    assert script("evaluate").main(run) == 0
+    lines = (tmp_path / "t" / "games.jsonl").read_text().splitlines()
+    for slot in range(len(lines) - 1):
+        out = tmp_path / f"{slot}.html"
+        argv = ["--from", "t", "--slot", str(slot), "--html", str(out), "--analysis"]
+        assert script("record").main(argv) == 0, capsys.readouterr().err
+        assert len(page_data(out)["frames"]) == json.loads(lines[slot + 1])["steps"] + 1
+    with pytest.raises(SystemExit):
+        script("record").main(["--from", "t", "--slot", "9", "--html", "x.html"])
+    assert "has no game at slot 9 of match 0 (slots 0..1)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script("record").main(["--from", "t", "--agents", "random,random", "--html", "x.html"])
+    assert "leave out --game, --agents, --seed" in capsys.readouterr().err
+    edited = json.loads(lines[1]) | {"scores": [99, 0]}
+    (tmp_path / "t" / "games.jsonl").write_text("\n".join([lines[0], json.dumps(edited)]) + "\n")
+    assert script("record").main(["--from", "t", "--html", "x.html"]) == 1
+    assert "played differently from its record (scores" in capsys.readouterr().err
