@@ -1,7 +1,6 @@
 """Each tutorial of docs/tutorials/ runs end to end with a tiny budget and prints its result
 line. A tutorial whose client is not installed is skipped (one line): the clients are the
-``tutorials`` extra, which CI installs in a venv of its own (.ci/run), and AgileRL (the
-``agilerl`` extra), which CI does not install (docs/tutorials/README.md says why)."""
+``tutorials`` and ``agilerl`` extras, which CI installs in a venv of their own (.ci/run)."""
 
 from __future__ import annotations
 
