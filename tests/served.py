@@ -5,8 +5,9 @@ torch (3.5 s) and the ``torch._dynamo`` that torch's optimizers import on first 
 more), once for each of about 230 commands. :class:`Runner` imports all of it once, in a
 server process; each command then runs in a fork of it, with the command's own arguments,
 folder, environment and standard streams (passed over a Unix socket), and exits with the
-command's code. The documented commands of the long pages (``tests/test_doc_commands.py``)
-and the flag fuzz (``tests/scripts/test_flag_fuzz.py``) run their commands so. Only
+command's code. The documented commands of the long pages (``tests/test_doc_commands.py``),
+the flag fuzz (``tests/scripts/test_flag_fuzz.py``) and the crafted model files of
+``tests/scripts/test_trust_model_flag.py`` run their commands so. Only
 ``python scripts/*.py ARGS`` and ``tabletop-zoo ARGS`` go there; any other ``python``
 (options first, ``-c``, ``-m``,
 ``--no-reproducible``, a changed ``NUMBA_*``/``TABLETOP_ZOO_*``/thread variable) runs the

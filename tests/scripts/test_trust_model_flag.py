@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import served
+
 pytest.importorskip("sb3_contrib")
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -19,12 +21,15 @@ ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "OMP_NUM_THREADS": "1", "MPLBAC
 
 
 def run(name: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The script (lab tools too) in a pre-imported interpreter (``tests/served.py``): what
+    matters is what it loads, which is the same."""
+    runner = served.shared(ENV)
     return subprocess.run(
-        [sys.executable, str(next(SCRIPTS.rglob(f"{name}.py"))), *argv],  # lab tools too
+        runner.command([sys.executable, str(next(SCRIPTS.rglob(f"{name}.py"))), *argv]),
         capture_output=True,
         text=True,
         timeout=300,
-        env=ENV,
+        env=runner.env,
         cwd=cwd,
     )
 
