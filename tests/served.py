@@ -105,10 +105,12 @@ class Runner:
                             f'"{real}" "{self.socket}" "{launcher}" "$@"\n')  # fmt: skip
             shim.chmod(0o755)
         server_env = {**env, **PINNED}
-        self.process = subprocess.Popen(
-            [real, __file__, str(self.socket)], env=server_env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+        self.log = self.folder / "server.log"  # the server's own output (an import error)
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [real, __file__, str(self.socket)], env=server_env, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, start_new_session=True,
+            )  # fmt: skip
         loaded = {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
         self.env = {**env, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}",
                     "DOC_RUNNER_ENV": json.dumps(loaded),
@@ -120,7 +122,7 @@ class Runner:
         end = time.monotonic() + timeout
         while not self.socket.exists():
             if self.process.poll() is not None or time.monotonic() > end:
-                raise RuntimeError(f"the served interpreter did not start ({self.process.poll()})")
+                raise RuntimeError(f"the served interpreter did not start: {self.log.read_text()}")
             time.sleep(0.1)
 
     def command(self, argv: list[str]) -> list[str]:
@@ -230,8 +232,11 @@ def _kill_when_gone(connection: socket.socket, pid: int) -> None:
 
 
 def serve(path: str) -> None:
-    """Import :data:`PRELOAD`, listen at ``path`` and fork a command per connection."""
+    """Import :data:`PRELOAD`, listen at ``path`` and fork a command per connection; end
+    when the test process that started it is gone (xdist's workers skip ``atexit``)."""
     import importlib
+
+    parent = os.getppid()
 
     for module in PRELOAD:
         try:
@@ -245,8 +250,13 @@ def serve(path: str) -> None:
     os.rename(path + ".tmp", path)  # ready
     sys.stdout.flush()
     sys.stderr.flush()
-    while True:
-        connection, _ = listener.accept()
+    listener.settimeout(1.0)
+    while os.getppid() == parent:
+        try:
+            connection, _ = listener.accept()
+        except TimeoutError:
+            continue
+        connection.settimeout(None)
         if os.fork() == 0:
             listener.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # waitpid below needs its child

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,24 @@ def test_a_killed_caller_takes_its_command_along(tmp_path) -> None:
             return
         subprocess.run(["sleep", "0.05"])
     pytest.fail(f"the command {pid} outlived its killed caller")
+
+
+def test_the_server_ends_with_the_process_that_started_it(tmp_path) -> None:
+    """A test process that ends without ``atexit`` (as xdist's workers do) leaves no server."""
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[1]); from tests import served; "
+        "r = served.Runner(dict(os.environ)); r.wait_ready(); print(r.process.pid, flush=True); "
+        "os._exit(0)"
+    )
+    root = str(Path(served.__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    pid = int(done.stdout)
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        subprocess.run(["sleep", "0.05"])
+    os.kill(pid, 9)
+    pytest.fail(f"the server {pid} outlived the process that started it")
