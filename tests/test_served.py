@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,18 @@ pytestmark = pytest.mark.slow  # the server imports torch once (about 6 s)
 def run(runner: served.Runner, command: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", command], env={**runner.env, **env}, cwd=os.getcwd(),
                           capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def gone_soon(pid: int) -> bool:
+    """Whether process ``pid`` ends within 5 s (killed if not)."""
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    return False
 
 
 def test_a_served_command_is_the_command(tmp_path, monkeypatch) -> None:
@@ -58,13 +71,7 @@ def test_a_killed_caller_takes_its_command_along(tmp_path) -> None:
     pid = int(caller.stdout.readline())
     caller.kill()
     caller.wait()
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        subprocess.run(["sleep", "0.05"])
-    pytest.fail(f"the command {pid} outlived its killed caller")
+    assert gone_soon(pid), f"the command {pid} outlived its killed caller"
 
 
 def test_the_server_ends_with_the_process_that_started_it(tmp_path) -> None:
@@ -78,11 +85,4 @@ def test_the_server_ends_with_the_process_that_started_it(tmp_path) -> None:
     done = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True,
                           timeout=300)  # fmt: skip
     pid = int(done.stdout)
-    for _ in range(100):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        subprocess.run(["sleep", "0.05"])
-    os.kill(pid, 9)
-    pytest.fail(f"the server {pid} outlived the process that started it")
+    assert gone_soon(pid), f"the server {pid} outlived the process that started it"
