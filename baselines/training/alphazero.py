@@ -375,6 +375,7 @@ def _update(network: _Network, optimizer: Any, buffer: deque, rng: Any, cfg: Any
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        checkpoint.check_finite("an AlphaZero update", loss, *network.modules.parameters())
+        checkpoint.check_finite("an AlphaZero update", loss)
         losses.append((policy_loss.mean().item(), value_loss.mean().item()))
+    checkpoint.check_finite("an AlphaZero update", *network.modules.parameters())  # before a save
     return np.mean(losses, axis=0)

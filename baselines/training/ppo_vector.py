@@ -115,8 +115,8 @@ class Agent(nn.Module):
         """(action, its log-probability, the entropy, the value); draws the action if None."""
         hidden = self.trunk(obs)
         logits = torch.where(mask, self.actor(hidden), torch.tensor(-1e9))
-        checkpoint.check_finite("a PPO step", logits)
-        dist = Categorical(logits=logits)
+        checkpoint.check_finite("a PPO step", logits)  # in place of torch's own check of them
+        dist = Categorical(logits=logits, validate_args=False)
         if action is None:
             action = dist.sample()
         return action, dist.log_prob(action), dist.entropy(), self.critic(hidden).squeeze(-1)
@@ -262,7 +262,8 @@ def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConf
             loss.backward()
             nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
             optimizer.step()
-            checkpoint.check_finite("a PPO update", loss, *agent.parameters())
+            checkpoint.check_finite("a PPO update", loss)  # the next act checks the logits
+    checkpoint.check_finite("a PPO update", *agent.parameters())  # before any save
 
 
 def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,

@@ -217,9 +217,9 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
     try:
         model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
-    except ValueError as exc:  # torch's check of the logits, once the weights went nan
+    except ValueError:  # torch's check of the logits, once the weights went nan
         check_finite(f"step {model.num_timesteps}", *model.policy.parameters())
-        raise exc
+        raise
     check_finite(f"step {model.num_timesteps}", *model.policy.parameters())  # before its save
     learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
