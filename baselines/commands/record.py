@@ -154,8 +154,7 @@ def record(
     unpickled (``make_agent``'s ``trust``); ``random_opening``: as ``play_game``'s."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
-    seeds = [seed + i for i in range(len(agents))]  # play_game re-seeds them from seed anyway
-    players = [make_agent(s, seed=n, trust=trust) for s, n in zip(agents, seeds, strict=True)]
+    players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
     env = make_env(game, num_players=len(agents), render_mode="rgb_array" if out else None)
     recorders = []
     if out is not None:
@@ -195,14 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted(f"no recording written to {names}") from None
     written = ", ".join(f"{p} ({p.stat().st_size / 1024:.0f} kB)" for p in paths)
     print(f"wrote {written}; returns per seat: {result.returns}")
-    recorded = args.recorded
-    if recorded and (list(result.scores), result.num_steps) != (
-        list(recorded.scores),
-        recorded.steps,
-    ):
+    played, recorded = (list(result.scores), result.num_steps), args.recorded
+    if recorded and played != (list(recorded.scores), recorded.steps):
         print(f"{cli.program('record.py')}: error: the game played differently from its record "
-              f"(scores {list(result.scores)}, {result.num_steps} moves; recorded "
-              f"{list(recorded.scores)}, {recorded.steps})", file=sys.stderr)  # fmt: skip
+              f"(scores {played[0]}, {played[1]} moves; recorded {list(recorded.scores)}, "
+              f"{recorded.steps})", file=sys.stderr)  # fmt: skip
         return 1
     return 0
 
