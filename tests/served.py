@@ -34,6 +34,9 @@ import time
 import traceback
 from pathlib import Path
 
+# PINNED: set before the server loads torch, as each command (the mode is on by default) sets it
+from tabletop_zoo.baselines.reproducible import PINNED
+
 #: variables read when a library loads: a command that changes one runs the real interpreter
 LOAD_TIME = ("NUMBA_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "TORCH", "PYTORCH", "ATEN_",
              "TABLETOP_ZOO_", "PYTHON", "CUDA")  # fmt: skip
@@ -44,10 +47,6 @@ PRELOAD = ("numpy", "torch", "torch._dynamo", "torch.optim", "gymnasium", "petti
            "tabletop_zoo.baselines.training.alphazero", "tabletop_zoo.baselines.training.train",
            "tabletop_zoo.baselines.training.ppo_vector", "tabletop_zoo.envs.fast_warm_up",
            "tabletop_zoo.baselines.evaluation.rate", "tabletop_zoo.wrappers")  # fmt: skip
-
-#: the reproducible mode's variables (``tabletop_zoo.baselines.reproducible.PINNED``): set
-#: before the server imports torch, as each command (the mode is on by default) sets them
-PINNED = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
 
 CLIENT = r"""
 import json, os, signal, socket, sys
@@ -60,8 +59,8 @@ if console == "-":  # python ARGS: only a script of a scripts/ folder
 else:
     served, argv = True, [console, *args]
 served = served and "--no-reproducible" not in args
-base = json.loads(os.environ["DOC_RUNNER_ENV"])
-prefixes = tuple(os.environ["DOC_RUNNER_LOAD_TIME"].split(","))
+base = json.loads(os.environ["SERVED_ENV"])
+prefixes = tuple(os.environ["SERVED_LOAD_TIME"].split(","))
 for key in set(base) | set(os.environ):
     if key.startswith(prefixes) and base.get(key) != os.environ.get(key):
         served = False
@@ -113,8 +112,8 @@ class Runner:
             )  # fmt: skip
         loaded = {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
         self.env = {**env, "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}",
-                    "DOC_RUNNER_ENV": json.dumps(loaded),
-                    "DOC_RUNNER_LOAD_TIME": ",".join(LOAD_TIME)}  # fmt: skip
+                    "SERVED_ENV": json.dumps(loaded),
+                    "SERVED_LOAD_TIME": ",".join(LOAD_TIME)}  # fmt: skip
         atexit.register(self.close)
 
     def wait_ready(self, timeout: float = 300) -> None:
