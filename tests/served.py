@@ -139,14 +139,18 @@ class Runner:
 
 
 _SHARED: dict[tuple, Runner] = {}
+_STARTING = threading.Lock()  # the flag fuzz asks from two threads at once
 
 
 def shared(env: dict[str, str]) -> Runner:
-    """This process's runner for ``env`` (its load-time variables), started on first use."""
+    """This process's runner for ``env`` (its load-time variables), started on first use;
+    it is handed out once it listens."""
     key = tuple(sorted((k, v) for k, v in env.items() if k.startswith(LOAD_TIME)))
-    if key not in _SHARED:
-        _SHARED[key] = Runner(env)
-        _SHARED[key].wait_ready()
+    with _STARTING:
+        if key not in _SHARED:
+            runner = Runner(env)
+            runner.wait_ready()
+            _SHARED[key] = runner
     return _SHARED[key]
 
 
