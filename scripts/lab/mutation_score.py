@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -262,21 +263,6 @@ def table(results: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def _write_json(path: str, data: dict) -> None:
-    """``data`` as JSON in ``path``: a temporary file in the same folder, then renamed."""
-    target = Path(path)
-    target.absolute().parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.absolute().parent, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Mutation score of modules against pytest tests.")
@@ -333,10 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     if args.out:
         command = ["python", "scripts/lab/mutation_score.py", *(argv or sys.argv[1:])]
-        _write_json(
-            args.out,
-            {"command": shlex.join(command), "seed": args.seed, "tests": tests, "modules": results},
-        )
+        data = {
+            "command": shlex.join(command),
+            "seed": args.seed,
+            "tests": tests,
+            "modules": results,
+        }
+        write_text_atomic(args.out, json.dumps(data, indent=2) + "\n")
     return 0
 
 
