@@ -1,16 +1,13 @@
 """PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
 
-The search sees engines only through the protocol, for any number of players; a compiled
-engine's position is kept as its row, and the new leaves of a batch get their legal
-actions (and, for the AlphaZero agent's evaluator, their planes) from batched engine calls.
-
 An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)``, a
 probability per legal action (``legal_actions()`` order) and the expected result of every
-seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size``
-leaves with *virtual loss*, evaluates them in one call and backs every seat's value up the
-path, on the tree of :mod:`.tree` (a ``Forest`` of one slot): the seat to act picks
-``argmax Q + U`` with ``U = c_puct * P * sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q``
-is the node's own value for that seat (first-play urgency).
+seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size`` new
+leaves with virtual loss on the tree of :mod:`.tree`, evaluates them in one call and backs
+every seat's value up; the seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 +
+n)``, an unvisited child's ``Q`` being the node's own value for that seat. A compiled
+engine's positions are kept as its rows, and a batch's new leaves get their legal actions
+(and planes, for the AlphaZero evaluator) from batched engine calls.
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.dense_rows import mask_columns
+from tabletop_zoo.baselines.agents.dense_rows import flat_columns, mask_columns
 from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, Forest, RootView
 from tabletop_zoo.envs.registry import fast_path_available, is_fast_state
 
@@ -118,12 +115,9 @@ class _StatePositions:
     def evaluate(self, leaves: list[Any]) -> Valued:
         """The legal actions, priors and values of the new ``leaves``."""
         priors, values = self.search.evaluate(leaves)
-        legal = [leaf.legal_actions() for leaf in leaves]
-        starts = np.zeros(len(leaves) + 1, dtype=np.int64)
-        np.cumsum([len(actions) for actions in legal], out=starts[1:])
-        flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
-        actions = np.array([a for actions in legal for a in actions], dtype=np.int64)
-        return actions, starts, flat, np.asarray(values, dtype=np.float64)
+        actions, starts = flat_columns([leaf.legal_actions() for leaf in leaves])
+        priors = np.concatenate(priors)
+        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
 
 
 class _RowPositions(_StatePositions):
@@ -154,11 +148,11 @@ class _RowPositions(_StatePositions):
             kind = type(self.holder)
             states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
             priors, values = self.search.evaluate(states)
-            flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
-            return actions, starts, flat, np.asarray(values, dtype=np.float64)
-        seats = rows[:, self.engine.player_column].copy()
-        planes = self.engine._observe(rows, seats)
-        priors, values = evaluate_planes(planes, actions, starts, seats)
+            priors = np.concatenate(priors)
+        else:
+            seats = rows[:, self.engine.player_column].copy()
+            planes = self.engine._observe(rows, seats)
+            priors, values = evaluate_planes(planes, actions, starts, seats)
         return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
 
 
@@ -215,12 +209,8 @@ class _OneTree:
         players, leaves, finished = [], [], 0
         for b in range(count):
             at = slice(b, b + 1)
-            f.descend(
-                slot,
-                first[at],
-                self.search.c_puct,
-                (edges[at], actions[at], length[at], status[at]),
-            )
+            out = (edges[at], actions[at], length[at], status[at])
+            f.descend(slot, first[at], self.search.c_puct, out)
             if status[b] == COLLISION:  # evaluate what we have
                 break
             depth, last = length[b], edges[b, length[b] - 1]
@@ -241,38 +231,27 @@ class _OneTree:
                 self.positions.nodes.append(position)
             f.back_up(slot, edges[at], length[at], result[None])
             finished += 1
-        if leaves:
-            self._expand_and_back_up(edges[pending], length[pending], players, leaves)
+        if leaves:  # valued together, then added and backed up
+            edges, length = edges[pending], length[pending]
+            new_actions, starts, priors, values = self.positions.evaluate(leaves)
+            parents = [int(edges[i, length[i] - 1]) for i in range(len(leaves))]
+            self._add(parents, players, new_actions, starts, priors)
+            self.positions.nodes.extend(leaves)
+            f.back_up(np.zeros(len(leaves), dtype=np.int64), edges, length, values)
         if not leaves and not finished:  # only collisions: cannot happen at batch start
             raise RuntimeError("PUCT search made no progress")
         return len(leaves) + finished
-
-    def _expand_and_back_up(
-        self, edges: np.ndarray, lengths: np.ndarray, players: list[int], leaves: list
-    ) -> None:
-        """Value the new ``leaves`` together, add them (their seats to act ``players``, the
-        paths to them ``edges`` and ``lengths``) and back their values up."""
-        actions, starts, priors, values = self.positions.evaluate(leaves)
-        parents = [int(edges[i, lengths[i] - 1]) for i in range(len(leaves))]
-        self._add(parents, players, actions, starts, priors)
-        self.positions.nodes.extend(leaves)
-        self.forest.back_up(np.zeros(len(leaves), dtype=np.int64), edges, lengths, values)
 
 
 class GumbelHalving:
     """The Gumbel sequential halving of one expanded root (Danihelka et al., "Policy
     improvement by planning with Gumbel", ICLR 2022).
 
-    Draws one Gumbel variable ``g`` per root action from ``rng``, keeps the
-    ``num_considered`` actions with the largest ``g + log prior``, and hands out the root
-    children to visit one phase at a time: :meth:`next_phase` halves the remaining actions
-    by ``g + log prior + sigma(q)`` after the previous phase (backed up by then) and returns
-    the next phase's forced root children (indices into ``root.actions``), ``None`` once
-    done; :meth:`result` gives the chosen child (the best remaining one) and the improved
-    policy ``softmax(log prior + sigma(completed q))``, which improves on the prior even with
-    few simulations. ``q``: the root seat's mean value of a child in ``[0, 1]``, for
-    unvisited children the mix of the root's own value and the visited ones';
-    ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``.
+    Draws a Gumbel ``g`` per root action from ``rng`` and keeps the ``num_considered``
+    actions with the largest ``g + log prior``; each phase (:meth:`next_phase`) halves them
+    by ``g + log prior + sigma(q)``, with ``q`` the root seat's mean value of a child in
+    ``[0, 1]`` and ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``. The improved policy
+    of :meth:`result` improves on the prior even with few simulations.
     """
 
     def __init__(
