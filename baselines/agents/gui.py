@@ -94,7 +94,6 @@ class PlayWindow:
         self.truncated = False
         self._before: Any = None
 
-    # ------------------------------------------------------------ play_game hooks
     def start(self, env: Any) -> None:
         """``on_start`` hook: the first position."""
         state = env.unwrapped.game_state
@@ -126,7 +125,6 @@ class PlayWindow:
         """The status band's lines for ``state`` after the moves seen so far."""
         return status_lines(state, len(self.moves), self.last, self.truncated)
 
-    # ------------------------------------------------------------ drawing
     def compose(
         self,
         state: Any,
@@ -201,7 +199,6 @@ class PlayWindow:
                 return choice
         return None
 
-    # ------------------------------------------------------------ input
     def choose(self, state: Any) -> int | None:
         """Wait until the person clicks their way to a legal action; ``None`` if they quit
         (window closed or Escape)."""

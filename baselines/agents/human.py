@@ -149,12 +149,9 @@ class HumanAgent:
                 self._show_board(state)
             else:
                 self._write(str(state))
-        elif word == "help":
-            notation, _rules = game_texts(state)
-            self._write(f"{notation}\n{COMMANDS_HELP}")
-        elif word == "rules":
-            _notation, rules = game_texts(state)
-            self._write(rules)
+        elif word in ("help", "rules"):
+            notation, rules = game_texts(state)
+            self._write(f"{notation}\n{COMMANDS_HELP}" if word == "help" else rules)
         else:
             return False
         return True

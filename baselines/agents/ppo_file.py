@@ -16,6 +16,7 @@ import io
 import json
 import warnings
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,15 +79,15 @@ def find_model_file(path: str | Path) -> Path:
     raise InvalidOptionError(f"no saved MaskablePPO model at {str(path)!r}")
 
 
+@dataclass(eq=False)  # compared and hashed by identity
 class SafePPOModel:
     """A MaskablePPO policy read by :func:`load_ppo_model` (no optimizer, no rollout state):
     what playing and exporting need, with ``MaskablePPO``'s ``predict`` signature."""
 
-    def __init__(self, policy: Any, observation_space: Any, action_space: Any, path: Path):
-        self.policy = policy
-        self.observation_space = observation_space
-        self.action_space = action_space
-        self.path = path
+    policy: Any
+    observation_space: Any
+    action_space: Any
+    path: Path
 
     def predict(
         self,

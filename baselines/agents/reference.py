@@ -19,6 +19,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action, softmax
+from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -117,10 +118,7 @@ class PolicyNetAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The legal action with the largest logit, or one sampled from the policy."""
-        mask = np.asarray(action_mask, dtype=bool)
-        if not mask.any():
-            raise ValueError("action_mask has no legal action; agents can only act when one exists")
-        legal = np.flatnonzero(mask)
+        legal = legal_from_mask(action_mask)
         logits = self.net.forward_rows(np.asarray(observation)[None], [legal])[0][0]
         if self.keep_analysis:
             probs = softmax(np.asarray(logits, np.float64))

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
@@ -79,6 +80,7 @@ class RLlibAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The module's greedy action for ``observation``, restricted to the mask."""
+        legal = legal_from_mask(action_mask)
         flat = flat_observation({"observation": observation, "action_mask": action_mask})
         torch = self._torch
         batch = {
@@ -89,7 +91,4 @@ class RLlibAgent:
         }
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy()
-        legal = np.flatnonzero(np.asarray(action_mask))
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action; agents can only act when one exists")
         return int(legal[np.argmax(logits[legal])])
