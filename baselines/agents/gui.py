@@ -83,7 +83,6 @@ class PlayWindow:
         self.delay = delay
         self.on_wait = on_wait
         self._screen: Any = None
-        self._size: tuple[int, int] = (0, 0)
         self._buttons: list[tuple[tuple[int, int, int, int], Choice]] = []
         self.picture_top = 0
         self.hover: Choice | None = None
@@ -173,12 +172,11 @@ class PlayWindow:
         """Show ``frame`` in the window (opened, or resized, to fit it)."""
         pygame = self.pygame
         size = (frame.shape[1], frame.shape[0])
-        if self._screen is None or size != self._size:
-            if self._screen is None:
-                pygame.display.init()
-                pygame.display.set_caption(self.title)
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption(self.title)
+        if self._screen is None or size != self._screen.get_size():
             self._screen = pygame.display.set_mode(size)
-            self._size = size
         surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
         self._screen.blit(surface, (0, 0))
         pygame.display.flip()

@@ -200,9 +200,8 @@ class _OneTree:
         are the first ones: a collision stops the batch). A new leaf that is a finished
         position is backed up at once."""
         f, slot, count = self.forest, self.none, min(self.search.batch_size, budget)
-        edges = np.zeros((count, f.node_player.shape[1]), dtype=np.int64)  # path b: row b
-        actions, length = np.zeros_like(edges), np.zeros(count, dtype=np.int64)
-        status, first = np.zeros(count, dtype=np.int64), np.full(count, -1, dtype=np.int64)
+        edges, actions, length, status = f.paths(count)  # descent b: row b
+        first = np.full(count, -1, dtype=np.int64)
         if forced is not None:
             first[:] = forced[:count]
         pending: list[int] = []  # the descents that end on a new leaf to evaluate

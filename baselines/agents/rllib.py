@@ -83,12 +83,7 @@ class RLlibAgent:
         legal = legal_from_mask(action_mask)
         flat = flat_observation({"observation": observation, "action_mask": action_mask})
         torch = self._torch
-        batch = {
-            "obs": {
-                "observations": torch.from_numpy(flat["observations"][None]),
-                "action_mask": torch.from_numpy(flat["action_mask"][None]),
-            }
-        }
+        batch = {"obs": {key: torch.from_numpy(value[None]) for key, value in flat.items()}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy()
         return int(legal[np.argmax(logits[legal])])

@@ -179,8 +179,6 @@ class Forest:
         self.edge_pending = np.zeros((slots, edges))  # virtual losses of pending leaves
         self.node_count = np.zeros(slots, dtype=np.int64)
         self.edge_count = np.zeros(slots, dtype=np.int64)
-        self._node_arrays: tuple[np.ndarray, ...] | None = None  # made again after growing
-        self._edge_arrays: tuple[np.ndarray, ...] | None = None
 
     _NODE = ("node_player", "node_visits", "node_value", "node_edges", "node_terminal")
     _NODE += ("node_result",)
@@ -189,15 +187,11 @@ class Forest:
 
     def node_arrays(self) -> tuple[np.ndarray, ...]:
         """The node arrays, in the kernels' argument order."""
-        if self._node_arrays is None:
-            self._node_arrays = tuple(getattr(self, name) for name in self._NODE)
-        return self._node_arrays
+        return tuple(getattr(self, name) for name in self._NODE)
 
     def edge_arrays(self) -> tuple[np.ndarray, ...]:
         """The edge arrays, in the kernels' argument order."""
-        if self._edge_arrays is None:
-            self._edge_arrays = tuple(getattr(self, name) for name in self._EDGE)
-        return self._edge_arrays
+        return tuple(getattr(self, name) for name in self._EDGE)
 
     def descend(
         self, slots: np.ndarray, first: np.ndarray, c_puct: float, out: tuple | None = None
@@ -205,17 +199,18 @@ class Forest:
         """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
         ``>= 0``): the paths' edges, their actions, their lengths and what each reached
         (written into ``out`` if given: arrays of those shapes)."""
-        if out is None:
-            width = self.node_player.shape[1]  # a path is no longer than a tree has nodes
-            edges = np.zeros((len(slots), width), dtype=np.int64)
-            out = (edges, np.zeros_like(edges), np.zeros(len(slots), dtype=np.int64))
-            out += (np.zeros(len(slots), dtype=np.int64),)
-        edges, actions, length, status = out
+        edges, actions, length, status = self.paths(len(slots)) if out is None else out
         self.kernels.descend(
             *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
             edges, actions, length, status,
         )  # fmt: skip
         return edges, actions, length, status
+
+    def paths(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Zeroed ``(edges, actions, lengths, status)`` for ``count`` descents (a path is no
+        longer than a tree has nodes)."""
+        edges = np.zeros((count, self.node_player.shape[1]), dtype=np.int64)
+        return edges, np.zeros_like(edges), np.zeros(count, np.int64), np.zeros(count, np.int64)
 
     def add_nodes(
         self, slots: np.ndarray, parent_edge: np.ndarray, players: np.ndarray,
@@ -246,14 +241,9 @@ class Forest:
     def reserve(self, slots: np.ndarray, starts: np.ndarray) -> None:
         """Room for one more node in each tree ``slots[i]`` with ``starts[i + 1] -
         starts[i]`` edges."""
-        if self.slots == 1:  # a search's one tree
-            nodes = int(self.node_count[0]) + len(slots)
-            edges = int(self.edge_count[0] + starts[-1] - starts[0])
-        else:
-            counts = starts[1:] - starts[:-1]
-            nodes = int((np.bincount(slots, minlength=self.slots) + self.node_count).max())
-            edges = np.bincount(slots, weights=counts, minlength=self.slots) + self.edge_count
-            edges = int(edges.max())
+        nodes = int((np.bincount(slots, minlength=self.slots) + self.node_count).max())
+        edges = np.bincount(slots, weights=np.diff(starts), minlength=self.slots)
+        edges = int((edges + self.edge_count).max())
         if nodes > self.node_player.shape[1]:
             self._grow(self._NODE, nodes)
         if edges > self.edge_action.shape[1]:
@@ -268,7 +258,6 @@ class Forest:
             grown = np.full((old.shape[0], new_size, *old.shape[2:]), fill, dtype=old.dtype)
             grown[:, :size] = old
             setattr(self, name, grown)
-        self._node_arrays = self._edge_arrays = None
 
 
 class RootView:
