@@ -169,10 +169,8 @@ class AlphaZeroAgent:
 
     Args:
         net_or_path: a :class:`~.numpy_net.DenseNet` or the path of its ``.npz`` file.
-        num_simulations: leaves evaluated per move.
-        c_puct: exploration weight of the search.
-        batch_size: leaves per network call.
-        seed: seed of the search's generator (only used with ``temperature > 0``).
+        num_simulations, c_puct, batch_size: as for :class:`~.puct.PUCTSearch`.
+        seed: seed of the search's generator (its play draws nothing from it).
         name: display name (default ``az:<file stem>``).
         fast: search on the compiled engine's copy of the state when the fast path is
             available (the same moves, faster).
@@ -204,13 +202,14 @@ class AlphaZeroAgent:
         self.num_simulations = int(num_simulations)
         trained = net.meta.get("config", {})
         weight, scale = trained.get("score_weight", 0.0), trained.get("score_scale", 5.0)
+        terminal = (lambda state: game_values(state, weight, scale)) if weight else None
         self.search = PUCTSearch(
             self.evaluator,
             self.num_simulations,
-            c_puct=c_puct,
-            batch_size=batch_size,
+            c_puct,
+            batch_size,
             seed=seed,
-            terminal_value=(lambda state: game_values(state, weight, scale)) if weight else None,
+            terminal_value=terminal,
         )
         self.name = name or default_name
         self.fast = fast

@@ -125,11 +125,7 @@ class PlayWindow:
         return status_lines(state, len(self.moves), self.last, self.truncated)
 
     def compose(
-        self,
-        state: Any,
-        lines: list[str],
-        prompt: str = "",
-        choices: Sequence[Choice] = (),
+        self, state: Any, lines: list[str], prompt: str = "", choices: Sequence[Choice] = ()
     ) -> np.ndarray:
         """The whole window as an image; remembers where the buttons and picture are."""
         picture = self.picker.draw(state).copy()

@@ -34,10 +34,7 @@ __all__ = [
     "softmax",
 ]
 
-ACTIVATIONS = {
-    "relu": lambda x: np.maximum(x, 0.0),
-    "tanh": np.tanh,
-}
+ACTIVATIONS = {"relu": lambda x: np.maximum(x, 0.0), "tanh": np.tanh}
 
 
 def flush_subnormals(array: np.ndarray) -> np.ndarray:

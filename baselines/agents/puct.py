@@ -36,16 +36,14 @@ class PUCTSearch:
     """PUCT search with batched leaf evaluation.
 
     Args:
-        evaluate: the :data:`Evaluator` (a network, or a perfect oracle in tests).
+        evaluate: the :data:`Evaluator`.
         num_simulations: leaves evaluated per search (terminal leaves included).
         c_puct: exploration weight.
         batch_size: leaves collected before one ``evaluate`` call.
         dirichlet_alpha: if set, Dirichlet noise of this concentration is mixed into the
-            root priors (weight ``noise_fraction``): self-play exploration.
-        seed: generator of the noise.
+            root priors (weight ``noise_fraction``), seeded by ``seed``.
         terminal_value: value of every seat at a finished position (default the engine's
-            ``returns()``); an agent trained on another value of finished games (e.g.
-            :func:`~.alphazero.game_values` with a score weight) searches with that one.
+            ``returns()``; e.g. :func:`~.alphazero.game_values` with a score weight).
     """
 
     def __init__(
@@ -171,10 +169,9 @@ class _OneTree:
         self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
         priors, values = search.evaluate([state])
         actions = np.array(state.legal_actions(), dtype=np.int64)
-        root_value = np.asarray(values[0], dtype=np.float64)
         self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
         self.forest.node_visits[0, 0] = 1.0
-        self.forest.node_value[0, 0] = root_value
+        self.forest.node_value[0, 0] = values[0]  # the root holds its own value
         self.root = RootView(self.forest, 0)
         self.none = np.zeros(1, dtype=np.int64)
 
