@@ -2,10 +2,8 @@
 
 The window shows a status band, the game's picture with the legal targets marked, and a
 panel with a prompt and buttons; what can be clicked comes from the ``Picker`` of the
-game's ``GameSpec.gui``. Closing the window or Escape abandons the game. A person's seat is
-a :class:`WindowAgent`; :class:`PlayWindow`'s ``start`` and ``step`` are the arena's
-``on_start`` / ``on_step`` hooks (``baselines/commands/play.py:play_gui`` shows the use).
-Needs the ``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
+game's ``GameSpec.gui``. Closing the window or Escape abandons the game. Needs the
+``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
 """
 
 from __future__ import annotations
@@ -49,11 +47,11 @@ SCALE = 2
 
 
 class PlayWindow:
-    """The window of one game: shows every position and turns clicks into actions.
+    """The window of one game: shows every position and turns clicks into actions; its
+    ``start`` and ``step`` are the arena's ``on_start`` / ``on_step`` hooks.
 
     Args:
-        env: one of our AEC envs (its ``renderer`` draws the pictures; no render mode
-            needed).
+        env: one of our AEC envs (its ``renderer`` draws the pictures).
         humans: the seats played in this window (their moves get no ``delay``).
         delay: seconds an agent's move stays on screen before the game goes on.
         on_wait: called as ``on_wait(window, choices)`` each time the window waits for a
@@ -152,9 +150,9 @@ class PlayWindow:
             w = bitmap_text_size(choice.label, SCALE)[1] + 16
             if x + w > width - 8:
                 x, y = 8, y + BUTTON_HEIGHT + 6
-            colour = BUTTON_SELECTED if choice.selected else BUTTON
-            if choice == self.hover:
-                colour = HOVER
+            colour = (
+                HOVER if choice == self.hover else BUTTON_SELECTED if choice.selected else BUTTON
+            )
             fill_rect(panel, y, x, y + BUTTON_HEIGHT, x + w, (90, 90, 90))
             fill_rect(panel, y + 1, x + 1, y + BUTTON_HEIGHT - 1, x + w - 1, colour)
             draw_text(panel, choice.label, y + (BUTTON_HEIGHT - 5 * SCALE) // 2, x + 8, SCALE, INK)
@@ -248,12 +246,8 @@ class PlayWindow:
 
 
 class WindowAgent:
-    """A person's seat played with the mouse in a :class:`PlayWindow`.
-
-    Follows the :class:`~tabletop_zoo.baselines.agents.Agent` protocol; ``act`` raises
-    :class:`~tabletop_zoo.baselines.agents.human.GameAbandoned` when the person closes the
-    window.
-    """
+    """A person's seat played with the mouse in a :class:`PlayWindow`; ``act`` raises
+    :class:`~.human.GameAbandoned` when the person closes the window."""
 
     def __init__(self, window: PlayWindow, name: str = "you") -> None:
         self.window = window
