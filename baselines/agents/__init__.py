@@ -27,19 +27,8 @@ __all__ = [
     "parse_agent_spec",
 ]
 
-AGENT_SPECS = (
-    "random",
-    "greedy",
-    "mcts",
-    "mcts:N",
-    "ppo:PATH",
-    "az:PATH",
-    "az:PATH:N",
-    "ref:NAME",
-    "ref:NAME:N",
-    "rllib:PATH",
-    "human",
-)
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "az:PATH", "az:PATH:N")
+AGENT_SPECS += ("ref:NAME", "ref:NAME:N", "rllib:PATH", "human")
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
 
 

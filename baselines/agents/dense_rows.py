@@ -131,9 +131,7 @@ def _row_sum(row: np.ndarray, weight: np.ndarray, columns: np.ndarray | None) ->
     block = weight[nonzero] if columns is None else weight[np.ix_(nonzero, columns)]
     terms = row[nonzero, None] * block
     terms[0] += np.float32(0.0)  # the sum starts at +0, as the kernel's does
-    if width > 1:
-        # Down the rows of a C-ordered array NumPy adds one row after the other (it sums
-        # pairwise only along the fast axis), as the kernel does, without the partial sums.
+    if width > 1:  # down the rows NumPy adds one after the other (pairwise: the fast axis)
         return np.add.reduce(terms, axis=0)
     return np.cumsum(terms, axis=0, dtype=np.float32)[-1]  # one column: the fast axis
 

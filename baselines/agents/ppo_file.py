@@ -1,13 +1,10 @@
-"""Read a MaskablePPO ``.zip`` without running code from it.
+"""Read a MaskablePPO ``.zip`` without running code from it (``MaskablePPO.load`` unpickles
+the zip's ``:serialized:`` entries, so a crafted file runs code on load).
 
-``MaskablePPO.load`` unpickles the zip's ``:serialized:`` entries, so a crafted file runs
-code on load. :func:`load_ppo_model` reads only the plain JSON fields of ``data`` (the
-policy class, which must be sb3-contrib's ``MaskableActorCriticPolicy``; plain
-``policy_kwargs``; a float32 ``Box`` observation space and a ``Discrete`` action space) and
-``policy.pth`` as tensors only, and rebuilds the policy with SB3's own classes, its weights
-loaded strictly. A file that needs pickled content is refused with an
-:class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in (``trust=True``,
-``--trust-model``: ``MaskablePPO.load``). Needs the ``train`` extra.
+:func:`load_ppo_model` reads only the plain JSON fields of ``data`` (policy class
+``MaskableActorCriticPolicy``, plain ``policy_kwargs``, a float32 ``Box`` observation space
+and a ``Discrete`` action space) and ``policy.pth`` as tensors only, and rebuilds the policy
+with SB3's classes, its weights loaded strictly. Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -204,9 +201,8 @@ def _read(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
 
 def load_tensors_only(source: Any) -> Any:
     """``torch.load(source, map_location="cpu", weights_only=True)``: tensors and plain
-    containers only, nothing in the file runs. torch's warning about the pickle protocol of
-    odd files is silenced; its errors for content it refuses are raised as torch raises them
-    (the callers say what the file should have been)."""
+    containers only, nothing in the file runs; torch's pickle-protocol warning silenced, its
+    errors raised as they are (the callers say what the file should have been)."""
     import torch
 
     with warnings.catch_warnings():
@@ -263,14 +259,10 @@ def _load_safely(path: Path) -> SafePPOModel:
 
 
 def load_ppo_model(path: str | Path, trust: bool = False) -> Any:
-    """The MaskablePPO model saved at ``path`` (or ``path.zip``), on the CPU.
-
-    Without ``trust``: a :class:`SafePPOModel` read without unpickling (see the module
-    docstring); a file that needs pickled content raises
-    :class:`~tabletop_zoo.envs.errors.UntrustedModelError`, a file that is not a model
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError`. With ``trust=True``:
-    ``MaskablePPO.load`` (which unpickles, so runs whatever the file holds).
-    """
+    """The MaskablePPO model saved at ``path`` (or ``path.zip``), on the CPU: without
+    ``trust`` a :class:`SafePPOModel` read without unpickling (a file that needs it raises
+    :class:`~tabletop_zoo.envs.errors.UntrustedModelError`, one that is no model
+    ``InvalidOptionError``); with it ``MaskablePPO.load``, which runs what the file holds."""
     file = find_model_file(path)
     require_extra("train", "a PPO agent (ppo:PATH)", ("torch", "sb3_contrib"))
     if not trust:

@@ -23,11 +23,8 @@ _MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
 
 
 def flat_observation(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """An AEC observation dict as RLlib's action-masking modules read it.
-
-    ``{"observation": planes, "action_mask": int8}`` becomes ``{"observations": flat
-    float32 planes, "action_mask": float32 0/1}``.
-    """
+    """An AEC observation dict as RLlib's action-masking modules read it: ``{"observations":
+    flat float32 planes, "action_mask": float32 0/1}``."""
     return {
         "observations": np.asarray(observation["observation"], np.float32).reshape(-1),
         "action_mask": np.asarray(observation["action_mask"], np.float32),

@@ -31,13 +31,12 @@ def descend(
     edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
     slots, first, c_puct, out_edges, out_actions, out_length, out_status,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
-    """From the root of each tree ``slots[i]`` in turn, select down to a new leaf: the
-    seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (ties to the first
-    edge; an unvisited edge's ``Q`` is the node's own value for that seat).
-
-    ``first[i] >= 0`` forces the root child (an index among the root's edges). Each step
-    adds its virtual loss (one more visit, ``-1`` for the seat choosing). Writes the path's
-    edges and actions (``out_edges[i, :out_length[i]]``) and ``out_status[i]``:
+    """From the root of each tree ``slots[i]`` in turn, select down to a new leaf by
+    ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` for the seat to act (ties to the first
+    edge; an unvisited edge's ``Q`` is the node's own value for that seat), each step adding
+    its virtual loss; ``first[i] >= 0`` forces the root child (an index among the root's
+    edges). Writes the path's edges and actions (``out_edges[i, :out_length[i]]``) and
+    ``out_status[i]``:
     :data:`NEW_LEAF` the last edge has no child yet (now pending: ``edge_pending``),
     :data:`FINISHED_LEAF` it leads to a finished position (for :func:`backup` to add),
     :data:`COLLISION` it leads to a pending leaf (the path's virtual loss is taken back).
