@@ -71,7 +71,7 @@ class PUCTSearch:
     def run(self, state: Any) -> RootView:
         """Search from ``state`` (not changed; it must have a move to make); return the root
         (its ``actions``, ``priors``, ``child_visits`` and ``child_values``)."""
-        tree = _OneTree(self, state)
+        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
         root = tree.root
         if self.dirichlet_alpha is not None and len(root.actions) > 1:
             noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
@@ -85,7 +85,7 @@ class PUCTSearch:
         """Gumbel root search for self-play (:class:`GumbelHalving` at the root, PUCT below,
         no Dirichlet noise): the root, the index (into ``root.actions``) of the action to
         play and the improved policy over ``root.actions``, the policy target."""
-        tree = _OneTree(self, state)
+        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
         halving = GumbelHalving(tree.root, self.rng, self.num_simulations, num_considered)
         while (forced := halving.next_phase()) is not None:
             done = 0
@@ -95,11 +95,25 @@ class PUCTSearch:
         return tree.root, chosen, improved
 
 
-class _StatePositions:
-    """The position of every node of a tree as a rules-engine state (node order)."""
+class _OneTree:
+    """One search's tree (a :class:`~.tree.Forest` of one slot) and the position of every
+    node as a rules-engine state (node order); the root is expanded with
+    ``search.evaluate([state])`` and holds its value."""
 
-    def __init__(self, search: PUCTSearch, root: Any) -> None:
-        self.search, self.nodes = search, [root]
+    def __init__(self, search: PUCTSearch, state: Any) -> None:
+        if state.is_terminal():
+            raise ValueError("the search needs a position with a move to make")
+        self.search, self.nodes = search, [state]
+        num_players = len(state.returns())
+        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
+        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
+        priors, values = search.evaluate([state])
+        actions = np.array(state.legal_actions(), dtype=np.int64)
+        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
+        self.forest.node_visits[0, 0] = 1.0
+        self.forest.node_value[0, 0] = values[0]  # the root holds its own value
+        self.root = RootView(self.forest, 0)
+        self.none = np.zeros(1, dtype=np.int64)
 
     def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
         """The position after ``action`` at node ``parent``: it, its seat to act (-1:
@@ -116,64 +130,6 @@ class _StatePositions:
         actions, starts = flat_columns([leaf.legal_actions() for leaf in leaves])
         priors = np.concatenate(priors)
         return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
-
-
-class _RowPositions(_StatePositions):
-    """The position of every node as a row of the compiled engine; a new leaf's row is its
-    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
-    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
-    any other evaluator gets compiled states."""
-
-    def __init__(self, search: PUCTSearch, root: Any) -> None:
-        super().__init__(search, root.row)
-        self.holder = root.clone()
-        self.engine = root.engine
-
-    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
-        row = self.nodes[parent].copy()
-        self.holder.row = row
-        self.holder._apply_checked(action)  # legal: an edge of the tree
-        player = int(row[self.engine.player_column])
-        if player < 0:
-            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
-        return row, player, None
-
-    def evaluate(self, leaves: list[Any]) -> Valued:
-        rows = np.array(leaves)
-        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
-        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
-        if evaluate_planes is None:
-            kind = type(self.holder)
-            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
-            priors, values = self.search.evaluate(states)
-            priors = np.concatenate(priors)
-        else:
-            seats = rows[:, self.engine.player_column].copy()
-            planes = self.engine._observe(rows, seats)
-            priors, values = evaluate_planes(planes, actions, starts, seats)
-        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
-
-
-class _OneTree:
-    """One search's tree (a :class:`~.tree.Forest` of one slot) and its nodes' positions;
-    the root is expanded with ``search.evaluate([state])`` and holds its value."""
-
-    def __init__(self, search: PUCTSearch, state: Any) -> None:
-        if state.is_terminal():
-            raise ValueError("the search needs a position with a move to make")
-        self.search = search
-        positions = _RowPositions if is_fast_state(state) else _StatePositions
-        self.positions = positions(search, state)
-        num_players = len(state.returns())
-        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
-        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
-        priors, values = search.evaluate([state])
-        actions = np.array(state.legal_actions(), dtype=np.int64)
-        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
-        self.forest.node_visits[0, 0] = 1.0
-        self.forest.node_value[0, 0] = values[0]  # the root holds its own value
-        self.root = RootView(self.forest, 0)
-        self.none = np.zeros(1, dtype=np.int64)
 
     def _add(
         self, parents: list[int], players: list[int], actions: np.ndarray, starts: np.ndarray,
@@ -210,12 +166,11 @@ class _OneTree:
             if status[b] == COLLISION:  # evaluate what we have
                 break
             depth, last = length[b], edges[b, length[b] - 1]
-            result = None
             if status[b] == FINISHED_LEAF:
                 result = f.node_result[0, f.edge_child[0, last]]
             else:
                 parent = 0 if depth == 1 else int(f.edge_child[0, edges[b, depth - 2]])
-                position, player, result = self.positions.play(parent, int(actions[b, depth - 1]))
+                position, player, result = self.play(parent, int(actions[b, depth - 1]))
                 if result is None:
                     pending.append(b)
                     players.append(player)
@@ -224,19 +179,56 @@ class _OneTree:
                 self._add(
                     [int(last)], [-1], actions[b, :0], np.zeros(2, np.int64), [], result[None]
                 )
-                self.positions.nodes.append(position)
+                self.nodes.append(position)
             f.back_up(slot, edges[at], length[at], result[None])
             finished += 1
         if leaves:  # valued together, then added and backed up
             edges, length = edges[pending], length[pending]
-            new_actions, starts, priors, values = self.positions.evaluate(leaves)
+            new_actions, starts, priors, values = self.evaluate(leaves)
             parents = [int(edges[i, length[i] - 1]) for i in range(len(leaves))]
             self._add(parents, players, new_actions, starts, priors)
-            self.positions.nodes.extend(leaves)
+            self.nodes.extend(leaves)
             f.back_up(np.zeros(len(leaves), dtype=np.int64), edges, length, values)
         if not leaves and not finished:  # only collisions: cannot happen at batch start
             raise RuntimeError("PUCT search made no progress")
         return len(leaves) + finished
+
+
+class _RowTree(_OneTree):
+    """The position of every node as a row of the compiled engine; a new leaf's row is its
+    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
+    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
+    any other evaluator gets compiled states."""
+
+    def __init__(self, search: PUCTSearch, state: Any) -> None:
+        super().__init__(search, state)
+        self.nodes = [state.row]
+        self.holder = state.clone()
+        self.engine = state.engine
+
+    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
+        row = self.nodes[parent].copy()
+        self.holder.row = row
+        self.holder._apply_checked(action)  # legal: an edge of the tree
+        player = int(row[self.engine.player_column])
+        if player < 0:
+            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
+        return row, player, None
+
+    def evaluate(self, leaves: list[Any]) -> Valued:
+        rows = np.array(leaves)
+        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
+        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
+        if evaluate_planes is None:
+            kind = type(self.holder)
+            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
+            priors, values = self.search.evaluate(states)
+            priors = np.concatenate(priors)
+        else:
+            seats = rows[:, self.engine.player_column].copy()
+            planes = self.engine._observe(rows, seats)
+            priors, values = evaluate_planes(planes, actions, starts, seats)
+        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
 
 
 class GumbelHalving:
