@@ -202,15 +202,11 @@ class AlphaZeroAgent:
         self.num_simulations = int(num_simulations)
         trained = net.meta.get("config", {})
         weight, scale = trained.get("score_weight", 0.0), trained.get("score_scale", 5.0)
-        terminal = (lambda state: game_values(state, weight, scale)) if weight else None
         self.search = PUCTSearch(
-            self.evaluator,
-            self.num_simulations,
-            c_puct,
-            batch_size,
-            seed=seed,
-            terminal_value=terminal,
+            self.evaluator, self.num_simulations, c_puct, batch_size, seed=seed
         )
+        if weight:  # finished games valued as in training
+            self.search.terminal_value = lambda state: game_values(state, weight, scale)
         self.name = name or default_name
         self.fast = fast
         self.keep_analysis = False  # True: act() keeps its root's numbers in last_analysis

@@ -268,9 +268,6 @@ def network_rows(
         for name, (weight, bias) in heads.items()
         if name != "policy"
     }
-    policy = (
-        dense_columns(x, *heads["policy"], columns, starts, compiled)
-        if "policy" in heads
-        else np.zeros(0, np.float32)
-    )
-    return policy, outputs
+    if "policy" not in heads:
+        return np.zeros(0, np.float32), outputs
+    return dense_columns(x, *heads["policy"], columns, starts, compiled), outputs

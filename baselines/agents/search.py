@@ -90,9 +90,7 @@ class GreedyAgent(_SeededAgent):
         if len(legal) == 1:
             return legal[0]
         compiled = _compiled(state) if self.fast else None
-        if compiled is not None:
-            return self._rng.choice(compiled.greedy_best())
-        own_rule = getattr(state, "greedy_best", None)
+        own_rule = getattr(state if compiled is None else compiled, "greedy_best", None)
         return self._rng.choice(own_rule() if own_rule is not None else greedy_best(state, legal))
 
 
@@ -341,9 +339,7 @@ class MCTSAgent(_SeededAgent):
             # Backup, leaf first: returns to every node; proofs while they hold.
             for visited in reversed(path):
                 visited.visits += 1
-                value = visited.value
-                for i in range(n):
-                    value[i] += result[i]
+                visited.value = [v + r for v, r in zip(visited.value, result, strict=True)]
                 if proven and visited.children:
                     proven = visited.prove()
 
