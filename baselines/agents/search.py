@@ -135,20 +135,16 @@ class _Node:
         """Set ``outcome`` if the children prove it: a child proven to give the seat to
         move here :data:`MAX_UTILITY`, or every action expanded and proven (then the best
         of them for that seat, the first expanded among equals). Returns whether proven."""
-        if self.outcome is not None:
-            return True
-        p = self.player
-        best: list[float] | None = None
-        every_child_proven = not self.untried
-        for child in self.children.values():
-            if child.outcome is None:
-                every_child_proven = False
-            elif best is None or child.outcome[p] > best[p]:
-                best = child.outcome
-        if best is not None and (every_child_proven or best[p] >= MAX_UTILITY):
-            self.outcome = best
-            return True
-        return False
+        if self.outcome is None:
+            p = self.player
+            proven = [
+                child.outcome for child in self.children.values() if child.outcome is not None
+            ]
+            best = max(proven, key=lambda outcome: outcome[p], default=None)
+            every_child_proven = not self.untried and len(proven) == len(self.children)
+            if best is not None and (every_child_proven or best[p] >= MAX_UTILITY):
+                self.outcome = best
+        return self.outcome is not None
 
     def best_action(self) -> int:
         """The action to play from this node: a proven result for the seat to move first
