@@ -190,11 +190,9 @@ def _spaces(data: dict[str, Any], path: Path) -> tuple[Any, Any]:
 
 def _read(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
     """Member ``name`` of the zip, at most ``limit`` bytes (``InvalidOptionError``)."""
-    try:
-        info = archive.getinfo(name)
-    except KeyError:
-        raise _bad(path, f"the zip has no {name!r}") from None
-    if info.file_size > limit:
+    if name not in archive.namelist():
+        raise _bad(path, f"the zip has no {name!r}")
+    if archive.getinfo(name).file_size > limit:
         raise _bad(path, f"its {name!r} is over {limit} bytes")
     return archive.read(name)
 
