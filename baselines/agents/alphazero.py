@@ -88,11 +88,7 @@ def check_network_meta(net: DenseNet, label: str) -> None:
     if players not in GAMES[game].players:
         raise bad(f"num_players {short(meta.get('num_players'), 40)}")
     shape = meta.get("observation_shape")
-    if not (
-        isinstance(shape, list)
-        and shape
-        and all(as_integer(x) is not None and as_integer(x) > 0 for x in shape)
-    ):
+    if not (isinstance(shape, list) and shape and all((as_integer(x) or 0) > 0 for x in shape)):
         raise bad(f"observation_shape {short(shape, 40)}")
     if actions is None or actions < 1:
         raise bad(f"num_actions {short(meta.get('num_actions'), 40)}")
