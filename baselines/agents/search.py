@@ -52,7 +52,7 @@ class _SeededAgent:
     reads_observation = False
     acts_on_compiled_state = True
 
-    def __init__(self, seed: int | None, name: str) -> None:
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
         self.name = name
         self._rng = random.Random(seed)
 
@@ -64,9 +64,6 @@ class _SeededAgent:
 
 class RandomAgent(_SeededAgent):
     """Uniformly random over the legal actions of the mask (seeded)."""
-
-    def __init__(self, seed: int | None = None, name: str = "random") -> None:
-        super().__init__(seed, name)
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState | None = None
