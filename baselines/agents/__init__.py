@@ -27,19 +27,8 @@ __all__ = [
     "parse_agent_spec",
 ]
 
-AGENT_SPECS = (
-    "random",
-    "greedy",
-    "mcts",
-    "mcts:N",
-    "ppo:PATH",
-    "az:PATH",
-    "az:PATH:N",
-    "ref:NAME",
-    "ref:NAME:N",
-    "rllib:PATH",
-    "human",
-)
+AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "az:PATH", "az:PATH:N")
+AGENT_SPECS += ("ref:NAME", "ref:NAME:N", "rllib:PATH", "human")
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
 
 
@@ -63,12 +52,8 @@ PATH_KINDS = ("ppo", "az", "rllib")
 
 
 def absolute_spec(spec: str) -> str:
-    """``spec`` with its file path made absolute (from the current folder); others unchanged.
-
-    Work sent elsewhere (Ray workers and env runners, whose working folder is wherever
-    ``ray start`` ran; process pools) and RLlib's checkpoint reader need absolute paths:
-    ``absolute_spec("rllib:runs/rllib/module_main")`` is ``"rllib:/.../runs/rllib/module_main"``.
-    """
+    """``spec`` with its file path made absolute (from the current folder); others unchanged:
+    work sent elsewhere (Ray workers, process pools) and RLlib's checkpoint reader need it."""
     if not isinstance(spec, str):
         return spec
     kind, sep, arg = spec.strip().partition(":")
@@ -92,14 +77,10 @@ def agent_spec_forms(human: bool = False) -> str:
 
 
 def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
-    """``(kind, argument, number)`` of an agent spec, without building the agent.
-
-    ``kind`` is one of ``random``, ``greedy``, ``mcts``, ``ppo``, ``az``, ``ref``,
-    ``rllib``, ``human``; ``argument`` the path or name (``""`` if none); ``number`` the
-    simulations of ``mcts:N`` / ``az:PATH:N`` / ``ref:NAME:N`` (``None``: the default). A
-    malformed spec raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` listing the
-    allowed forms.
-    """
+    """``(kind, argument, number)`` of an agent spec, without building the agent: the kind
+    (``random``, ``mcts``, ``az``, ...), the path or name (``""`` if none) and the simulations
+    of ``mcts:N`` / ``az:PATH:N`` / ``ref:NAME:N`` (``None``: the default). A malformed spec
+    raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` listing the allowed forms."""
     allowed = ", ".join(repr(s) for s in AGENT_SPECS)
     if not isinstance(spec, str):
         raise InvalidOptionError(f"agent spec must be a string, got {spec!r}; allowed: {allowed}")
@@ -136,34 +117,25 @@ def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
 
 def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent:
     """Build an agent from a spec string, one of :data:`AGENT_SPECS` (``docs/baselines.md``
-    describes each); a bad spec raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError`
-    listing the allowed forms. ``ppo:`` needs the ``train`` extra, ``rllib:`` the ``rllib``
-    one.
-
-    ``trust``: model files may be loaded by unpickling, which can run code from the file.
-    Without it ``ppo:`` files are read without unpickling (one that needs it is refused) and
-    ``rllib:`` is refused, each with an :class:`~tabletop_zoo.envs.errors.UntrustedModelError`
-    naming the opt-in; ``az:`` and ``ref:`` files never need it.
-    """
+    describes each; :func:`parse_agent_spec` refuses bad ones). ``ppo:`` needs the ``train``
+    extra, ``rllib:`` the ``rllib`` one. ``trust``: load model files even by unpickling, which
+    can run code from the file; without it a ``ppo:`` file that needs unpickling and every
+    ``rllib:`` one are refused (:class:`~tabletop_zoo.envs.errors.UntrustedModelError`)."""
     kind, arg, number = parse_agent_spec(spec)
     if kind == "random":
         return RandomAgent(seed=seed)
     if kind == "greedy":
         return GreedyAgent(seed=seed)
     if kind == "mcts":
-        return (
-            MCTSAgent(seed=seed) if number is None else MCTSAgent(n_simulations=number, seed=seed)
-        )
+        return MCTSAgent(seed=seed, **({} if number is None else {"n_simulations": number}))
     if kind == "ppo":
         from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
         return PPOAgent(arg, trust=trust)
     if kind == "az":
-        from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
+        from tabletop_zoo.baselines.agents.alphazero import DEFAULT_SIMULATIONS, AlphaZeroAgent
 
-        if number is None:
-            return AlphaZeroAgent(arg, seed=seed)
-        return AlphaZeroAgent(arg, num_simulations=number, seed=seed)
+        return AlphaZeroAgent(arg, num_simulations=number or DEFAULT_SIMULATIONS, seed=seed)
     if kind == "ref":
         from tabletop_zoo.baselines.agents.reference import reference_agent
 

@@ -1,17 +1,8 @@
-"""The AlphaZero-style agent: PUCT search guided by a small policy/value network.
-
-The network (:class:`~.numpy_net.DenseNet`, heads ``policy`` over the action space and
-``value`` with one output per seat) reads the observation planes of the seat to act, built
-by the game's own encoder (``GameSpec.make_observation_encoder``). Values are relative to
-the seat to act: output ``k`` is the expected result of seat ``(current + k) % n``, so one
-network plays every seat of a 2-4 player game. Playing needs NumPy only; training
-(:mod:`tabletop_zoo.baselines.training.alphazero`) needs torch.
-
-Spec: ``az:PATH`` or ``az:PATH:SIMS`` (default :data:`DEFAULT_SIMULATIONS` simulations).
-
-The value of a finished game is the engine's result (+1 sole winner, 0 tied winners, -1
-others), optionally mixed with the score margin (:func:`game_values`): a network trained
-with ``score_weight`` (kept in its ``meta["config"]``) searches with the same values.
+"""The AlphaZero-style agent (``az:PATH``, ``az:PATH:SIMS``): PUCT search guided by a small
+policy/value network (:class:`~.numpy_net.DenseNet`, heads ``policy`` and ``value``) that
+reads the planes of the seat to act (``GameSpec.make_observation_encoder``). Value output
+``k`` is the expected result of seat ``(current + k) % n``, so one network plays every seat.
+Playing needs NumPy only; training (:mod:`tabletop_zoo.baselines.training.alphazero`) torch.
 """
 
 from __future__ import annotations
@@ -26,6 +17,7 @@ import numpy as np
 from tabletop_zoo.baselines.agents.dense_rows import flat_columns
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
@@ -55,15 +47,12 @@ def absolute_values(relative: np.ndarray, seats: np.ndarray) -> np.ndarray:
 
 
 def game_values(state: Any, score_weight: float = 0.0, score_scale: float = 5.0) -> np.ndarray:
-    """Value of every seat (absolute order, in ``[-1, 1]``) of a finished or cut game.
-
-    ``(1 - score_weight) * result + score_weight * tanh(margin / score_scale)``: the result
-    is the engine's ``returns()`` (a game cut before its end: ``win_returns`` of the
-    scores as they stand, as the envs score a truncated game) and the margin each seat's
-    score minus the best other score. ``score_weight=0`` is the plain result; a weight
-    tells a narrow win from a wide one and a draw from a near-win, which the result alone
-    does not (many Mole Hill games between good players are drawn).
-    """
+    """Value of every seat (absolute order, in ``[-1, 1]``) of a finished or cut game:
+    ``(1 - score_weight) * result + score_weight * tanh(margin / score_scale)``, the result
+    as the envs score the game (:func:`~tabletop_zoo.envs.results.final_result`) and the
+    margin each seat's score minus the best other. A weight tells a narrow win from a wide
+    one and a draw from a near-win (many Mole Hill games between good players are drawn);
+    a network trained with one (``meta["config"]``) searches with the same values."""
     returns, scores = final_result(state)
     result = np.asarray(returns, np.float64)
     if not score_weight:
@@ -99,11 +88,7 @@ def check_network_meta(net: DenseNet, label: str) -> None:
     if players not in GAMES[game].players:
         raise bad(f"num_players {short(meta.get('num_players'), 40)}")
     shape = meta.get("observation_shape")
-    if not (
-        isinstance(shape, list)
-        and shape
-        and all(as_integer(x) is not None and as_integer(x) > 0 for x in shape)
-    ):
+    if not (isinstance(shape, list) and shape and all((as_integer(x) or 0) > 0 for x in shape)):
         raise bad(f"observation_shape {short(shape, 40)}")
     if actions is None or actions < 1:
         raise bad(f"num_actions {short(meta.get('num_actions'), 40)}")
@@ -126,12 +111,8 @@ def check_network_meta(net: DenseNet, label: str) -> None:
 
 
 class NetworkEvaluator:
-    """Batched PUCT evaluator: one forward pass for a list of states.
-
-    The network's value head is in seat order relative to the seat to act; the evaluator
-    returns values in absolute seat order (what the search backs up) and the priors as a
-    softmax over each state's legal actions.
-    """
+    """Batched PUCT evaluator: one forward pass for a list of states; the values in absolute
+    seat order (what the search backs up), the priors a softmax over the legal actions."""
 
     def __init__(self, net: DenseNet) -> None:
         self.net = net
@@ -172,11 +153,9 @@ class NetworkEvaluator:
     def evaluate_planes(
         self, planes: np.ndarray, actions: np.ndarray, starts: np.ndarray, seats: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(priors, values)`` from the positions' planes, legal actions (ascending, end
-        to end, row ``i``'s from ``starts[i]``) and seats to act, the priors end to end:
-        what :meth:`__call__` returns. The search on compiled rows (:mod:`.puct`)
-        builds these in batched engine calls. A position's numbers do not depend on the
-        other positions of the call (:meth:`~.numpy_net.DenseNet.forward_flat`)."""
+        """:meth:`__call__`'s numbers (the priors end to end) from the positions' planes,
+        legal actions (ascending, end to end, row ``i``'s from ``starts[i]``) and seats to
+        act, which the search on compiled rows builds in batched engine calls."""
         logits, heads = self.net.forward_flat(planes, actions, starts)
         return segment_softmax(logits, starts), absolute_values(np.tanh(heads["value"]), seats)
 
@@ -186,16 +165,11 @@ class AlphaZeroAgent:
 
     Args:
         net_or_path: a :class:`~.numpy_net.DenseNet` or the path of its ``.npz`` file.
-        num_simulations: leaves evaluated per move.
-        c_puct: exploration weight of the search.
-        batch_size: leaves per network call.
-        seed: seed of the search's generator (only used with ``temperature > 0``).
+        num_simulations, c_puct, batch_size: as for :class:`~.puct.PUCTSearch`.
+        seed: seed of the search's generator (its play draws nothing from it).
         name: display name (default ``az:<file stem>``).
-        fast: search on the compiled engine's copy of the state
-            (:func:`~tabletop_zoo.envs.registry.fast_state`) when the fast path is
-            available: the same positions, legal actions (ascending) and planes, so the
-            same moves, faster. ``False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python
-            engine.
+        fast: search on the compiled engine's copy of the state when the fast path is
+            available (the same moves, faster).
     """
 
     reads_observation = False  # it encodes the searched positions itself
@@ -225,13 +199,10 @@ class AlphaZeroAgent:
         trained = net.meta.get("config", {})
         weight, scale = trained.get("score_weight", 0.0), trained.get("score_scale", 5.0)
         self.search = PUCTSearch(
-            self.evaluator,
-            self.num_simulations,
-            c_puct=c_puct,
-            batch_size=batch_size,
-            seed=seed,
-            terminal_value=(lambda state: game_values(state, weight, scale)) if weight else None,
+            self.evaluator, self.num_simulations, c_puct, batch_size, seed=seed
         )
+        if weight:  # finished games valued as in training
+            self.search.terminal_value = lambda state: game_values(state, weight, scale)
         self.name = name or default_name
         self.fast = fast
         self.keep_analysis = False  # True: act() keeps its root's numbers in last_analysis
@@ -245,9 +216,7 @@ class AlphaZeroAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any) -> int:
         """Search from ``state`` and return the most visited legal action."""
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action; agents can only act when one exists")
+        legal = legal_from_mask(action_mask)
         if legal.size == 1:
             return int(legal[0])
         compiled = fast_state(state) if self.fast else None

@@ -61,11 +61,9 @@ def check_agent_spec(
     spec: str, game: str | None = None, num_players: int | None = None, human: bool = False
 ) -> str:
     """``spec`` stripped, once its form is valid and the file behind it is usable, checked
-    without playing or importing torch or ray (``az:`` networks read, ``ref:`` names and
-    hashes checked, ``ppo:`` files and ``rllib:`` folders looked for). With ``game`` /
-    ``num_players`` an ``az:`` or ``ref:`` model of another game or count is refused;
-    ``human`` only with ``human=True``. Raises :class:`InvalidOptionError` (or
-    :class:`ModelFileError`)."""
+    without playing or importing torch or ray; with ``game`` / ``num_players`` an ``az:`` or
+    ``ref:`` model of another game or count is refused, ``human`` only with ``human=True``.
+    Raises :class:`InvalidOptionError` (or :class:`ModelFileError`)."""
     from pathlib import Path
 
     from tabletop_zoo.baselines.agents import parse_agent_spec

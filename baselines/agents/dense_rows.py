@@ -2,21 +2,18 @@
 on the other rows of the call, nor on whether numba is installed.
 
 A BLAS matrix product rounds a row's outputs differently with the size of the call, so the
-agents that play from a network (AlphaZero, the reference policies) use these layers: a
-position gets the same numbers searched alone, with other leaves, or beside other games.
+agents that play from a network use these layers: a position gets the same numbers searched
+alone, with other leaves, or beside other games.
 
 The order: output ``j`` of row ``i`` is ``0``, plus ``x[i, k] * weight[k, j]`` for every
 input ``k`` with ``x[i, k] != 0`` in ascending ``k``, each product and sum rounded to
-float32, plus ``bias[j]`` last (skipping zero inputs changes no number, and is the fast
-part: our inputs are mostly zeros). Two implementations do exactly this: a numba kernel
-(no ``fastmath``: no reassociation, no fused multiply-add) and NumPy row by row
-(``np.add.reduce`` down the rows of a C-ordered array adds one row after the other; a single
-output, whose column would be the fast axis, uses ``np.cumsum``).
-``tests/baselines/test_dense_rows.py`` compares the two bit for bit.
+float32, plus ``bias[j]`` last (skipping zeros, most of our inputs, changes no number). A
+numba kernel (no ``fastmath``) and NumPy row by row do exactly this, bit for bit.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -117,16 +114,12 @@ def _relu_network_kernel(
             policy_out[c] += policy_bias[columns[c]]
 
 
-_COMPILED: list = []
-
-
+@functools.cache
 def _kernels() -> tuple:
     """The numba-compiled kernels (imports numba on first use)."""
-    if not _COMPILED:
-        from tabletop_zoo.envs.fast_common import jit
+    from tabletop_zoo.envs.fast_common import jit
 
-        _COMPILED.extend([jit(_layer_kernel), jit(_columns_kernel), jit(_relu_network_kernel)])
-    return tuple(_COMPILED)
+    return jit(_layer_kernel), jit(_columns_kernel), jit(_relu_network_kernel)
 
 
 def _row_sum(row: np.ndarray, weight: np.ndarray, columns: np.ndarray | None) -> np.ndarray:
@@ -138,9 +131,7 @@ def _row_sum(row: np.ndarray, weight: np.ndarray, columns: np.ndarray | None) ->
     block = weight[nonzero] if columns is None else weight[np.ix_(nonzero, columns)]
     terms = row[nonzero, None] * block
     terms[0] += np.float32(0.0)  # the sum starts at +0, as the kernel's does
-    if width > 1:
-        # Down the rows of a C-ordered array NumPy adds one row after the other (it sums
-        # pairwise only along the fast axis), as the kernel does, without the partial sums.
+    if width > 1:  # down the rows NumPy adds one after the other (pairwise: the fast axis)
         return np.add.reduce(terms, axis=0)
     return np.cumsum(terms, axis=0, dtype=np.float32)[-1]  # one column: the fast axis
 
@@ -162,18 +153,10 @@ def _as_float32(
 def dense_layer(
     x: np.ndarray, weight: np.ndarray, bias: np.ndarray, compiled: bool | None = None
 ) -> np.ndarray:
-    """``x @ weight + bias`` (float32), every row alone in the module's fixed order.
-
-    Args:
-        x: ``(rows, inputs)``.
-        weight: ``(inputs, outputs)``; computed in float32.
-        bias: ``(outputs,)``.
-        compiled: numba (``True``) or NumPy (``False``); default: the fast path when it
-            is available. Both give the same bits.
-    """
+    """``x @ weight + bias`` (float32), every row alone in the module's fixed order, by
+    numba (``compiled``) or NumPy (default: the fast path when available; the same bits)."""
     x, weight, bias = _as_float32(x, weight, bias)
-    if compiled is None:
-        compiled = fast_path_available()
+    compiled = fast_path_available() if compiled is None else compiled
     if compiled:
         out = np.empty((x.shape[0], weight.shape[1]), np.float32)
         _kernels()[0](x, weight, bias, out)
@@ -193,21 +176,12 @@ def dense_columns(
     starts: np.ndarray,
     compiled: bool | None = None,
 ) -> np.ndarray:
-    """Row ``i``'s outputs of ``x @ weight + bias`` at ``columns[starts[i]:starts[i + 1]]``
-    only, end to end (float32), in the order of :func:`dense_layer`: the same numbers as
-    its outputs at those columns.
-
-    Args:
-        x: ``(rows, inputs)``.
-        weight, bias: the layer, as for :func:`dense_layer`.
-        columns, starts: every row's columns end to end (e.g. the legal actions) and
-            where each row's begin (``rows + 1`` entries; :func:`flat_columns` makes them).
-        compiled: as for :func:`dense_layer`.
-    """
+    """Row ``i``'s outputs of :func:`dense_layer` at ``columns[starts[i]:starts[i + 1]]``
+    only, end to end: ``columns`` every row's columns end to end (e.g. the legal actions),
+    ``starts`` where each row's begin (``rows + 1`` entries, from :func:`flat_columns`)."""
     x, weight, bias = _as_float32(x, weight, bias)
     columns, starts = _check_columns(columns, starts, len(x), weight.shape[1])
-    if compiled is None:
-        compiled = fast_path_available()
+    compiled = fast_path_available() if compiled is None else compiled
     if compiled:
         out = np.empty(len(columns), np.float32)
         _kernels()[1](x, weight, bias, columns, starts, out)
@@ -270,18 +244,10 @@ def network_rows(
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """A dense network row by row: ``(policy, outputs)``, the ``policy`` head at each
     row's columns, end to end (:func:`dense_columns`), and every other head's outputs.
-
-    Args:
-        x: ``(rows, inputs)``.
-        trunk: ``(weight, bias)`` per layer (float32, C-contiguous), ``activation`` after
-            each (a function on NumPy arrays).
-        heads: name -> ``(weight, bias)``; ``policy`` is computed at ``columns`` only.
-        relu: the activation is ReLU; a ReLU network with exactly the heads ``policy``
-            and ``value`` runs as one compiled call on the fast path (the same bits).
-        compiled: as for :func:`dense_layer`.
-    """
-    if compiled is None:
-        compiled = fast_path_available()
+    ``trunk``: ``(weight, bias)`` per layer (float32, C-contiguous), ``activation`` after
+    each; a ``relu`` network with exactly the heads ``policy`` and ``value`` runs as one
+    compiled call on the fast path (the same bits)."""
+    compiled = fast_path_available() if compiled is None else compiled
     if compiled and relu and trunk and sorted(heads) == ["policy", "value"]:
         x = np.ascontiguousarray(x, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != trunk[0][0].shape[0]:
@@ -302,9 +268,6 @@ def network_rows(
         for name, (weight, bias) in heads.items()
         if name != "policy"
     }
-    policy = (
-        dense_columns(x, *heads["policy"], columns, starts, compiled)
-        if "policy" in heads
-        else np.zeros(0, np.float32)
-    )
-    return policy, outputs
+    if "policy" not in heads:
+        return np.zeros(0, np.float32), outputs
+    return dense_columns(x, *heads["policy"], columns, starts, compiled), outputs

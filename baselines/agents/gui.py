@@ -2,10 +2,8 @@
 
 The window shows a status band, the game's picture with the legal targets marked, and a
 panel with a prompt and buttons; what can be clicked comes from the ``Picker`` of the
-game's ``GameSpec.gui``. Closing the window or Escape abandons the game. A person's seat is
-a :class:`WindowAgent`; :class:`PlayWindow`'s ``start`` and ``step`` are the arena's
-``on_start`` / ``on_step`` hooks (``baselines/commands/play.py:play_gui`` shows the use).
-Needs the ``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
+game's ``GameSpec.gui``. Closing the window or Escape abandons the game. Needs the
+``render`` extra; tests drive it headless (``SDL_VIDEODRIVER=dummy``).
 """
 
 from __future__ import annotations
@@ -49,11 +47,11 @@ SCALE = 2
 
 
 class PlayWindow:
-    """The window of one game: shows every position and turns clicks into actions.
+    """The window of one game: shows every position and turns clicks into actions; its
+    ``start`` and ``step`` are the arena's ``on_start`` / ``on_step`` hooks.
 
     Args:
-        env: one of our AEC envs (its ``renderer`` draws the pictures; no render mode
-            needed).
+        env: one of our AEC envs (its ``renderer`` draws the pictures).
         humans: the seats played in this window (their moves get no ``delay``).
         delay: seconds an agent's move stays on screen before the game goes on.
         on_wait: called as ``on_wait(window, choices)`` each time the window waits for a
@@ -83,7 +81,6 @@ class PlayWindow:
         self.delay = delay
         self.on_wait = on_wait
         self._screen: Any = None
-        self._size: tuple[int, int] = (0, 0)
         self._buttons: list[tuple[tuple[int, int, int, int], Choice]] = []
         self.picture_top = 0
         self.hover: Choice | None = None
@@ -94,7 +91,6 @@ class PlayWindow:
         self.truncated = False
         self._before: Any = None
 
-    # ------------------------------------------------------------ play_game hooks
     def start(self, env: Any) -> None:
         """``on_start`` hook: the first position."""
         state = env.unwrapped.game_state
@@ -126,13 +122,8 @@ class PlayWindow:
         """The status band's lines for ``state`` after the moves seen so far."""
         return status_lines(state, len(self.moves), self.last, self.truncated)
 
-    # ------------------------------------------------------------ drawing
     def compose(
-        self,
-        state: Any,
-        lines: list[str],
-        prompt: str = "",
-        choices: Sequence[Choice] = (),
+        self, state: Any, lines: list[str], prompt: str = "", choices: Sequence[Choice] = ()
     ) -> np.ndarray:
         """The whole window as an image; remembers where the buttons and picture are."""
         picture = self.picker.draw(state).copy()
@@ -159,9 +150,9 @@ class PlayWindow:
             w = bitmap_text_size(choice.label, SCALE)[1] + 16
             if x + w > width - 8:
                 x, y = 8, y + BUTTON_HEIGHT + 6
-            colour = BUTTON_SELECTED if choice.selected else BUTTON
-            if choice == self.hover:
-                colour = HOVER
+            colour = (
+                HOVER if choice == self.hover else BUTTON_SELECTED if choice.selected else BUTTON
+            )
             fill_rect(panel, y, x, y + BUTTON_HEIGHT, x + w, (90, 90, 90))
             fill_rect(panel, y + 1, x + 1, y + BUTTON_HEIGHT - 1, x + w - 1, colour)
             draw_text(panel, choice.label, y + (BUTTON_HEIGHT - 5 * SCALE) // 2, x + 8, SCALE, INK)
@@ -175,12 +166,11 @@ class PlayWindow:
         """Show ``frame`` in the window (opened, or resized, to fit it)."""
         pygame = self.pygame
         size = (frame.shape[1], frame.shape[0])
-        if self._screen is None or size != self._size:
-            if self._screen is None:
-                pygame.display.init()
-                pygame.display.set_caption(self.title)
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption(self.title)
+        if self._screen is None or size != self._screen.get_size():
             self._screen = pygame.display.set_mode(size)
-            self._size = size
         surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
         self._screen.blit(surface, (0, 0))
         pygame.display.flip()
@@ -201,7 +191,6 @@ class PlayWindow:
                 return choice
         return None
 
-    # ------------------------------------------------------------ input
     def choose(self, state: Any) -> int | None:
         """Wait until the person clicks their way to a legal action; ``None`` if they quit
         (window closed or Escape)."""
@@ -257,12 +246,8 @@ class PlayWindow:
 
 
 class WindowAgent:
-    """A person's seat played with the mouse in a :class:`PlayWindow`.
-
-    Follows the :class:`~tabletop_zoo.baselines.agents.Agent` protocol; ``act`` raises
-    :class:`~tabletop_zoo.baselines.agents.human.GameAbandoned` when the person closes the
-    window.
-    """
+    """A person's seat played with the mouse in a :class:`PlayWindow`; ``act`` raises
+    :class:`~.human.GameAbandoned` when the person closes the window."""
 
     def __init__(self, window: PlayWindow, name: str = "you") -> None:
         self.window = window

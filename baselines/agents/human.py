@@ -1,11 +1,8 @@
-"""A person at the terminal as an agent: moves typed in the game's notation.
-
-:class:`HumanAgent` follows the agent protocol, so the arena plays a person like any other
-agent. Input is read line by line (stdin by default), so a session can be scripted. At the
-prompt: a move, ``?``/``moves``, ``board``, ``help``, ``rules``, or ``stop`` (``quit``,
-``exit``, ``q``: asks, then abandons with :class:`GameAbandoned`; end of input abandons
-without asking). The texts come from the game's ``help`` module (``NOTATION_HELP``,
-``RULES_SUMMARY``) through the registry; a game without one gets generic texts.
+"""A person at the terminal as an agent: moves typed in the game's notation, line by line
+(stdin by default, so a session can be scripted). At the prompt: a move, ``?``/``moves``,
+``board``, ``help``, ``rules``, or ``stop`` (``quit``, ``exit``, ``q``: asks, then abandons
+with :class:`GameAbandoned`; end of input abandons without asking). The texts come from the
+game's ``help`` module (``NOTATION_HELP``, ``RULES_SUMMARY``), else generic ones.
 """
 
 from __future__ import annotations
@@ -43,8 +40,7 @@ class GameAbandoned(Exception):
 
 def read_stdin() -> str | None:
     """One line from stdin, or ``None`` at end of input."""
-    line = sys.stdin.readline()
-    return line if line else None
+    return sys.stdin.readline() or None
 
 
 def help_module(state: Any) -> Any:
@@ -149,12 +145,9 @@ class HumanAgent:
                 self._show_board(state)
             else:
                 self._write(str(state))
-        elif word == "help":
-            notation, _rules = game_texts(state)
-            self._write(f"{notation}\n{COMMANDS_HELP}")
-        elif word == "rules":
-            _notation, rules = game_texts(state)
-            self._write(rules)
+        elif word in ("help", "rules"):
+            notation, rules = game_texts(state)
+            self._write(f"{notation}\n{COMMANDS_HELP}" if word == "help" else rules)
         else:
             return False
         return True

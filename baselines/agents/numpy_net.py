@@ -1,13 +1,10 @@
-"""Small fully connected networks run with NumPy alone: the saved form of learned agents.
+"""Small fully connected networks run with NumPy alone: the saved form of learned agents
+(AlphaZero: heads ``policy`` and ``value``; exported MaskablePPO actors: head ``policy``).
 
-A network file (``.npz``) holds a trunk of dense layers with one activation, some linear
-heads on top of the trunk, and a JSON ``meta`` record (what the network is for: game,
-player count, observation shape, number of actions, how it was trained). Weights are
-stored as float16 (half the size; computed in float32), so the reference models shipped
-with the package stay small and play without torch.
-
-Both the AlphaZero-style agent (heads ``policy`` and ``value``) and the exported actors of
-MaskablePPO models (head ``policy``; SB3's ``MlpPolicy`` uses tanh) use this format.
+A network file (``.npz``) holds a trunk of dense layers with one activation, linear heads on
+top, and a JSON ``meta`` record (game, player count, observation shape, number of actions,
+how it was trained). Weights are stored as float16 (computed in float32), so the shipped
+reference models stay small and play without torch.
 """
 
 from __future__ import annotations
@@ -37,21 +34,13 @@ __all__ = [
     "softmax",
 ]
 
-ACTIVATIONS = {
-    "relu": lambda x: np.maximum(x, 0.0),
-    "tanh": np.tanh,
-}
+ACTIVATIONS = {"relu": lambda x: np.maximum(x, 0.0), "tanh": np.tanh}
 
 
 def flush_subnormals(array: np.ndarray) -> np.ndarray:
-    """``array`` as float32 with its subnormal entries (``0 < |x| < 1.2e-38``) set to 0.
-
-    Weights that training never pushes (inputs that are always 0, actions that are never
-    legal) decay towards 0 under weight decay and end up subnormal. NumPy has no
-    flush-to-zero mode, and the CPU handles a matrix product with subnormal operands in
-    microcode: 11-16x slower on our machine. Setting them to 0 changes each output by less
-    than 1e-36.
-    """
+    """``array`` as float32 with its subnormal entries (``0 < |x| < 1.2e-38``) set to 0:
+    weights that training never pushes decay into subnormals, which the CPU multiplies
+    many times slower (NumPy has no flush-to-zero mode); an output moves by under 1e-36."""
     out = np.array(array, dtype=np.float32)
     out[np.abs(out) < np.finfo(np.float32).tiny] = 0.0
     return out
@@ -85,17 +74,10 @@ def segment_softmax(logits: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 class DenseNet:
-    """A trunk of dense layers plus linear heads, evaluated in float32 with NumPy.
-
-    Args:
-        trunk: ``(weight, bias)`` per layer, weight of shape ``(inputs, outputs)``.
-        heads: head name -> ``(weight, bias)`` applied to the trunk's output.
-        activation: ``"relu"`` or ``"tanh"`` after every trunk layer.
-        meta: JSON-serialisable description (game, players, shapes, training command ...).
-
-    The weights are copied as float32 with subnormal entries set to 0
-    (:func:`flush_subnormals`).
-    """
+    """A trunk of dense layers (``(weight, bias)`` each, weight ``(inputs, outputs)``,
+    ``activation`` ``"relu"`` or ``"tanh"`` after each) plus linear ``heads`` by name,
+    evaluated in float32 with NumPy; ``meta`` is a JSON-serialisable description. The
+    weights are copied through :func:`flush_subnormals`."""
 
     def __init__(
         self,
@@ -154,9 +136,8 @@ class DenseNet:
         self, inputs: np.ndarray, legal: Sequence[Sequence[int]]
     ) -> tuple[list[np.ndarray], dict[str, np.ndarray]]:
         """The outputs agents play from: ``(policy, heads)``, the ``policy`` head's logits
-        at each row's ``legal`` actions and the other heads' outputs. Unlike :meth:`forward`
-        (BLAS), every row is computed alone in one fixed order (:mod:`.dense_rows`): the
-        same numbers whatever the other rows of the call, with or without numba."""
+        at each row's ``legal`` actions and the other heads' outputs, every row computed
+        alone in one fixed order (:mod:`.dense_rows`), unlike :meth:`forward` (BLAS)."""
         flat, starts = flat_columns(legal)
         policy, heads = self.forward_flat(inputs, flat, starts)
         return [policy[starts[i] : starts[i + 1]] for i in range(len(legal))], heads
@@ -164,9 +145,8 @@ class DenseNet:
     def forward_flat(
         self, inputs: np.ndarray, actions: np.ndarray, starts: np.ndarray
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """:meth:`forward_rows` with the legal actions end to end (``actions``) and
-        where each row's begin (``starts``, ``rows + 1`` offsets); the logits come end to
-        end as well."""
+        """:meth:`forward_rows` with the legal actions and the logits end to end
+        (``starts``: where each row's begin, ``rows + 1`` offsets)."""
         x = self._rows(inputs)
         return network_rows(
             x, self.trunk, ACTIVATIONS[self.activation], self.heads, actions, starts,
@@ -265,11 +245,8 @@ def _read_network_file(path: Path) -> tuple[list, dict, dict]:
             width = weight.shape[1]
     if count == 0 and len({arrays[w].shape[0] for w, _ in layers}) > 1:
         raise _Malformed("the heads take different numbers of inputs")
-    trunk = [(arrays[w], arrays[b]) for w, b in layers[:count]]
-    heads = {
-        n: (arrays[w], arrays[b]) for n, (w, b) in zip(header["heads"], layers[count:], strict=True)
-    }
-    return trunk, heads, header
+    pairs = [(arrays[w], arrays[b]) for w, b in layers]
+    return pairs[:count], dict(zip(header["heads"], pairs[count:], strict=True)), header
 
 
 def _header(array: np.ndarray) -> dict[str, Any]:

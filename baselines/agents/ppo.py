@@ -1,10 +1,5 @@
-"""A trained MaskablePPO policy (sb3-contrib) behind the common agent interface.
-
-stable-baselines3 / sb3-contrib (and so torch) are imported only when a
-:class:`PPOAgent` loads a model file (read without unpickling unless ``trust=True``:
-:mod:`.ppo_file`); without the ``train`` extra that is a one-line
-:class:`~tabletop_zoo.envs.extras.MissingExtraError` naming the install command.
-"""
+"""A trained MaskablePPO policy (sb3-contrib) behind the common agent interface; torch and
+SB3 are imported only when a :class:`PPOAgent` loads a model file (:mod:`.ppo_file`)."""
 
 from __future__ import annotations
 
@@ -24,19 +19,12 @@ class PPOAgent:
     """Plays with a MaskablePPO model, always restricted to the legal actions.
 
     Args:
-        model_or_path: a ``sb3_contrib.MaskablePPO`` instance (or a loaded model of
-            :func:`~.ppo_file.load_ppo_model`) or the path of a model saved with
-            ``model.save(path)`` (``.zip``).
-        deterministic: take the most probable legal action (default) instead of
-            sampling from the policy.
+        model_or_path: a loaded model (``MaskablePPO`` or :func:`~.ppo_file.load_ppo_model`'s)
+            or the path of a ``.zip`` saved with ``model.save(path)``.
+        deterministic: take the most probable legal action instead of sampling.
         name: display name (default ``"ppo"`` or ``"ppo:<file stem>"``).
-        trust: load a file with ``MaskablePPO.load`` even though that unpickles content of
-            the file (which can run code from it). By default the file is read without
-            unpickling (:func:`~.ppo_file.load_ppo_model`).
-
-    A missing file or a file that is not a MaskablePPO model raises
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``); a file that
-    needs unpickling without ``trust``, :class:`~tabletop_zoo.envs.errors.UntrustedModelError`.
+        trust: load a file with ``MaskablePPO.load``, which unpickles (and so can run code
+            from the file), instead of :func:`~.ppo_file.load_ppo_model` without trust.
     """
 
     def __init__(

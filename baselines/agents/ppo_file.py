@@ -1,13 +1,10 @@
-"""Read a MaskablePPO ``.zip`` without running code from it.
+"""Read a MaskablePPO ``.zip`` without running code from it (``MaskablePPO.load`` unpickles
+the zip's ``:serialized:`` entries, so a crafted file runs code on load).
 
-``MaskablePPO.load`` unpickles the zip's ``:serialized:`` entries, so a crafted file runs
-code on load. :func:`load_ppo_model` reads only the plain JSON fields of ``data`` (the
-policy class, which must be sb3-contrib's ``MaskableActorCriticPolicy``; plain
-``policy_kwargs``; a float32 ``Box`` observation space and a ``Discrete`` action space) and
-``policy.pth`` as tensors only, and rebuilds the policy with SB3's own classes, its weights
-loaded strictly. A file that needs pickled content is refused with an
-:class:`~tabletop_zoo.envs.errors.UntrustedModelError` naming the opt-in (``trust=True``,
-``--trust-model``: ``MaskablePPO.load``). Needs the ``train`` extra.
+:func:`load_ppo_model` reads only the plain JSON fields of ``data`` (policy class
+``MaskableActorCriticPolicy``, plain ``policy_kwargs``, a float32 ``Box`` observation space
+and a ``Discrete`` action space) and ``policy.pth`` as tensors only, and rebuilds the policy
+with SB3's classes, its weights loaded strictly. Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ import io
 import json
 import warnings
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,15 +76,15 @@ def find_model_file(path: str | Path) -> Path:
     raise InvalidOptionError(f"no saved MaskablePPO model at {str(path)!r}")
 
 
+@dataclass(eq=False)  # compared and hashed by identity
 class SafePPOModel:
     """A MaskablePPO policy read by :func:`load_ppo_model` (no optimizer, no rollout state):
     what playing and exporting need, with ``MaskablePPO``'s ``predict`` signature."""
 
-    def __init__(self, policy: Any, observation_space: Any, action_space: Any, path: Path):
-        self.policy = policy
-        self.observation_space = observation_space
-        self.action_space = action_space
-        self.path = path
+    policy: Any
+    observation_space: Any
+    action_space: Any
+    path: Path
 
     def predict(
         self,
@@ -192,20 +190,17 @@ def _spaces(data: dict[str, Any], path: Path) -> tuple[Any, Any]:
 
 def _read(archive: zipfile.ZipFile, name: str, limit: int, path: Path) -> bytes:
     """Member ``name`` of the zip, at most ``limit`` bytes (``InvalidOptionError``)."""
-    try:
-        info = archive.getinfo(name)
-    except KeyError:
-        raise _bad(path, f"the zip has no {name!r}") from None
-    if info.file_size > limit:
+    if name not in archive.namelist():
+        raise _bad(path, f"the zip has no {name!r}")
+    if archive.getinfo(name).file_size > limit:
         raise _bad(path, f"its {name!r} is over {limit} bytes")
     return archive.read(name)
 
 
 def load_tensors_only(source: Any) -> Any:
     """``torch.load(source, map_location="cpu", weights_only=True)``: tensors and plain
-    containers only, nothing in the file runs. torch's warning about the pickle protocol of
-    odd files is silenced; its errors for content it refuses are raised as torch raises them
-    (the callers say what the file should have been)."""
+    containers only, nothing in the file runs; torch's pickle-protocol warning silenced, its
+    errors raised as they are (the callers say what the file should have been)."""
     import torch
 
     with warnings.catch_warnings():
@@ -262,14 +257,10 @@ def _load_safely(path: Path) -> SafePPOModel:
 
 
 def load_ppo_model(path: str | Path, trust: bool = False) -> Any:
-    """The MaskablePPO model saved at ``path`` (or ``path.zip``), on the CPU.
-
-    Without ``trust``: a :class:`SafePPOModel` read without unpickling (see the module
-    docstring); a file that needs pickled content raises
-    :class:`~tabletop_zoo.envs.errors.UntrustedModelError`, a file that is not a model
-    :class:`~tabletop_zoo.envs.errors.InvalidOptionError`. With ``trust=True``:
-    ``MaskablePPO.load`` (which unpickles, so runs whatever the file holds).
-    """
+    """The MaskablePPO model saved at ``path`` (or ``path.zip``), on the CPU: without
+    ``trust`` a :class:`SafePPOModel` read without unpickling (a file that needs it raises
+    :class:`~tabletop_zoo.envs.errors.UntrustedModelError`, one that is no model
+    ``InvalidOptionError``); with it ``MaskablePPO.load``, which runs what the file holds."""
     file = find_model_file(path)
     require_extra("train", "a PPO agent (ppo:PATH)", ("torch", "sb3_contrib"))
     if not trust:

@@ -1,16 +1,13 @@
 """PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
 
-The search sees engines only through the protocol, for any number of players; a compiled
-engine's position is kept as its row, and the new leaves of a batch get their legal
-actions (and, for the AlphaZero agent's evaluator, their planes) from batched engine calls.
-
 An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)``, a
 probability per legal action (``legal_actions()`` order) and the expected result of every
-seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size``
-leaves with *virtual loss*, evaluates them in one call and backs every seat's value up the
-path, on the tree of :mod:`.tree` (a ``Forest`` of one slot): the seat to act picks
-``argmax Q + U`` with ``U = c_puct * P * sqrt(N + 1) / (1 + n)``; an unvisited child's ``Q``
-is the node's own value for that seat (first-play urgency).
+seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size`` new
+leaves with virtual loss on the tree of :mod:`.tree`, evaluates them in one call and backs
+every seat's value up; the seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 +
+n)``, an unvisited child's ``Q`` being the node's own value for that seat. A compiled
+engine's positions are kept as its rows, and a batch's new leaves get their legal actions
+(and planes, for the AlphaZero evaluator) from batched engine calls.
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.dense_rows import mask_columns
+from tabletop_zoo.baselines.agents.dense_rows import flat_columns, mask_columns
 from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, Forest, RootView
 from tabletop_zoo.envs.registry import fast_path_available, is_fast_state
 
@@ -39,16 +36,14 @@ class PUCTSearch:
     """PUCT search with batched leaf evaluation.
 
     Args:
-        evaluate: the :data:`Evaluator` (a network, or a perfect oracle in tests).
+        evaluate: the :data:`Evaluator`.
         num_simulations: leaves evaluated per search (terminal leaves included).
         c_puct: exploration weight.
         batch_size: leaves collected before one ``evaluate`` call.
         dirichlet_alpha: if set, Dirichlet noise of this concentration is mixed into the
-            root priors (weight ``noise_fraction``): self-play exploration.
-        seed: generator of the noise.
+            root priors (weight ``noise_fraction``), seeded by ``seed``.
         terminal_value: value of every seat at a finished position (default the engine's
-            ``returns()``); an agent trained on another value of finished games (e.g.
-            :func:`~.alphazero.game_values` with a score weight) searches with that one.
+            ``returns()``; e.g. :func:`~.alphazero.game_values` with a score weight).
     """
 
     def __init__(
@@ -76,7 +71,7 @@ class PUCTSearch:
     def run(self, state: Any) -> RootView:
         """Search from ``state`` (not changed; it must have a move to make); return the root
         (its ``actions``, ``priors``, ``child_visits`` and ``child_values``)."""
-        tree = _OneTree(self, state)
+        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
         root = tree.root
         if self.dirichlet_alpha is not None and len(root.actions) > 1:
             noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
@@ -90,7 +85,7 @@ class PUCTSearch:
         """Gumbel root search for self-play (:class:`GumbelHalving` at the root, PUCT below,
         no Dirichlet noise): the root, the index (into ``root.actions``) of the action to
         play and the improved policy over ``root.actions``, the policy target."""
-        tree = _OneTree(self, state)
+        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
         halving = GumbelHalving(tree.root, self.rng, self.num_simulations, num_considered)
         while (forced := halving.next_phase()) is not None:
             done = 0
@@ -100,11 +95,25 @@ class PUCTSearch:
         return tree.root, chosen, improved
 
 
-class _StatePositions:
-    """The position of every node of a tree as a rules-engine state (node order)."""
+class _OneTree:
+    """One search's tree (a :class:`~.tree.Forest` of one slot) and the position of every
+    node as a rules-engine state (node order); the root is expanded with
+    ``search.evaluate([state])`` and holds its value."""
 
-    def __init__(self, search: PUCTSearch, root: Any) -> None:
-        self.search, self.nodes = search, [root]
+    def __init__(self, search: PUCTSearch, state: Any) -> None:
+        if state.is_terminal():
+            raise ValueError("the search needs a position with a move to make")
+        self.search, self.nodes = search, [state]
+        num_players = len(state.returns())
+        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
+        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
+        priors, values = search.evaluate([state])
+        actions = np.array(state.legal_actions(), dtype=np.int64)
+        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
+        self.forest.node_visits[0, 0] = 1.0
+        self.forest.node_value[0, 0] = values[0]  # the root holds its own value
+        self.root = RootView(self.forest, 0)
+        self.none = np.zeros(1, dtype=np.int64)
 
     def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
         """The position after ``action`` at node ``parent``: it, its seat to act (-1:
@@ -118,71 +127,9 @@ class _StatePositions:
     def evaluate(self, leaves: list[Any]) -> Valued:
         """The legal actions, priors and values of the new ``leaves``."""
         priors, values = self.search.evaluate(leaves)
-        legal = [leaf.legal_actions() for leaf in leaves]
-        starts = np.zeros(len(leaves) + 1, dtype=np.int64)
-        np.cumsum([len(actions) for actions in legal], out=starts[1:])
-        flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
-        actions = np.array([a for actions in legal for a in actions], dtype=np.int64)
-        return actions, starts, flat, np.asarray(values, dtype=np.float64)
-
-
-class _RowPositions(_StatePositions):
-    """The position of every node as a row of the compiled engine; a new leaf's row is its
-    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
-    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
-    any other evaluator gets compiled states."""
-
-    def __init__(self, search: PUCTSearch, root: Any) -> None:
-        super().__init__(search, root.row)
-        self.holder = root.clone()
-        self.engine = root.engine
-
-    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
-        row = self.nodes[parent].copy()
-        self.holder.row = row
-        self.holder._apply_checked(action)  # legal: an edge of the tree
-        player = int(row[self.engine.player_column])
-        if player < 0:
-            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
-        return row, player, None
-
-    def evaluate(self, leaves: list[Any]) -> Valued:
-        rows = np.array(leaves)
-        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
-        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
-        if evaluate_planes is None:
-            kind = type(self.holder)
-            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
-            priors, values = self.search.evaluate(states)
-            flat = np.concatenate([np.asarray(p, dtype=np.float64) for p in priors])
-            return actions, starts, flat, np.asarray(values, dtype=np.float64)
-        seats = rows[:, self.engine.player_column].copy()
-        planes = self.engine._observe(rows, seats)
-        priors, values = evaluate_planes(planes, actions, starts, seats)
+        actions, starts = flat_columns([leaf.legal_actions() for leaf in leaves])
+        priors = np.concatenate(priors)
         return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
-
-
-class _OneTree:
-    """One search's tree (a :class:`~.tree.Forest` of one slot) and its nodes' positions;
-    the root is expanded with ``search.evaluate([state])`` and holds its value."""
-
-    def __init__(self, search: PUCTSearch, state: Any) -> None:
-        if state.is_terminal():
-            raise ValueError("the search needs a position with a move to make")
-        self.search = search
-        positions = _RowPositions if is_fast_state(state) else _StatePositions
-        self.positions = positions(search, state)
-        num_players = len(state.returns())
-        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
-        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
-        priors, values = search.evaluate([state])
-        actions = np.array(state.legal_actions(), dtype=np.int64)
-        root_value = np.asarray(values[0], dtype=np.float64)
-        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
-        self.forest.node_visits[0, 0] = 1.0
-        self.forest.node_value[0, 0] = root_value
-        self.root = RootView(self.forest, 0)
-        self.none = np.zeros(1, dtype=np.int64)
 
     def _add(
         self, parents: list[int], players: list[int], actions: np.ndarray, starts: np.ndarray,
@@ -206,30 +153,24 @@ class _OneTree:
         are the first ones: a collision stops the batch). A new leaf that is a finished
         position is backed up at once."""
         f, slot, count = self.forest, self.none, min(self.search.batch_size, budget)
-        edges = np.zeros((count, f.node_player.shape[1]), dtype=np.int64)  # path b: row b
-        actions, length = np.zeros_like(edges), np.zeros(count, dtype=np.int64)
-        status, first = np.zeros(count, dtype=np.int64), np.full(count, -1, dtype=np.int64)
+        edges, actions, length, status = f.paths(count)  # descent b: row b
+        first = np.full(count, -1, dtype=np.int64)
         if forced is not None:
             first[:] = forced[:count]
         pending: list[int] = []  # the descents that end on a new leaf to evaluate
         players, leaves, finished = [], [], 0
         for b in range(count):
             at = slice(b, b + 1)
-            f.descend(
-                slot,
-                first[at],
-                self.search.c_puct,
-                (edges[at], actions[at], length[at], status[at]),
-            )
+            out = (edges[at], actions[at], length[at], status[at])
+            f.descend(slot, first[at], self.search.c_puct, out)
             if status[b] == COLLISION:  # evaluate what we have
                 break
             depth, last = length[b], edges[b, length[b] - 1]
-            result = None
             if status[b] == FINISHED_LEAF:
                 result = f.node_result[0, f.edge_child[0, last]]
             else:
                 parent = 0 if depth == 1 else int(f.edge_child[0, edges[b, depth - 2]])
-                position, player, result = self.positions.play(parent, int(actions[b, depth - 1]))
+                position, player, result = self.play(parent, int(actions[b, depth - 1]))
                 if result is None:
                     pending.append(b)
                     players.append(player)
@@ -238,41 +179,67 @@ class _OneTree:
                 self._add(
                     [int(last)], [-1], actions[b, :0], np.zeros(2, np.int64), [], result[None]
                 )
-                self.positions.nodes.append(position)
+                self.nodes.append(position)
             f.back_up(slot, edges[at], length[at], result[None])
             finished += 1
-        if leaves:
-            self._expand_and_back_up(edges[pending], length[pending], players, leaves)
+        if leaves:  # valued together, then added and backed up
+            edges, length = edges[pending], length[pending]
+            new_actions, starts, priors, values = self.evaluate(leaves)
+            parents = [int(edges[i, length[i] - 1]) for i in range(len(leaves))]
+            self._add(parents, players, new_actions, starts, priors)
+            self.nodes.extend(leaves)
+            f.back_up(np.zeros(len(leaves), dtype=np.int64), edges, length, values)
         if not leaves and not finished:  # only collisions: cannot happen at batch start
             raise RuntimeError("PUCT search made no progress")
         return len(leaves) + finished
 
-    def _expand_and_back_up(
-        self, edges: np.ndarray, lengths: np.ndarray, players: list[int], leaves: list
-    ) -> None:
-        """Value the new ``leaves`` together, add them (their seats to act ``players``, the
-        paths to them ``edges`` and ``lengths``) and back their values up."""
-        actions, starts, priors, values = self.positions.evaluate(leaves)
-        parents = [int(edges[i, lengths[i] - 1]) for i in range(len(leaves))]
-        self._add(parents, players, actions, starts, priors)
-        self.positions.nodes.extend(leaves)
-        self.forest.back_up(np.zeros(len(leaves), dtype=np.int64), edges, lengths, values)
+
+class _RowTree(_OneTree):
+    """The position of every node as a row of the compiled engine; a new leaf's row is its
+    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
+    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
+    any other evaluator gets compiled states."""
+
+    def __init__(self, search: PUCTSearch, state: Any) -> None:
+        super().__init__(search, state)
+        self.nodes = [state.row]
+        self.holder = state.clone()
+        self.engine = state.engine
+
+    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
+        row = self.nodes[parent].copy()
+        self.holder.row = row
+        self.holder._apply_checked(action)  # legal: an edge of the tree
+        player = int(row[self.engine.player_column])
+        if player < 0:
+            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
+        return row, player, None
+
+    def evaluate(self, leaves: list[Any]) -> Valued:
+        rows = np.array(leaves)
+        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
+        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
+        if evaluate_planes is None:
+            kind = type(self.holder)
+            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
+            priors, values = self.search.evaluate(states)
+            priors = np.concatenate(priors)
+        else:
+            seats = rows[:, self.engine.player_column].copy()
+            planes = self.engine._observe(rows, seats)
+            priors, values = evaluate_planes(planes, actions, starts, seats)
+        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
 
 
 class GumbelHalving:
     """The Gumbel sequential halving of one expanded root (Danihelka et al., "Policy
     improvement by planning with Gumbel", ICLR 2022).
 
-    Draws one Gumbel variable ``g`` per root action from ``rng``, keeps the
-    ``num_considered`` actions with the largest ``g + log prior``, and hands out the root
-    children to visit one phase at a time: :meth:`next_phase` halves the remaining actions
-    by ``g + log prior + sigma(q)`` after the previous phase (backed up by then) and returns
-    the next phase's forced root children (indices into ``root.actions``), ``None`` once
-    done; :meth:`result` gives the chosen child (the best remaining one) and the improved
-    policy ``softmax(log prior + sigma(completed q))``, which improves on the prior even with
-    few simulations. ``q``: the root seat's mean value of a child in ``[0, 1]``, for
-    unvisited children the mix of the root's own value and the visited ones';
-    ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``.
+    Draws a Gumbel ``g`` per root action from ``rng`` and keeps the ``num_considered``
+    actions with the largest ``g + log prior``; each phase (:meth:`next_phase`) halves them
+    by ``g + log prior + sigma(q)``, with ``q`` the root seat's mean value of a child in
+    ``[0, 1]`` and ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``. The improved policy
+    of :meth:`result` improves on the prior even with few simulations.
     """
 
     def __init__(

@@ -1,11 +1,10 @@
-"""Reference models shipped with the package, and the rating ladders built from them.
+"""Reference models shipped with the package (``ref:NAME``: :class:`~.numpy_net.DenseNet`
+files that play with NumPy alone), and the rating ladders built from them.
 
 ``baselines/reference_models/manifest.json`` lists ``models`` (``<game>-<N>p-<kind>`` ->
-game, players, kind: ``ppo`` (its most probable legal action, or with ``"policy":
-"sample"`` one drawn) or ``alphazero`` (PUCT with the network), file, SHA-256, size, the
-training command and commit, its ladder rating) and ``ladders`` (``<game>-<N>p`` -> the
-members with their published ratings and the command that fitted them). Models are
-:class:`~.numpy_net.DenseNet` files that play with NumPy alone; ``ref:NAME`` plays one.
+game, players, kind ``ppo`` or ``alphazero``, file, SHA-256, size, training command and
+commit, ladder rating) and ``ladders`` (``<game>-<N>p`` -> the members with their ratings
+and the command that fitted them).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, model_shape
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action, softmax
+from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -87,10 +87,9 @@ def ladder_entry(game: str, num_players: int, manifest: dict[str, Any] | None = 
 
 
 class PolicyNetAgent:
-    """Plays a policy network (an exported PPO actor, head ``policy``) from the acting
-    seat's observation: the legal action with the largest logit, or with
-    ``deterministic=False`` one drawn (seeded by ``seed``) from the softmax over the legal
-    actions, as a stochastic MaskablePPO policy does (training's frozen snapshots)."""
+    """Plays a policy network (head ``policy``) from the acting seat's observation: the
+    legal action with the largest logit, or with ``deterministic=False`` one drawn from the
+    softmax over the legal actions (a stochastic MaskablePPO policy)."""
 
     def __init__(
         self,
@@ -117,10 +116,7 @@ class PolicyNetAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The legal action with the largest logit, or one sampled from the policy."""
-        mask = np.asarray(action_mask, dtype=bool)
-        if not mask.any():
-            raise ValueError("action_mask has no legal action; agents can only act when one exists")
-        legal = np.flatnonzero(mask)
+        legal = legal_from_mask(action_mask)
         logits = self.net.forward_rows(np.asarray(observation)[None], [legal])[0][0]
         if self.keep_analysis:
             probs = softmax(np.asarray(logits, np.float64))

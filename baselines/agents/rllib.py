@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
@@ -22,11 +23,8 @@ _MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
 
 
 def flat_observation(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """An AEC observation dict as RLlib's action-masking modules read it.
-
-    ``{"observation": planes, "action_mask": int8}`` becomes ``{"observations": flat
-    float32 planes, "action_mask": float32 0/1}``.
-    """
+    """An AEC observation dict as RLlib's action-masking modules read it: ``{"observations":
+    flat float32 planes, "action_mask": float32 0/1}``."""
     return {
         "observations": np.asarray(observation["observation"], np.float32).reshape(-1),
         "action_mask": np.asarray(observation["action_mask"], np.float32),
@@ -79,17 +77,10 @@ class RLlibAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: Any = None) -> int:
         """The module's greedy action for ``observation``, restricted to the mask."""
+        legal = legal_from_mask(action_mask)
         flat = flat_observation({"observation": observation, "action_mask": action_mask})
         torch = self._torch
-        batch = {
-            "obs": {
-                "observations": torch.from_numpy(flat["observations"][None]),
-                "action_mask": torch.from_numpy(flat["action_mask"][None]),
-            }
-        }
+        batch = {"obs": {key: torch.from_numpy(value[None]) for key, value in flat.items()}}
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"][0].numpy()
-        legal = np.flatnonzero(np.asarray(action_mask))
-        if legal.size == 0:
-            raise ValueError("action_mask has no legal action; agents can only act when one exists")
         return int(legal[np.argmax(logits[legal])])

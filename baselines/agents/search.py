@@ -1,18 +1,12 @@
-"""Search-based baseline agents: random, greedy one-ply lookahead and UCT Monte Carlo
-tree search. They follow the :class:`~tabletop_zoo.baselines.agents.Agent` protocol and
+"""Search-based baseline agents: random, greedy one-ply lookahead and UCT Monte Carlo tree
+search, for every game and number of players through the rules-engine protocol alone. They
 never mutate the ``state`` they are given: the search agents work on ``state.clone()``.
 
-They use only the rules-engine protocol (``legal_actions``,
-``apply_action``, ``clone``, ``current_player``, ``is_terminal``, ``returns``,
-``scores``), so they work for both games and any number of players.
-
-Fast path: when the ``fast`` extra (numba) is installed, greedy and MCTS work on the
-compiled engine's copy of the state (``registry.fast_state``; a compiled one-row state is
-used as it is): the same rules, the same search, with the whole MCTS search and the greedy
-look-ahead inside compiled code. The compiled code
-draws from the agent's own ``random.Random`` (:mod:`tabletop_zoo.envs.fast_random`), the
-same numbers in the same order as the Python engine's search, so a seed gives the same
-moves on both paths. ``fast=False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python engine.
+With the ``fast`` extra (numba), greedy and MCTS work on the compiled engine's copy of the
+state (``registry.fast_state``; a compiled one-row state as it is) and search in compiled
+code, drawing the same numbers from the agent's ``random.Random``
+(:mod:`tabletop_zoo.envs.fast_random`): a seed gives the same moves on both paths.
+``fast=False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python engine.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_state, is_fast_state
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent", "greedy_best"]
+__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent", "greedy_best", "legal_from_mask"]
 
 
 def _compiled(state: EngineState) -> Any | None:
@@ -42,27 +36,23 @@ def _compiled(state: EngineState) -> Any | None:
     return compiled if matches_python() else None
 
 
-def _legal_from_mask(action_mask: np.ndarray) -> list[int]:
+def legal_from_mask(action_mask: np.ndarray) -> np.ndarray:
     """The legal actions of a mask, ascending; a clear error when there are none."""
-    legal = np.flatnonzero(action_mask).tolist()
-    if not legal:
+    legal = np.flatnonzero(action_mask)
+    if not legal.size:
         raise ValueError("action_mask has no legal action; agents can only act when one exists")
     return legal
 
 
 class _SeededAgent:
-    """Shared by the baselines: a name and a seeded generator that ``reset`` re-seeds.
-
-    ``reads_observation = False``: these agents use the mask and the state only, so callers
-    that build observation planes on demand (the single-agent wrapper) may pass ``None``.
-    ``acts_on_compiled_state = True``: ``state`` may be a compiled one-row state (what the
-    batched arena passes); the agent then plays the moves it plays on the Python state.
-    """
+    """A name and a seeded generator that ``reset`` re-seeds. These agents read the mask
+    and the state only (the single-agent wrapper may pass ``None`` for the observation),
+    and ``state`` may be a compiled one-row state (what the batched arena passes)."""
 
     reads_observation = False
     acts_on_compiled_state = True
 
-    def __init__(self, seed: int | None, name: str) -> None:
+    def __init__(self, seed: int | None = None, name: str = "random") -> None:
         self.name = name
         self._rng = random.Random(seed)
 
@@ -75,25 +65,17 @@ class _SeededAgent:
 class RandomAgent(_SeededAgent):
     """Uniformly random over the legal actions of the mask (seeded)."""
 
-    def __init__(self, seed: int | None = None, name: str = "random") -> None:
-        super().__init__(seed, name)
-
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState | None = None
     ) -> int:
         """Pick a legal action uniformly at random."""
-        return self._rng.choice(_legal_from_mask(action_mask))
+        return self._rng.choice(legal_from_mask(action_mask).tolist())
 
 
 class GreedyAgent(_SeededAgent):
-    """One-ply lookahead: the action with the best immediate score margin.
-
-    The margin of an action is the mover's score minus the best score of any other
-    seat after the action (:func:`greedy_best`: ``state.clone()`` + ``apply_action``, or
-    the engine's own ``greedy_best()``, which gives the same list). If the action ends
-    the game, the result dominates: a win beats every non-final margin, a loss is
-    worse than every non-final margin. Ties are broken at random (seeded).
-    """
+    """One-ply lookahead: an action of :func:`greedy_best` (the engine's own
+    ``greedy_best()`` if it has one, or compiled code: the same list), ties broken at
+    random (seeded)."""
 
     def __init__(self, seed: int | None = None, name: str = "greedy", fast: bool = True) -> None:
         super().__init__(seed, name)
@@ -101,14 +83,11 @@ class GreedyAgent(_SeededAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
         """Evaluate every legal action one ply deep and return a best one."""
-        legal = _legal_from_mask(action_mask)
+        legal = legal_from_mask(action_mask).tolist()
         if len(legal) == 1:
             return legal[0]
         compiled = _compiled(state) if self.fast else None
-        if compiled is not None:  # the same best list, ascending, from compiled code
-            return self._rng.choice(compiled.greedy_best())
-        # An engine may work the same list out without clones (its state's greedy_best).
-        own_rule = getattr(state, "greedy_best", None)
+        own_rule = getattr(state if compiled is None else compiled, "greedy_best", None)
         return self._rng.choice(own_rule() if own_rule is not None else greedy_best(state, legal))
 
 
@@ -118,20 +97,15 @@ def greedy_best(state: EngineState, legal: list[int]) -> list[int]:
     then by the mover's score margin over the best other seat; the best ones in the order
     of ``legal``. An engine's own ``greedy_best()`` must give the same list."""
     player = state.current_player
-    best_key: tuple[float, float] | None = None
-    best: list[int] = []
+    keys = []
     for action in legal:
         child = state.clone()
         child.apply_action(action)
         scores = child.scores()
         margin = scores[player] - max(s for i, s in enumerate(scores) if i != player)
-        result = child.returns()[player] if child.is_terminal() else 0.0
-        key = (result, float(margin))
-        if best_key is None or key > best_key:
-            best_key, best = key, [action]
-        elif key == best_key:
-            best.append(action)
-    return best
+        keys.append((child.returns()[player] if child.is_terminal() else 0.0, float(margin)))
+    best = max(keys, default=None)
+    return [action for action, key in zip(legal, keys, strict=True) if key == best]
 
 
 #: The best return of a seat (``win_returns``: +1 for the sole top scorer). A child whose
@@ -140,12 +114,9 @@ MAX_UTILITY = 1.0
 
 
 class _Node:
-    """A search-tree node: the position after ``action`` from the parent.
-
-    ``outcome`` is ``None`` until the node's result is proven (MCTS-Solver): then it is
-    the returns of every seat under best play of each seat to move (max^n), as for a
-    finished game, which is proven by its own returns.
-    """
+    """A search-tree node. ``outcome``: ``None`` until proven (MCTS-Solver), then the
+    returns of every seat under best play of each seat to move (max^n); a finished game is
+    proven by its own returns."""
 
     __slots__ = ("player", "children", "untried", "visits", "value", "outcome")
 
@@ -161,20 +132,16 @@ class _Node:
         """Set ``outcome`` if the children prove it: a child proven to give the seat to
         move here :data:`MAX_UTILITY`, or every action expanded and proven (then the best
         of them for that seat, the first expanded among equals). Returns whether proven."""
-        if self.outcome is not None:
-            return True
-        p = self.player
-        best: list[float] | None = None
-        every_child_proven = not self.untried
-        for child in self.children.values():
-            if child.outcome is None:
-                every_child_proven = False
-            elif best is None or child.outcome[p] > best[p]:
-                best = child.outcome
-        if best is not None and (every_child_proven or best[p] >= MAX_UTILITY):
-            self.outcome = best
-            return True
-        return False
+        if self.outcome is None:
+            p = self.player
+            proven = [
+                child.outcome for child in self.children.values() if child.outcome is not None
+            ]
+            best = max(proven, key=lambda outcome: outcome[p], default=None)
+            every_child_proven = not self.untried and len(proven) == len(self.children)
+            if best is not None and (every_child_proven or best[p] >= MAX_UTILITY):
+                self.outcome = best
+        return self.outcome is not None
 
     def best_action(self) -> int:
         """The action to play from this node: a proven result for the seat to move first
@@ -216,40 +183,26 @@ def _nodes_of(tree: tuple, count: int) -> _Node:
 
 
 class MCTSAgent(_SeededAgent):
-    """UCT Monte Carlo tree search on the rules engine, with uniform random rollouts and
-    MCTS-Solver backups of proven results.
+    """UCT Monte Carlo tree search with uniform random rollouts and MCTS-Solver backups.
 
-    Works for 2-4 players: every node stores the summed returns of every seat and a
-    node's children are chosen by the return of the seat to act at that node, so a
-    player who makes several decisions in a row (e.g. a choice that follows a move)
-    is handled naturally.
-
-    One simulation descends by UCT through fully expanded nodes, expands one untried
-    action (each node's actions are shuffled once, so the order is random), values the
-    new position by one random rollout and adds the returns to every node on the path.
-    With ``solve`` (the default), finished games are proven results that are backed up
-    max^n style (a node is proven when a child gives its mover the best return, or when
-    every child is proven); a proven child counts as its result without exploration
-    bonus, a simulation that reaches a proven node backs up its result without a
-    rollout, and the search stops early once the root is proven. The move played is the
-    root child with the best proven result for the mover, then the most visits, then
-    the highest summed return (see :meth:`_Node.best_action`). This is the algorithm of
-    OpenSpiel's Python ``MCTSBot`` with its default ``solve=True``, except that the root's
-    first simulation already expands a move (``MCTSBot`` spends it on a rollout from the
-    root) and a simulation reaching a proven node backs up its result (``MCTSBot`` descends
-    on and may roll out below it).
-
-    On the fast path the whole search runs in compiled code
-    (:mod:`tabletop_zoo.envs.fast_search`) and builds the same tree from the same draws.
+    Every node sums the returns of every seat and picks its children by the return of its
+    seat to act, so 2-4 players and several decisions in a row by one seat need nothing
+    special. A simulation descends by UCT through fully expanded nodes, expands one untried
+    action (each node's actions are shuffled once), values it by one random rollout and
+    adds the returns along the path. With ``solve``, finished games are proven results
+    backed up max^n style (:meth:`_Node.prove`): a proven child counts as its result without
+    exploration bonus, a simulation reaching a proven node backs it up without a rollout,
+    and the search stops once the root is proven; the move is :meth:`_Node.best_action`.
+    This is OpenSpiel's Python ``MCTSBot`` (``solve=True``), except that the root's first
+    simulation already expands a move and a simulation reaching a proven node backs up its
+    result (``MCTSBot`` rolls out from the root, and below proven nodes).
 
     Args:
         n_simulations: playouts per decision.
         exploration: UCT exploration constant ``c`` in ``Q + c * sqrt(ln N / n)``
             (returns are in ``[-1, 1]``).
-        max_rollout_depth: if set, a rollout stops after this many random moves and
-            the position is valued by the engine's current ``scores()`` as if the game
-            ended there (+1 sole top scorer, 0 tied top, -1 others). ``None`` plays
-            every rollout to the end of the game. Cut rollouts never prove anything.
+        max_rollout_depth: if set, a rollout stops after this many random moves and is
+            valued by the scores as they stand (``win_returns``); it proves nothing.
         seed: seed of the agent's generator (expansion order, rollouts).
         fast: search on the compiled engine when the ``fast`` extra is installed.
         solve: back up proven results (MCTS-Solver); ``False`` gives plain UCT.
@@ -280,9 +233,8 @@ class MCTSAgent(_SeededAgent):
         self.solve = bool(solve)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, state: EngineState) -> int:
-        """Search from ``state`` and return the root's best action (a proven win, else
-        the most visited; see :meth:`_Node.best_action`)."""
-        legal = _legal_from_mask(action_mask)
+        """Search from ``state`` and return the root's :meth:`_Node.best_action`."""
+        legal = legal_from_mask(action_mask).tolist()
         if len(legal) == 1:
             return legal[0]
         found = self._search(state, legal)
@@ -307,8 +259,7 @@ class MCTSAgent(_SeededAgent):
 
     def _search(self, state: EngineState, legal: list[int] | None) -> _Node | tuple[tuple, int]:
         """The Python search's root node, or the compiled search's tree arrays and node
-        count (the fast path: the whole search in compiled code, drawing from the agent's
-        generator through a stream, so both give the same tree)."""
+        count (the same tree, from the same draws)."""
         rng = self._rng
         root_legal = list(state.legal_actions() if legal is None else legal)
         rng.shuffle(root_legal)
@@ -330,7 +281,7 @@ class MCTSAgent(_SeededAgent):
 
     def _simulate(self, root: _Node, state: EngineState) -> None:
         """Up to ``n_simulations`` playouts from ``root`` (the node of ``state``), on the
-        Python engine (the fast path runs the same loop in compiled code)."""
+        Python engine."""
         shuffle = self._rng.shuffle
         rollout = self._rollout
         c = self.exploration
@@ -381,9 +332,7 @@ class MCTSAgent(_SeededAgent):
             # Backup, leaf first: returns to every node; proofs while they hold.
             for visited in reversed(path):
                 visited.visits += 1
-                value = visited.value
-                for i in range(n):
-                    value[i] += result[i]
+                visited.value = [v + r for v, r in zip(visited.value, result, strict=True)]
                 if proven and visited.children:
                     proven = visited.prove()
 

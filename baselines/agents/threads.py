@@ -12,34 +12,25 @@ import sys
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["THREADS_VARIABLE", "limit_threads", "requested_threads"]
+__all__ = ["THREADS_VARIABLE", "limit_threads"]
 
 THREADS_VARIABLE = "TABLETOP_ZOO_THREADS"
 
 
-def requested_threads() -> int | None:
-    """The thread count asked for by ``TABLETOP_ZOO_THREADS`` (default 1); ``None`` when
-    it is ``0`` (keep the libraries' defaults). :class:`InvalidOptionError` when it is not
-    a whole number >= 0."""
-    text = os.environ.get(THREADS_VARIABLE, "").strip()
-    if not text:
-        return 1
-    if not text.isdigit():
-        raise InvalidOptionError(
-            f"{THREADS_VARIABLE} must be a whole number of threads (0: the libraries' "
-            f"defaults), got {text!r}"
-        )
-    return int(text) or None
-
-
 def limit_threads(threads: int | None = None) -> int | None:
     """Give the BLAS libraries loaded so far (through ``threadpoolctl``) and torch (if
-    imported) ``threads`` threads (default :func:`requested_threads`); returns the count set,
-    ``None`` when the defaults are kept. Cheap (about a millisecond): call it again after
-    loading a library that brings its own BLAS."""
+    imported) ``threads`` threads (default ``TABLETOP_ZOO_THREADS``, else 1); returns the
+    count set, ``None`` when the defaults are kept. Cheap: call it again after loading a
+    library that brings its own BLAS."""
     if threads is None:
-        threads = requested_threads()
-        if threads is None:
+        text = os.environ.get(THREADS_VARIABLE, "").strip()
+        if text and not text.isdigit():
+            raise InvalidOptionError(
+                f"{THREADS_VARIABLE} must be a whole number of threads (0: the libraries' "
+                f"defaults), got {text!r}"
+            )
+        threads = int(text) if text else 1
+        if threads == 0:
             return None
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InvalidOptionError(f"threads must be a whole number >= 1, got {threads!r}")

@@ -1,36 +1,27 @@
-"""The PUCT search tree as arrays: one tree per slot of a :class:`Forest`.
+"""The PUCT search trees as arrays, one tree per slot of a :class:`Forest`: the one tree of
+:class:`~.puct.PUCTSearch` (a forest of one slot) and of batched self-play
+(:mod:`tabletop_zoo.baselines.training.self_play`, one slot per game).
 
-The one tree of the AlphaZero search: :class:`~.puct.PUCTSearch` (the agent's move, a
-forest of one slot) and batched self-play (:mod:`tabletop_zoo.baselines.training.self_play`,
-one slot per game) both search with these functions. A :class:`Forest` holds the trees in
-NumPy arrays (nodes and edges per slot, grown when a tree needs more room); three kernels
-work on them: :func:`descend` (selection: ``argmax Q + c_puct * P * sqrt(N + 1) / (1 +
-n)`` from the root down to a new leaf, with the virtual loss of each step),
-:func:`expand` (new nodes with their legal actions and priors) and :func:`backup` (a
-leaf's value added along its path, the virtual loss taken back).
-
-A search may descend several times before its new leaves are valued (a batch). Until its
-value is backed up, a new leaf is *pending* (``edge_pending`` on the edge to it) and
-every step of its path carries a virtual loss (one more visit that counts as a loss for
-the seat choosing it), which steers the next descents elsewhere; a descent ending on a
-pending leaf is a *collision*: its virtual loss is taken back and the batch ends.
-
-The kernels are plain Python over arrays. With the fast path
-(:func:`~tabletop_zoo.envs.registry.fast_path_available`) they are compiled by numba
-(``envs.fast_common.jit``); otherwise they run as written. They do the same IEEE
-floating-point operations in the same order either way, so the trees, and the moves and
-games played from them, are the same. The root's move is :func:`final_move`.
+Three kernels work on the arrays: :func:`descend` (selection with virtual loss),
+:func:`expand` (new nodes with their legal actions and priors) and :func:`backup`. A search
+may descend several times before its new leaves are valued: until then a new leaf is
+*pending* and every step of its path carries a virtual loss (one more visit that counts as a
+loss for the seat choosing it), which steers the next descents elsewhere; a descent ending
+on a pending leaf is a *collision*. The kernels are plain Python over arrays, compiled by
+numba on the fast path (:func:`kernels`); they do the same IEEE operations in the same
+order either way, so the trees and the moves played from them are the same.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Forest", "RootView", "backup", "descend", "expand", "final_move", "kernels"]
+__all__ = ["Forest", "RootView", "backup", "descend", "expand", "kernels"]
 
 NEW_LEAF, FINISHED_LEAF, COLLISION = 0, 1, 2  # what a descent reached (``out_status``)
 
@@ -40,13 +31,12 @@ def descend(
     edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
     slots, first, c_puct, out_edges, out_actions, out_length, out_status,
 ):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
-    """From the root of each tree ``slots[i]`` in turn, select down to a new leaf: the
-    seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` (ties to the first
-    edge; an unvisited edge's ``Q`` is the node's own value for that seat).
-
-    ``first[i] >= 0`` forces the root child (an index among the root's edges). Each step
-    adds its virtual loss (one more visit, ``-1`` for the seat choosing). Writes the path's
-    edges and actions (``out_edges[i, :out_length[i]]``) and ``out_status[i]``:
+    """From the root of each tree ``slots[i]`` in turn, select down to a new leaf by
+    ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` for the seat to act (ties to the first
+    edge; an unvisited edge's ``Q`` is the node's own value for that seat), each step adding
+    its virtual loss; ``first[i] >= 0`` forces the root child (an index among the root's
+    edges). Writes the path's edges and actions (``out_edges[i, :out_length[i]]``) and
+    ``out_status[i]``:
     :data:`NEW_LEAF` the last edge has no child yet (now pending: ``edge_pending``),
     :data:`FINISHED_LEAF` it leads to a finished position (for :func:`backup` to add),
     :data:`COLLISION` it leads to a pending leaf (the path's virtual loss is taken back).
@@ -156,21 +146,14 @@ def backup(
             node = edge_child[s, e]
 
 
-_COMPILED: list[SimpleNamespace] = []
-_PYTHON = SimpleNamespace(descend=descend, expand=expand, backup=backup)
-
-
+@functools.cache
 def kernels(compiled: bool) -> SimpleNamespace:
     """The kernels, compiled by numba (``compiled``; imports numba) or as written."""
     if not compiled:
-        return _PYTHON
-    if not _COMPILED:
-        from tabletop_zoo.envs.fast_common import jit
+        return SimpleNamespace(descend=descend, expand=expand, backup=backup)
+    from tabletop_zoo.envs.fast_common import jit
 
-        _COMPILED.append(
-            SimpleNamespace(descend=jit(descend), expand=jit(expand), backup=jit(backup))
-        )
-    return _COMPILED[0]
+    return SimpleNamespace(descend=jit(descend), expand=jit(expand), backup=jit(backup))
 
 
 class Forest:
@@ -195,8 +178,6 @@ class Forest:
         self.edge_pending = np.zeros((slots, edges))  # virtual losses of pending leaves
         self.node_count = np.zeros(slots, dtype=np.int64)
         self.edge_count = np.zeros(slots, dtype=np.int64)
-        self._node_arrays: tuple[np.ndarray, ...] | None = None  # made again after growing
-        self._edge_arrays: tuple[np.ndarray, ...] | None = None
 
     _NODE = ("node_player", "node_visits", "node_value", "node_edges", "node_terminal")
     _NODE += ("node_result",)
@@ -205,15 +186,11 @@ class Forest:
 
     def node_arrays(self) -> tuple[np.ndarray, ...]:
         """The node arrays, in the kernels' argument order."""
-        if self._node_arrays is None:
-            self._node_arrays = tuple(getattr(self, name) for name in self._NODE)
-        return self._node_arrays
+        return tuple(getattr(self, name) for name in self._NODE)
 
     def edge_arrays(self) -> tuple[np.ndarray, ...]:
         """The edge arrays, in the kernels' argument order."""
-        if self._edge_arrays is None:
-            self._edge_arrays = tuple(getattr(self, name) for name in self._EDGE)
-        return self._edge_arrays
+        return tuple(getattr(self, name) for name in self._EDGE)
 
     def descend(
         self, slots: np.ndarray, first: np.ndarray, c_puct: float, out: tuple | None = None
@@ -221,17 +198,18 @@ class Forest:
         """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
         ``>= 0``): the paths' edges, their actions, their lengths and what each reached
         (written into ``out`` if given: arrays of those shapes)."""
-        if out is None:
-            width = self.node_player.shape[1]  # a path is no longer than a tree has nodes
-            edges = np.zeros((len(slots), width), dtype=np.int64)
-            out = (edges, np.zeros_like(edges), np.zeros(len(slots), dtype=np.int64))
-            out += (np.zeros(len(slots), dtype=np.int64),)
-        edges, actions, length, status = out
+        edges, actions, length, status = self.paths(len(slots)) if out is None else out
         self.kernels.descend(
             *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
             edges, actions, length, status,
         )  # fmt: skip
         return edges, actions, length, status
+
+    def paths(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Zeroed ``(edges, actions, lengths, status)`` for ``count`` descents (a path is no
+        longer than a tree has nodes)."""
+        edges = np.zeros((count, self.node_player.shape[1]), dtype=np.int64)
+        return edges, np.zeros_like(edges), np.zeros(count, np.int64), np.zeros(count, np.int64)
 
     def add_nodes(
         self, slots: np.ndarray, parent_edge: np.ndarray, players: np.ndarray,
@@ -262,14 +240,9 @@ class Forest:
     def reserve(self, slots: np.ndarray, starts: np.ndarray) -> None:
         """Room for one more node in each tree ``slots[i]`` with ``starts[i + 1] -
         starts[i]`` edges."""
-        if self.slots == 1:  # a search's one tree
-            nodes = int(self.node_count[0]) + len(slots)
-            edges = int(self.edge_count[0] + starts[-1] - starts[0])
-        else:
-            counts = starts[1:] - starts[:-1]
-            nodes = int((np.bincount(slots, minlength=self.slots) + self.node_count).max())
-            edges = np.bincount(slots, weights=counts, minlength=self.slots) + self.edge_count
-            edges = int(edges.max())
+        nodes = int((np.bincount(slots, minlength=self.slots) + self.node_count).max())
+        edges = np.bincount(slots, weights=np.diff(starts), minlength=self.slots)
+        edges = int((edges + self.edge_count).max())
         if nodes > self.node_player.shape[1]:
             self._grow(self._NODE, nodes)
         if edges > self.edge_action.shape[1]:
@@ -284,51 +257,30 @@ class Forest:
             grown = np.full((old.shape[0], new_size, *old.shape[2:]), fill, dtype=old.dtype)
             grown[:, :size] = old
             setattr(self, name, grown)
-        self._node_arrays = self._edge_arrays = None
 
 
 class RootView:
-    """The root of one tree: what :class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`
-    and the move choice read (fresh views of the forest's arrays on every access)."""
+    """The root of one tree: what :class:`~.puct.GumbelHalving` and the move choice read
+    (fresh views of the forest's arrays on every access: growing replaces them)."""
 
     def __init__(self, forest: Forest, slot: int) -> None:
         self.forest, self.slot = forest, slot
 
-    def _edges(self) -> slice:
+    def _edges(self, name: str) -> np.ndarray:
+        """The root edges' entries of the forest's array ``name`` (a view)."""
         first, count = self.forest.node_edges[self.slot, 0]
-        return slice(int(first), int(first + count))
+        return getattr(self.forest, name)[self.slot, first : first + count]
 
-    @property
-    def player(self) -> int:
-        return int(self.forest.node_player[self.slot, 0])
+    def _set_priors(self, value: Any) -> None:
+        self._edges("edge_prior")[:] = value
 
-    @property
-    def visits(self) -> float:
-        return float(self.forest.node_visits[self.slot, 0])
-
-    @property
-    def value_sum(self) -> np.ndarray:
-        return self.forest.node_value[self.slot, 0]
-
-    @property
-    def actions(self) -> list[int]:
-        return self.forest.edge_action[self.slot, self._edges()].tolist()
-
-    @property
-    def priors(self) -> np.ndarray:
-        return self.forest.edge_prior[self.slot, self._edges()]
-
-    @priors.setter
-    def priors(self, value: Any) -> None:
-        self.forest.edge_prior[self.slot, self._edges()] = value
-
-    @property
-    def child_visits(self) -> np.ndarray:
-        return self.forest.edge_visits[self.slot, self._edges()]
-
-    @property
-    def child_values(self) -> np.ndarray:
-        return self.forest.edge_value[self.slot, self._edges()]
+    player = property(lambda self: int(self.forest.node_player[self.slot, 0]))
+    visits = property(lambda self: float(self.forest.node_visits[self.slot, 0]))
+    value_sum = property(lambda self: self.forest.node_value[self.slot, 0])
+    actions = property(lambda self: self._edges("edge_action").tolist())
+    priors = property(lambda self: self._edges("edge_prior"), _set_priors)
+    child_visits = property(lambda self: self._edges("edge_visits"))
+    child_values = property(lambda self: self._edges("edge_value"))
 
     def visit_counts(self, num_actions: int) -> np.ndarray:
         """Visits per action over the whole action space (0 for illegal actions)."""
@@ -337,10 +289,5 @@ class RootView:
         return counts
 
     def final_move(self) -> int:
-        """:func:`final_move` of this root."""
-        return final_move(self.actions, self.child_visits)
-
-
-def final_move(actions: Any, visits: np.ndarray) -> int:
-    """The move a search plays: the most visited root action (ties to the first)."""
-    return int(actions[int(np.argmax(visits))])
+        """The move a search plays: the most visited root action (ties to the first)."""
+        return int(self.actions[int(np.argmax(self.child_visits))])
