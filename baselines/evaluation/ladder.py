@@ -67,17 +67,9 @@ def play_ladder(
     """Every table of ``num_players`` members (:func:`~.seating.lineups`) in every seating,
     ``rounds`` times (:func:`~.seating.play_lineups`; ``trust``: model files may be loaded
     by unpickling; ``log``: a :class:`~.game_log.GameLog` of the games)."""
+    designs = lineups(len(members), num_players)
     return play_lineups(
-        game,
-        list(members),
-        lineups(len(members), num_players),
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, list(members), designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
 
 
@@ -183,16 +175,7 @@ def rate_newcomer(
     specs = [agent, *members]
     designs = lineups(len(specs), num_players, focus=0)
     result = play_lineups(
-        game,
-        specs,
-        designs,
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
@@ -222,17 +205,9 @@ def rate_against(
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
     ``rounds`` times); ``log``: a :class:`~.game_log.GameLog` of the games."""
+    specs, designs = [agent, opponent], [(0,) + (1,) * (num_players - 1)]
     result = play_lineups(
-        game,
-        [agent, opponent],
-        [(0,) + (1,) * (num_players - 1)],
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
     return result.placements()[0]
 
@@ -288,14 +263,6 @@ def refit_ladder(
     if newcomer in members:
         raise InvalidOptionError(f"{newcomer!r} is already a member of the ladder: {members}")
     members.append(newcomer)
-    result = play_ladder(
-        game,
-        num_players,
-        members,
-        rounds=rounds,
-        seed=seed,
-        random_opening=ladder.get("random_opening", 0),
-        workers=workers,
-        trust=trust,
-    )
+    opening = ladder.get("random_opening", 0)
+    result = play_ladder(game, num_players, members, rounds, seed, opening, workers, trust)
     return result, fit_ladder(result, members, **details)

@@ -36,7 +36,7 @@ __all__ = [
     "check_match",
     "play_into",
     "play_seatings",
-    "view_defaults",
+    "view_fields",
 ]
 
 BACKENDS = ("local", "ray")  # where the games of a match are played
@@ -260,29 +260,33 @@ def _recorded(log: Any, seatings: Sequence[Seating]) -> dict[int, MatchRecord]:
 ResultT = TypeVar("ResultT")
 
 
-def play_into(result: ResultT, play: Callable[[], list[MatchRecord]]) -> ResultT:
-    """Set ``result.games`` to the records ``play()`` returns and return ``result`` (a view
-    with ``games`` and ``incomplete``). A worker process that dies: ``result`` holds the
-    games played until then, marked ``incomplete``, and the
-    :class:`~.arena.IncompleteRunError` is raised again with ``result`` as its result."""
+def play_into(
+    result: ResultT, agents: Sequence[Any], seatings: Sequence[Seating], **options: Any
+) -> ResultT:
+    """Set ``result.games`` (a view with ``game``, ``num_players``, ``games`` and
+    ``incomplete``) to :func:`play_seatings` of ``seatings`` (``options``: its keywords) and
+    return ``result``. A worker process that dies: ``result`` holds the games played until
+    then, marked ``incomplete``, and the :class:`~.arena.IncompleteRunError` is raised again
+    with ``result`` as its result."""
     try:
-        result.games = play()
+        result.games = play_seatings(result.game, result.num_players, agents, seatings, **options)
     except IncompleteRunError as exc:
         result.games, result.incomplete = list(exc.result), str(exc)
         raise IncompleteRunError(result.incomplete, result) from None
     return result
 
 
-def view_defaults(
+def view_fields(
     records: Sequence[MatchRecord], game: str | None, num_players: int | None, view: str
-) -> tuple[str, int, int]:
-    """The game, player count and random opening of the ``view`` (e.g. "seated view") of
-    ``records``: ``game`` and ``num_players`` unless None, else the first record's; the
-    random opening the first record's (0 without records). ValueError when there are no
-    records and ``game`` or ``num_players`` is None."""
+) -> dict[str, Any]:
+    """The ``game``, ``num_players``, ``games`` and ``random_opening`` of the ``view`` (e.g.
+    "seated view") of ``records``: ``game`` and ``num_players`` unless None, else the first
+    record's; the random opening the first record's (0 without records). ValueError when
+    there are no records and ``game`` or ``num_players`` is None."""
     if records:
         game = records[0].game if game is None else game
         num_players = records[0].num_players if num_players is None else num_players
     if game is None or num_players is None:
         raise ValueError(f"a {view} of no games needs the game and player count")
-    return game, num_players, records[0].random_opening if records else 0
+    opening = records[0].random_opening if records else 0
+    return dict(game=game, num_players=num_players, games=list(records), random_opening=opening)

@@ -25,8 +25,7 @@ from tabletop_zoo.baselines.evaluation.matches import (
     Seating,
     check_match,
     play_into,
-    play_seatings,
-    view_defaults,
+    view_fields,
 )
 from tabletop_zoo.baselines.evaluation.ratings import (
     PlacedGame,
@@ -141,20 +140,17 @@ class SeatedResult:
         """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
         only games of ``lineup`` (as a multiset) when given."""
         wanted = None if lineup is None else sorted(lineup)
+        games = [g for g in self.games if wanted is None or sorted(g.agents) == wanted]
+        ranked = [(g, record_ranks(g)) for g in games]
         out = []
         for index, name in enumerate(self.agents):
-            firsts, ranks, scores = 0, [], []
-            for game in self.games:
-                if wanted is not None and sorted(game.agents) != wanted:
-                    continue
-                game_ranks = record_ranks(game)
-                for seat, agent in enumerate(game.agents):
-                    if agent == index:
-                        ranks.append(game_ranks[seat])
-                        scores.append(pairwise_score(game_ranks, seat))
-                        firsts += game.returns[seat] > 0
-            mean = float(np.mean(ranks)) if ranks else float("nan")
-            out.append(Placement(name, len(ranks), int(firsts), mean, tuple(scores)))
+            held = [
+                (g, r, seat) for g, r in ranked for seat, a in enumerate(g.agents) if a == index
+            ]
+            firsts = sum(g.returns[seat] > 0 for g, _r, seat in held)
+            mean = float(np.mean([r[seat] for _g, r, seat in held])) if held else float("nan")
+            scores = tuple(pairwise_score(r, seat) for _g, r, seat in held)
+            out.append(Placement(name, len(held), int(firsts), mean, scores))
         return out
 
     def placed_games(self) -> list[PlacedGame]:
@@ -227,13 +223,8 @@ def seated_view(
 ) -> SeatedResult:
     """The seated tables of ``records`` (agent indices into ``agents``); ``game``,
     ``num_players`` and the random opening default to the records'."""
-    game, num_players, random_opening = view_defaults(records, game, num_players, "seated view")
     return SeatedResult(
-        game=game,
-        num_players=num_players,
-        agents=list(agents),
-        games=list(records),
-        random_opening=random_opening,
+        agents=list(agents), **view_fields(records, game, num_players, "seated view")
     )
 
 
@@ -257,11 +248,11 @@ def play_lineups(
     rounds: int = 1,
     num_players: int | None = None,
     seed: int | None = 0,
-    env_kwargs: dict[str, Any] | None = None,
-    log: Any = None,
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
+    log: Any = None,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs``, ``rounds`` times over.
 
@@ -290,15 +281,11 @@ def play_lineups(
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
     return play_into(
         result,
-        lambda: play_seatings(
-            game,
-            players,
-            agent_specs,
-            schedule,
-            names=names,
-            env_options=env_kwargs,
-            workers=workers,
-            log=log,
-            trust=trust,
-        ),
+        agent_specs,
+        schedule,
+        names=names,
+        env_options=env_kwargs,
+        workers=workers,
+        log=log,
+        trust=trust,
     )

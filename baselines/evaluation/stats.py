@@ -87,12 +87,10 @@ class SeedSummary:
 
     def format(self, digits: int = 2) -> str:
         """``0.80 [0.65, 0.95] (seeds 0.75, 0.80, 0.85)``."""
-
-        def fmt(value: float) -> str:
-            return f"{value:.{digits}f}"
-
-        seeds = ", ".join(map(fmt, self.values))
-        return f"{fmt(self.mean)} [{fmt(self.low)}, {fmt(self.high)}] (seeds {seeds})"
+        mean, low, high, *seeds = (
+            f"{v:.{digits}f}" for v in (self.mean, self.low, self.high, *self.values)
+        )
+        return f"{mean} [{low}, {high}] (seeds {', '.join(seeds)})"
 
 
 def across_seeds(values: Sequence[float], bounds: tuple[float, float] | None = None) -> SeedSummary:
@@ -162,11 +160,7 @@ def head_to_head(
     """Score of A against B in one game: 1 win, 0.5 draw, 0 loss (returns, then scores)."""
     key_a = (returns[seat_a], scores[seat_a])
     key_b = (returns[seat_b], scores[seat_b])
-    if key_a > key_b:
-        return 1.0
-    if key_a < key_b:
-        return 0.0
-    return 0.5
+    return 1.0 if key_a > key_b else 0.0 if key_a < key_b else 0.5
 
 
 def game_result(game_return: float) -> float:

@@ -33,7 +33,7 @@ from tabletop_zoo.baselines.evaluation.matches import (
     check_match,
     play_into,
     play_seatings,
-    view_defaults,
+    view_fields,
 )
 from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
@@ -117,26 +117,36 @@ class TournamentResult:
         """The pairing of one game (:func:`head_to_head_of`)."""
         return head_to_head_of(record, len(self.agents))
 
+    def _sides(self) -> list[tuple[int, int, float, int, int]]:
+        """Every game from both agents' side: ``(agent, opponent, head-to-head score, its game
+        score, the opponent's)``, in game order."""
+        sides = []
+        for g in self.games:
+            p = self.head_to_head(g)
+            score_a, score_b = g.scores[p.seat_a], g.scores[p.seat_b]
+            sides.append((p.agent_a, p.agent_b, p.score_a, score_a, score_b))
+            sides.append((p.agent_b, p.agent_a, 1.0 - p.score_a, score_b, score_a))
+        return sides
+
+    def _tally(self, sides: list, agent: int, opponent: int | None = None) -> PairingStats:
+        """The stats of ``agent`` against ``opponent`` (None: all its games) in ``sides``."""
+        mine = [s for s in sides if s[0] == agent and opponent in (None, s[1])]
+        return PairingStats.tally(
+            self.agents[agent],
+            "" if opponent is None else self.agents[opponent],
+            [s[2] for s in mine],
+            [s[3] for s in mine],
+            [s[4] for s in mine],
+        )
+
     def _results(self) -> list[tuple[int, int, float]]:
-        pairs = [self.head_to_head(g) for g in self.games]
-        return [(p.agent_a, p.agent_b, p.score_a) for p in pairs]
+        return [(p.agent_a, p.agent_b, p.score_a) for p in map(self.head_to_head, self.games)]
 
     def pairings(self) -> list[PairingStats]:
         """Head-to-head stats per pairing, from the point of view of the first agent."""
-        out = []
-        played = [(g, self.head_to_head(g)) for g in self.games]
-        for a, b in itertools.combinations(range(len(self.agents)), 2):
-            games = [(g, p) for g, p in played if (p.agent_a, p.agent_b) == (a, b)]
-            out.append(
-                PairingStats.tally(
-                    self.agents[a],
-                    self.agents[b],
-                    [p.score_a for _, p in games],
-                    [g.scores[p.seat_a] for g, p in games],
-                    [g.scores[p.seat_b] for g, p in games],
-                )
-            )
-        return out
+        sides = self._sides()
+        pairs = itertools.combinations(range(len(self.agents)), 2)
+        return [self._tally(sides, a, b) for a, b in pairs]
 
     def elo(self) -> list[float]:
         """Elo rating per agent (see :mod:`~.stats`)."""
@@ -153,30 +163,12 @@ class TournamentResult:
 
     def standings(self) -> list[Standing]:
         """Per-agent totals with Elo and its 95% interval, best Elo first."""
-        elo = self.elo()
-        intervals = self.elo_intervals()
-        played = [(g, self.head_to_head(g)) for g in self.games]
+        elo, intervals, sides = self.elo(), self.elo_intervals(), self._sides()
         out = []
-        for i, name in enumerate(self.agents):
-            outcomes: list[float] = []
-            my_scores: list[int] = []
-            for g, p in played:
-                if i in (p.agent_a, p.agent_b):
-                    outcomes.append(p.score_a if p.agent_a == i else 1.0 - p.score_a)
-                    my_scores.append(g.scores[p.seat_a if p.agent_a == i else p.seat_b])
-            out.append(
-                Standing(
-                    agent=name,
-                    games=len(outcomes),
-                    wins=sum(s == 1.0 for s in outcomes),
-                    draws=sum(s == 0.5 for s in outcomes),
-                    losses=sum(s == 0.0 for s in outcomes),
-                    mean_score=float(np.mean(my_scores)) if my_scores else 0.0,
-                    elo=elo[i],
-                    elo_low=intervals[i][0],
-                    elo_high=intervals[i][1],
-                )
-            )
+        for i in range(len(self.agents)):
+            t = self._tally(sides, i)
+            totals = (t.agent, t.games, t.wins, t.draws, t.losses, t.mean_score)
+            out.append(Standing(*totals, elo[i], *intervals[i]))
         return sorted(out, key=lambda s: -s.elo)
 
     def table(self) -> str:
@@ -203,16 +195,8 @@ def tournament_view(
 ) -> TournamentResult:
     """The tournament tables of ``records`` (each game: two of ``agents``, fillers in the
     other seats). ``game``, ``num_players`` and the random opening default to the records'."""
-    game, num_players, random_opening = view_defaults(records, game, num_players, "tournament view")
-    return TournamentResult(
-        game=game,
-        num_players=num_players,
-        agents=list(agents),
-        games=list(records),
-        filler=filler,
-        specs=list(specs or []),
-        random_opening=random_opening,
-    )
+    fields = view_fields(records, game, num_players, "tournament view")
+    return TournamentResult(agents=list(agents), filler=filler, specs=list(specs or []), **fields)
 
 
 def round_robin_schedule(
@@ -257,8 +241,6 @@ def round_robin(
     processes that die raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the
     games played until then (marked :attr:`TournamentResult.incomplete`).
     """
-    if backend not in BACKENDS:
-        raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
     agents = [*agent_specs, filler]
@@ -286,20 +268,16 @@ def round_robin(
     )
     return play_into(
         result,
-        lambda: play_seatings(
-            game,
-            num_players,
-            agents,
-            schedule,
-            names=[*names, filler],
-            env_options=env_kwargs,
-            workers=workers,
-            backend=backend,
-            ray_address=ray_address,
-            log=log,
-            progress=progress,
-            trust=trust,
-        ),
+        agents,
+        schedule,
+        names=[*names, filler],
+        env_options=env_kwargs,
+        workers=workers,
+        backend=backend,
+        ray_address=ray_address,
+        log=log,
+        progress=progress,
+        trust=trust,
     )
 
 
@@ -307,16 +285,14 @@ def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) ->
     """One agent's results (agent 0 of the records, any seat) against ``opponent`` (all the
     other seats): +1 win, 0 draw, -1 loss by its own result; ``opponent_mean_score`` is the
     mean score of the other seats."""
-    outcomes: list[float] = []
-    mine: list[float] = []
-    theirs: list[float] = []
-    for record in records:
-        seat = record.agents.index(0)
-        outcomes.append(game_result(record.returns[seat]))
-        mine.append(record.scores[seat])
-        others = [x for s, x in enumerate(record.scores) if s != seat]
-        theirs.append(float(np.mean(others)))
-    return PairingStats.tally(name, opponent, outcomes, mine, theirs)
+    held = [(r, r.agents.index(0)) for r in records]
+    return PairingStats.tally(
+        name,
+        opponent,
+        [game_result(r.returns[seat]) for r, seat in held],
+        [r.scores[seat] for r, seat in held],
+        [float(np.mean(r.scores[:seat] + r.scores[seat + 1 :])) for r, seat in held],
+    )
 
 
 def evaluate_agent(
