@@ -6,12 +6,14 @@
 
 Every match of the evaluation layer and the terminal game of ``play`` is a :func:`play_game`
 call. :func:`play_tasks` plays a schedule's games (:data:`GameTask`) in this process or in
-worker processes with the same results: every game and agent is seeded from the task, and
-an agent that loads a model is built once per process (:func:`seeded_agent`).
+worker processes, :func:`play_on_ray` as Ray tasks, with the same results: every game and
+agent is seeded from the task, and an agent that loads a model is built once per process
+(:func:`seeded_agent`).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,12 +26,13 @@ from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.batched import (
     LockstepGames,
+    acts_on_rows,
     batch_switch_on,
-    batchable,
     compiled_engine,
     opening_generator,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
@@ -46,8 +49,8 @@ __all__ = [
     "forget_model_agents",
     "live_state",
     "make_env",
-    "one_torch_thread",
     "play_game",
+    "play_on_ray",
     "play_task",
     "play_tasks",
     "seeded_agent",
@@ -121,6 +124,16 @@ def check_random_opening(random_opening: Any) -> None:
         raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
 
 
+def _seat_agents(env: Any, agents: Sequence[Agent], seed: int | None) -> None:
+    """Refuse an agent holding a model made for another game than ``env``'s, and re-seed
+    every agent that has a ``reset(seed)`` from the game's ``seed``."""
+    for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
+        check_agent_fits(agent, env)
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset(seed=agent_seed)
+
+
 def play_game(
     env: Any,
     agents: Sequence[Agent],
@@ -146,15 +159,10 @@ def play_game(
             f"this env has {len(names)} seats ({', '.join(names)}) but {len(agents)} agents "
             "were given; pass exactly one agent per seat"
         )
-    for agent in agents:
-        check_agent_fits(agent, env)
+    _seat_agents(env, agents, seed)
     check_random_opening(random_opening)
     opening_rng = opening_generator(seed)
     seat_of = {name: i for i, name in enumerate(names)}
-    for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
-            reset(seed=agent_seed)
     env.reset(seed=seed)
     if on_start is not None:
         on_start(env)
@@ -249,7 +257,7 @@ def _spec_on_rows(spec: Any, trust: bool) -> tuple[bool, bool]:
         return False, False
     if (spec, trust) not in _ROW_AGENTS:
         agent = seeded_agent(spec, 0, trust)
-        _ROW_AGENTS[spec, trust] = batchable([agent]), bool(getattr(agent, "fast", False))
+        _ROW_AGENTS[spec, trust] = acts_on_rows(agent), bool(getattr(agent, "fast", False))
     return _ROW_AGENTS[spec, trust]
 
 
@@ -278,17 +286,6 @@ def _batch_of(tasks: Sequence[GameTask]) -> tuple[Any, list[int]]:
     return _LOCKSTEP[key], batch
 
 
-def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
-    def reset(agents: list[Any], seed: int) -> None:  # as play_game does
-        for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
-            check_agent_fits(agent, env)
-            reset = getattr(agent, "reset", None)
-            if callable(reset):
-                reset(seed=agent_seed)
-
-    return reset
-
-
 def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
     """``(index, play_task(task))`` of every task as it finishes, the games that can be
     batched (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)
@@ -300,7 +297,7 @@ def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
             yield index, play_task(task)
     if lockstep is not None:
         games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
-        finished = lockstep.play(games, _reset_agents(lockstep.env))
+        finished = lockstep.play(games, functools.partial(_seat_agents, lockstep.env))
         try:
             yield from finished
         finally:
@@ -312,19 +309,13 @@ def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
     return list(_play_as_finished(tasks))
 
 
-def one_torch_thread() -> None:
-    """Worker initialiser (process pool, Ray tasks): one torch / BLAS thread per process
-    (:func:`~tabletop_zoo.baselines.agents.threads.limit_threads`)."""
-    limit_threads()  # the network agents limit torch's threads again when they load it
-
-
 def _pool_worker_start() -> None:
     """Process pool initialiser: Ctrl-C is the parent's to handle (it stops the pool and
     says so in one line), so workers ignore SIGINT; one torch thread each."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    one_torch_thread()
+    limit_threads()  # the network agents limit torch's threads again when they load it
 
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
@@ -388,6 +379,36 @@ def _play_in_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[tuple[int
             for process in list((getattr(pool, "_processes", None) or {}).values()):
                 process.terminate()
         pool.shutdown(cancel_futures=True)
+
+
+def _ray_game(task: GameTask) -> tuple[list[float], list[int], int]:
+    """:func:`play_task` inside a Ray worker (one torch thread, like the process pool)."""
+    limit_threads()
+    return play_task(task)
+
+
+def play_on_ray(
+    tasks: Sequence[GameTask], address: str | None = None
+) -> Iterator[tuple[int, tuple]]:
+    """:func:`play_tasks` as Ray tasks, one per game, in task order (extra ``rllib``): the
+    same outcomes, as every game and agent is seeded from its task. Starts a local Ray
+    instance (``address=None``) or joins a cluster (``"auto"`` or ``"ray://host:10001"``;
+    every node needs this package installed, the same version: docs/ecosystem.md) unless
+    Ray is already initialised, and shuts down only what it started."""
+    require_extra("rllib", "the Ray tournament backend", ("ray",))
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1)(_ray_game)
+        refs = [remote.remote(task) for task in tasks]  # Ray spreads them over the free CPUs
+        for index, ref in enumerate(refs):
+            yield index, ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def cpu_seconds() -> float:

@@ -1,7 +1,7 @@
 """The batched arena: many games of a match at once on a game's compiled engine.
 
 :func:`~.arena.play_tasks` hands the games whose every seat can act on a compiled one-row
-state (:func:`batchable`: ``acts_on_compiled_state = True``, ``reads_observation = False``)
+state (:func:`acts_on_rows`: ``acts_on_compiled_state = True``, ``reads_observation = False``)
 to :class:`LockstepGames`, the others to :func:`~.arena.play_game`, with the same records:
 the same start (``env.reset(seed)`` as a row), agents made and seeded alike
 (:func:`~.arena.seeded_agent`), the same random opening, each decision
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import fast_path_available, spec_of
+from tabletop_zoo.envs.registry import spec_of
 from tabletop_zoo.envs.results import final_result
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
     "SLOTS",
     "LockstepGames",
     "batch_switch_on",
-    "batchable",
+    "acts_on_rows",
     "compiled_engine",
     "opening_generator",
 ]
@@ -51,12 +51,6 @@ def opening_generator(seed: int | None) -> np.random.Generator:
 Outcome = tuple[list[float], list[int], int]
 
 
-def _acts_on_rows(agent: Any) -> bool:
-    return bool(getattr(agent, "acts_on_compiled_state", False)) and not getattr(
-        agent, "reads_observation", True
-    )
-
-
 def batch_switch_on() -> bool:
     """Whether the batched arena may be used: ``TABLETOP_ZOO_BATCH`` is not ``0`` (a value
     other than ``0``, ``1`` or empty is an ``InvalidOptionError``)."""
@@ -68,11 +62,9 @@ def batch_switch_on() -> bool:
 
 def compiled_engine(env: Any) -> Any | None:
     """The compiled batched engine playing the configuration of ``env`` (its Game object and
-    its ``max_turns``), or ``None`` when the batched path cannot play it (fast path off,
-    no compiled engine, an option the compiled engine does not take, a Python whose
-    ``random`` draws differ from the compiled stream)."""
-    if not fast_path_available() or not batch_switch_on():
-        return None
+    its ``max_turns``), or ``None`` when the batched path cannot play it (no compiled engine,
+    an option the compiled engine does not take, a Python whose ``random`` draws differ from
+    the compiled stream); the caller checks that the fast path and the batch switch are on."""
     spec = spec_of(env.unwrapped.engine)
     if spec.fast_engine is None:
         return None
@@ -83,17 +75,17 @@ def compiled_engine(env: Any) -> Any | None:
         return None
     max_turns = getattr(env.unwrapped, "max_turns", None)
     try:
-        if max_turns is None:
-            return engine_class(env.unwrapped.engine)
-        return engine_class(env.unwrapped.engine, max_turns=max_turns)
+        options = {} if max_turns is None else {"max_turns": max_turns}
+        return engine_class(env.unwrapped.engine, **options)
     except InvalidOptionError:  # e.g. a turn limit the compiled engine does not keep
         return None
 
 
-def batchable(agents: Iterable[Any]) -> bool:
-    """Whether every agent of a line-up can act on a compiled one-row state without
-    observation planes (``acts_on_compiled_state`` and not ``reads_observation``)."""
-    return all(_acts_on_rows(agent) for agent in agents)
+def acts_on_rows(agent: Any) -> bool:
+    """Whether ``agent`` can act on a compiled one-row state without observation planes
+    (``acts_on_compiled_state`` and not ``reads_observation``)."""
+    on_rows = getattr(agent, "acts_on_compiled_state", False)
+    return bool(on_rows) and not getattr(agent, "reads_observation", True)
 
 
 class LockstepGames:
@@ -106,16 +98,11 @@ class LockstepGames:
     games finish.
     """
 
-    def __init__(self, env: Any, engine: Any, slots: int | None = None) -> None:
+    def __init__(self, env: Any, engine: Any) -> None:
         self.env = env
         self.engine = engine
-        self.slots = SLOTS if slots is None else slots
+        self.slots = SLOTS
         self.wrap = type(engine.new_initial_state())  # the one-row state class
-
-    def _start(self, seed: int) -> np.ndarray:
-        """The compiled row of the first position of the game of ``seed``."""
-        self.env.reset(seed=seed)
-        return self.engine.from_state(self.env.unwrapped.game_state)
 
     def play(
         self,
@@ -141,12 +128,12 @@ class LockstepGames:
                     break
                 key, agents, seed, opening = game
                 reset_agents(agents, seed)
-                row = self._start(seed)
+                self.env.reset(seed=seed)  # the game's first position, as a compiled row
+                row = engine.from_state(self.env.unwrapped.game_state)
                 if states is None:
                     states = np.repeat(row[None], self.slots, axis=0)
                 states[slot] = row
-                rng = opening_generator(seed)
-                live[slot] = [key, agents, 0, opening, rng]
+                live[slot] = [key, agents, 0, opening, opening_generator(seed)]
                 active[slot] = True
             if states is None or not active.any():
                 return

@@ -21,7 +21,7 @@ from tabletop_zoo.baselines.evaluation.arena import (
     check_random_opening,
     forget_model_agents,
     make_env,
-    play_task,
+    play_on_ray,
     play_tasks,
     seeded_agent,
 )
@@ -186,8 +186,8 @@ def play_seatings(
 
     ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
     ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
-    in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
-    at ``ray_address``); every game and agent is seeded from its seating, so the records are
+    in that many processes, ``backend="ray"`` as Ray tasks (:func:`~.arena.play_on_ray`, the
+    cluster at ``ray_address``); every game and agent is seeded from its seating, so the records are
     the same either way. ``trust``: model files may be loaded by unpickling.
     ``on_game(record)`` is called after every game, as it finishes (not always in schedule
     order); ``log`` (a :class:`~.game_log.GameLog`): its games are kept, the others
@@ -215,13 +215,8 @@ def play_seatings(
         (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
         for s in (seatings[slot] for slot in todo)
     ]
-    if backend == "ray":
-        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
-
-        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
-        stream: Any = enumerate(outcomes)  # in task order
-    else:
-        stream = outcomes = play_tasks(tasks, workers)
+    on_ray = backend == "ray"
+    stream = outcomes = play_on_ray(tasks, ray_address) if on_ray else play_tasks(tasks, workers)
     if progress:
         from tqdm import tqdm
 
