@@ -9,7 +9,7 @@ longer than its column keeps its start and its end).
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,6 +32,7 @@ __all__ = [
     "short_label",
     "tournament_figure",
     "tournament_table",
+    "write_rows",
     "write_tournament_csv",
 ]
 
@@ -154,58 +155,52 @@ def tournament_table(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
+def write_rows(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    """Write the CSV file ``path`` (atomically): ``header``, then ``rows``; return its path."""
+    with atomic_write(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return Path(path)
+
+
 def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
     """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
     (one row per game, with the number of random opening actions), each atomically; a
     result marked ``incomplete`` writes ``pairings.incomplete.csv`` etc. instead."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    names = [out / "pairings.csv", out / "standings.csv", out / "games.csv"]
+    paths = [out / f"{name}.csv" for name in ("pairings", "standings", "games")]
     if result.incomplete:
-        names = [incomplete_name(p) for p in names]
-    pairings_path, standings_path, games_path = names
-    with atomic_write(pairings_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["game", "num_players", "agent", "opponent", "games"]
-        for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
-            header += [count, f"{outcome}_rate", f"{outcome}_ci_low", f"{outcome}_ci_high"]
-        w.writerow(header + ["mean_score", "opponent_mean_score"])
-        for p in result.pairings():
-            row: list[Any] = [result.game, result.num_players, p.agent, p.opponent, p.games]
-            for outcome in ("wins", "draws", "losses"):
-                lo, hi = p.interval(outcome)
-                row += [getattr(p, outcome), round(p.rate(outcome), 6), round(lo, 6), round(hi, 6)]
-            w.writerow(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
+        paths = [incomplete_name(p) for p in paths]
+    header = ["game", "num_players", "agent", "opponent", "games"]
+    for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
+        header += [count, f"{outcome}_rate", f"{outcome}_ci_low", f"{outcome}_ci_high"]
+    rows = []
+    for p in result.pairings():
+        row = [result.game, result.num_players, p.agent, p.opponent, p.games]
+        for count in ("wins", "draws", "losses"):
+            lo, hi = p.interval(count)
+            row += [getattr(p, count), round(p.rate(count), 6), round(lo, 6), round(hi, 6)]
+        rows.append(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
+    write_rows(paths[0], header + ["mean_score", "opponent_mean_score"], rows)
     spec_of = dict(zip(result.agents, result.specs or result.agents, strict=True))
-    with atomic_write(standings_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
-        w.writerow(header + ["elo_ci_low", "elo_ci_high"])
-        for s in result.standings():
-            w.writerow(
-                [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses]
-                + [round(s.mean_score, 4), round(s.elo, 1)]
-                + [round(s.elo_low, 1), round(s.elo_high, 1)]
-            )
-    with atomic_write(games_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
-        w.writerow(header + ["random_opening"])
-        for g in result.games:
-            pair = result.head_to_head(g)
-            w.writerow(
-                [
-                    result.agents[pair.agent_a],
-                    result.agents[pair.agent_b],
-                    "|".join(g.seats),
-                    "|".join(f"{r:g}" for r in g.returns),
-                    "|".join(str(s) for s in g.scores),
-                    pair.score_a,
-                    g.steps,
-                    result.random_opening,
-                ]
-            )
-    return pairings_path, standings_path, games_path
+    header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
+    rows = [
+        [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses, round(s.mean_score, 4)]
+        + [round(s.elo, 1), round(s.elo_low, 1), round(s.elo_high, 1)]
+        for s in result.standings()
+    ]
+    write_rows(paths[1], header + ["elo_ci_low", "elo_ci_high"], rows)
+    header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
+    rows = []
+    for g in result.games:
+        pair = result.head_to_head(g)
+        row = [result.agents[pair.agent_a], result.agents[pair.agent_b], "|".join(g.seats)]
+        row += ["|".join(f"{r:g}" for r in g.returns), "|".join(map(str, g.scores))]
+        rows.append(row + [pair.score_a, g.steps, result.random_opening])
+    write_rows(paths[2], header + ["random_opening"], rows)
+    return paths[0], paths[1], paths[2]
 
 
 def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tuple[float, float]:

@@ -11,7 +11,6 @@ Plackett-Luce ratings (:mod:`~.ratings`), from any :class:`~.matches.MatchRecord
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,6 @@ from tabletop_zoo.baselines.evaluation.ratings import (
     plackett_luce_ratings,
 )
 from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
-from tabletop_zoo.envs._files import atomic_write
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [
@@ -181,18 +179,16 @@ class SeatedResult:
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
         atomically, to ``<stem>.incomplete.csv`` when :attr:`incomplete`."""
-        from tabletop_zoo.baselines.evaluation.report import incomplete_name
+        from tabletop_zoo.baselines.evaluation.report import incomplete_name, write_rows
 
-        path = incomplete_name(path) if self.incomplete else Path(path)
-        with atomic_write(path, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
-            for number, g in enumerate(self.games):
-                names = [self.agents[a] for a in g.agents]
-                values = (g.returns, g.scores, record_ranks(g))
-                row = [" ".join(map(str, column)) for column in values]
-                writer.writerow([number, " ".join(names), *row, self.random_opening])
-        return path
+        rows = [
+            [number, " ".join(self.agents[a] for a in g.agents)]
+            + [" ".join(map(str, column)) for column in (g.returns, g.scores, record_ranks(g))]
+            + [self.random_opening]
+            for number, g in enumerate(self.games)
+        ]
+        header = ["game", "seats", "returns", "scores", "ranks", "random_opening"]
+        return write_rows(incomplete_name(path) if self.incomplete else path, header, rows)
 
 
 def plot_ratings(
