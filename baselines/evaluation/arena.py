@@ -34,11 +34,10 @@ from tabletop_zoo.baselines.evaluation.batched import (
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.protocol import EngineState
-from tabletop_zoo.envs.registry import GAMES, fast_path_available, make_raw_env
+from tabletop_zoo.envs.registry import fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
 
 __all__ = [
-    "GAMES",
     "INTERACTIVE_SPECS",
     "MODEL_KINDS",
     "GameResult",
@@ -79,12 +78,9 @@ class IncompleteRunError(RuntimeError):
 
 @dataclass
 class GameResult:
-    """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``).
-
-    ``returns``: +1 sole top scorer, 0 tied top, -1 others (the engine's
-    ``returns()``; a truncated game is scored by the position as it stands).
-    ``scores``: the engine's final scores. ``num_steps``: actions taken.
-    """
+    """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``): ``returns``
+    +1 sole top scorer, 0 tied top, -1 others (a truncated game is scored by the position
+    as it stands), the engine's final ``scores``, ``num_steps`` actions taken."""
 
     returns: list[float]
     scores: list[int]
@@ -94,11 +90,9 @@ class GameResult:
 def make_env(
     game: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
 ):
-    """The raw AEC env of ``game`` (a name of :data:`GAMES`): the registry's ``make_raw_env``.
-
-    ``num_players`` defaults to the game's smallest player count; ``options`` are the
-    game's env options. Bad values raise ``InvalidOptionError`` naming what is allowed.
-    """
+    """The raw AEC env of ``game`` (the registry's ``make_raw_env``): ``num_players``
+    defaults to the game's smallest player count; bad values or env ``options`` raise
+    ``InvalidOptionError`` naming what is allowed."""
     return make_raw_env(game, num_players, render_mode=render_mode, **options)
 
 
@@ -144,14 +138,12 @@ def play_game(
 ) -> GameResult:
     """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
 
-    ``seed`` seeds ``env.reset`` and re-seeds every agent that has a ``reset(seed)``
-    method, so a seeded game is reproducible. ``random_opening``: the first that many
-    actions of the game are uniformly random legal actions (drawn from a generator seeded
-    by ``seed``) instead of the agents' choices, so that deterministic agents in a game
-    without chance do not play the same game over and over. ``on_step(env, seat, action)`` is called
-    after every action is applied (e.g. to render or record the game), ``on_start(env)``
-    once after the reset, before the first action. An agent holding a
-    model made for another game is refused before the game starts (``InvalidOptionError``).
+    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`), so a seeded game is
+    reproducible. The first ``random_opening`` actions are uniformly random legal actions
+    (drawn from a generator seeded by ``seed``), so that deterministic agents in a game
+    without chance do not play the same game over and over. ``on_start(env)`` is called
+    after the reset, ``on_step(env, seat, action)`` after every action (e.g. to render or
+    record the game).
     """
     names = list(env.possible_agents)
     if len(agents) != len(names):
@@ -191,10 +183,9 @@ _MODEL_AGENTS: dict[tuple[str, bool], Any] = {}
 
 
 def seeded_agent(spec: str, seed: int, trust: bool = False) -> Any:
-    """The agent of ``spec`` seeded with ``seed``: a fresh one, except agents that load a
-    model (:data:`MODEL_KINDS`), built once per process and spec (:func:`play_game` re-seeds
-    every agent at the start of each game anyway). ``human`` is refused. ``trust``: see
-    :func:`~tabletop_zoo.baselines.agents.make_agent` (model files that need unpickling)."""
+    """The agent of ``spec`` seeded with ``seed`` (``trust``: ``make_agent``'s): a fresh one,
+    except agents that load a model (:data:`MODEL_KINDS`), built once per process and spec
+    (:func:`play_game` re-seeds every agent anyway). ``human`` is refused."""
     if spec.strip().lower() in INTERACTIVE_SPECS:
         raise InvalidOptionError(
             f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
