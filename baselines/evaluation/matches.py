@@ -99,23 +99,20 @@ def check_match(
     names: Sequence[str] | None = None,
     trust: bool = False,
 ) -> int:
-    """Check what every match needs before a game is played; return the player count (the
-    game's default if ``num_players`` is None).
+    """Check what every match needs before a game is played, raising ``InvalidOptionError``
+    naming what is allowed; return the player count (the game's default for None).
 
-    The game name, each of ``counts`` (``{"games per pairing": games}``: integers >= 1),
-    ``workers``, ``seed``, ``random_opening``, ``backend``, the player count and env
-    options (by making the env), and that every agent (a ``make_agent`` spec or an agent
-    object, named by ``names`` in messages) can play this game; ``trust``: model files may
-    be loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`). Raises
-    ``InvalidOptionError`` (a ``ValueError``) naming what is allowed.
+    The game, each of ``counts`` (``{"games per pairing": games}``) and ``workers`` (integers
+    >= 1), ``seed``, ``random_opening``, ``backend``, the player count and env options (by
+    making the env), and that every agent (a spec, loaded with ``trust``, or an object; named
+    by ``names`` in messages) can play this game.
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     spec = get_spec(game)  # InvalidOptionError listing the games
     players = spec.default_players if num_players is None else num_players
-    for what, value in (counts or {}).items():
+    for what, value in {**(counts or {}), "workers": workers}.items():
         check_count(value, what)
-    check_count(workers, "workers")
     check_seed(seed)
     check_random_opening(random_opening)
     env = make_env(game, num_players=players, **dict(env_options or {}))  # bad count/options
@@ -141,10 +138,9 @@ def _check_line_ups(
     names = [_agent_name(a) for a in agents] if names is None else list(names)
     if len(names) != len(agents):
         raise InvalidOptionError(f"{len(agents)} agents but {len(names)} names")
+    indices = set(range(len(agents)))
     for seating in seatings:
-        if len(seating.agents) != num_players or not all(
-            0 <= a < len(agents) for a in seating.agents
-        ):
+        if len(seating.agents) != num_players or not indices.issuperset(seating.agents):
             raise InvalidOptionError(
                 f"line-up {tuple(seating.agents)} needs {num_players} agent indices in "
                 f"0..{len(agents) - 1}"
@@ -158,8 +154,7 @@ def _check_line_ups(
 
 
 def _terminal_with_tqdm() -> bool:
-    """Whether an automatic progress bar can be shown: stderr is a terminal and tqdm is
-    installed."""
+    """Whether stderr is a terminal and tqdm is installed (an automatic progress bar)."""
     import importlib.util
     import sys
 
@@ -182,21 +177,17 @@ def play_seatings(
     trust: bool = False,
     log: Any = None,
 ) -> list[MatchRecord]:
-    """Play every seating and return its :class:`MatchRecord`, in schedule order.
+    """Play every seating (arguments checked by :func:`check_match`) and return its
+    :class:`MatchRecord`, in schedule order.
 
-    ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
-    ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
-    in that many processes, ``backend="ray"`` as Ray tasks (:func:`~.arena.play_on_ray`, the
-    cluster at ``ray_address``); every game and agent is seeded from its seating, so the records are
-    the same either way. ``trust``: model files may be loaded by unpickling.
-    ``on_game(record)`` is called after every game, as it finishes (not always in schedule
-    order); ``log`` (a :class:`~.game_log.GameLog`): its games are kept, the others
-    played and added to it as they finish;
-    ``progress`` shows a tqdm bar with the games played and an ETA on stderr (``train``
-    extra); ``None`` (the default): when stderr is a terminal and tqdm is installed. Check
-    the arguments first with :func:`check_match`. Worker processes that die (a dead one's
-    games are played again once) raise :class:`~.arena.IncompleteRunError` whose ``result``
-    is the list of records played until then.
+    ``agents``: ``make_agent`` specs (loaded with ``trust``) or agent objects (played in
+    this process only), ``names`` in the records (default: the specs). ``workers > 1`` plays
+    in that many processes, ``backend="ray"`` as Ray tasks (the cluster at ``ray_address``),
+    with the same records. ``on_game(record)`` is called as each game finishes; ``log`` (a
+    :class:`~.game_log.GameLog`): its games are kept, the others added as they finish.
+    ``progress``: a tqdm bar on stderr (``train`` extra; None: if stderr is a terminal and
+    tqdm is installed). Worker processes that die raise :class:`~.arena.IncompleteRunError`
+    whose ``result`` is the list of records played until then.
     """
     if progress is None:
         progress = _terminal_with_tqdm()
