@@ -32,6 +32,13 @@ from tabletop_zoo.baselines.evaluation.ratings import (
     finishing_ranks,
     plackett_luce_ratings,
 )
+from tabletop_zoo.baselines.evaluation.report import (
+    display_names,
+    incomplete_name,
+    pyplot,
+    save_figure,
+    write_rows,
+)
 from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -179,8 +186,6 @@ class SeatedResult:
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
         atomically, to ``<stem>.incomplete.csv`` when :attr:`incomplete`."""
-        from tabletop_zoo.baselines.evaluation.report import incomplete_name, write_rows
-
         rows = [
             [number, " ".join(self.agents[a] for a in g.agents)]
             + [" ".join(map(str, column)) for column in (g.returns, g.scores, record_ranks(g))]
@@ -195,8 +200,6 @@ def plot_ratings(
     result: SeatedResult, path: str | Path, fixed: Mapping[int, tuple[float, float]] | None = None
 ) -> Path:
     """Save a PNG: Plackett-Luce rating per agent with its 95% interval, best at the top."""
-    from tabletop_zoo.baselines.evaluation.report import pyplot, save_figure
-
     plt = pyplot("the ratings chart")
     ratings = result.ratings(fixed)
     order = sorted(range(len(ratings)), key=lambda i: ratings[i].value)
@@ -250,15 +253,12 @@ def play_lineups(
     log: Any = None,
     env_kwargs: dict[str, Any] | None = None,
 ) -> SeatedResult:
-    """Play every seating of every line-up of ``designs``, ``rounds`` times over.
-
-    ``agent_specs`` are ``make_agent`` specs; a line-up holds indices into them. Every game
-    and agent is seeded from ``seed`` and the game's number; ``random_opening`` is
-    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``log`` are
+    """Play every seating of every line-up of ``designs`` (indices into ``agent_specs``),
+    ``rounds`` times over (:func:`lineup_schedule`); ``random_opening`` is
+    :func:`~.arena.play_game`'s, ``workers``, ``trust`` and ``log`` are
     :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
-    (marked :attr:`SeatedResult.incomplete`).
-    """
+    (marked :attr:`SeatedResult.incomplete`)."""
     players = check_match(
         game,
         num_players,
@@ -270,8 +270,6 @@ def play_lineups(
         counts={"rounds": rounds},
         trust=trust,
     )
-    from tabletop_zoo.baselines.evaluation.report import display_names
-
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
