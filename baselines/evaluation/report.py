@@ -1,4 +1,6 @@
-"""Tournament outputs: short display names, the text table, CSV files and the chart.
+"""Tournament outputs: short display names, the text table, CSV files and the chart (of a
+:class:`~.tournament.TournamentResult`, the ``result`` of the functions here, which that
+module calls); CSV files and figures of any view (:func:`write_rows`, :func:`save_figure`).
 
 Display names keep tables narrow: ``ppo:runs/x/final_model.zip`` is shown as ``ppo(x)``
 (the run folder), ``ppo:models/best.zip`` as ``ppo(best)``; repeated names get ``#2``,
@@ -11,15 +13,12 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL, PairingStats, Standing
+from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
 from tabletop_zoo.envs._files import atomic_path, atomic_write
-
-if TYPE_CHECKING:
-    from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 
 __all__ = [
     "TABLE_WIDTH",
@@ -39,24 +38,6 @@ __all__ = [
 TABLE_WIDTH = 100
 NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
 GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")
-
-
-class TournamentResult(Protocol):
-    """What the outputs read of a :class:`~.tournament.TournamentResult` (named here, so
-    that this module needs not import the one that calls it)."""
-
-    game: str
-    num_players: int
-    agents: list[str]
-    specs: list[str]
-    games: list[MatchRecord]
-    filler: str
-    random_opening: int
-    incomplete: str | None
-
-    def head_to_head(self, record: MatchRecord) -> Any: ...
-    def pairings(self) -> list[PairingStats]: ...
-    def standings(self) -> list[Standing]: ...
 
 
 def display_name(spec: str) -> str:
@@ -115,7 +96,7 @@ def incomplete_name(path: str | Path) -> Path:
     return path.with_name(f"{path.stem}.incomplete{path.suffix}")
 
 
-def tournament_table(result: TournamentResult) -> str:
+def tournament_table(result: Any) -> str:
     """Pairings (win rate with its Wilson 95% CI, draw and loss rates, mean scores) and
     standings (totals, Elo with its 95% bootstrap interval), at most :data:`TABLE_WIDTH`
     columns wide."""
@@ -164,7 +145,7 @@ def write_rows(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[
     return Path(path)
 
 
-def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
+def write_tournament_csv(result: Any, out_dir: str | Path) -> tuple[Path, Path, Path]:
     """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
     (one row per game, with the number of random opening actions), each atomically; a
     result marked ``incomplete`` writes ``pairings.incomplete.csv`` etc. instead."""
@@ -268,7 +249,7 @@ def save_curve(
     return save_figure(fig, png_path)
 
 
-def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
+def plot_tournament(result: Any, path: str | Path) -> Path:
     """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed; a result
     marked ``incomplete`` goes to :func:`incomplete_name` of ``path``)."""
     if result.incomplete:
@@ -276,7 +257,7 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     return save_figure(tournament_figure(result), path)
 
 
-def tournament_figure(result: TournamentResult) -> Any:
+def tournament_figure(result: Any) -> Any:
     """A matplotlib figure: stacked win/draw/loss bars per pairing (win CI whiskers) and an
     Elo panel whose bars start at the average rating (1500) and carry their values."""
     plt = pyplot("the tournament chart")
@@ -284,12 +265,9 @@ def tournament_figure(result: TournamentResult) -> Any:
 
     pairings = result.pairings()
     standings = result.standings()
-    fig, (ax1, ax2) = plt.subplots(
-        1,
-        2,
-        figsize=(13, 2.0 + 0.5 * max(len(pairings), len(standings))),
-        gridspec_kw={"width_ratios": [2, 1]},
-    )
+    height = 2.0 + 0.5 * max(len(pairings), len(standings))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, height), gridspec_kw={"width_ratios": [2, 1]})
+    whiskers = {"fmt": "none", "ecolor": "black", "capsize": 3}
     y = np.arange(len(pairings))
     left = np.zeros(len(pairings))
     for outcome, colour in (("wins", "tab:green"), ("draws", "tab:gray"), ("losses", "tab:red")):
@@ -298,15 +276,7 @@ def tournament_figure(result: TournamentResult) -> Any:
         left += rates
     wins = np.array([p.rate("wins") for p in pairings])
     cis = np.array([p.interval("wins") for p in pairings]).reshape(-1, 2)
-    ax1.errorbar(
-        wins,
-        y,
-        xerr=[wins - cis[:, 0], cis[:, 1] - wins],
-        fmt="none",
-        ecolor="black",
-        capsize=3,
-        label="win 95% CI",
-    )
+    ax1.errorbar(wins, y, xerr=[wins - cis[:, 0], cis[:, 1] - wins], label="win 95% CI", **whiskers)
     ax1.set_yticks(y, [f"{short_label(p.agent)} vs {short_label(p.opponent)}" for p in pairings])
     ax1.invert_yaxis()
     ax1.set_xlim(0, 1)
@@ -324,7 +294,7 @@ def tournament_figure(result: TournamentResult) -> Any:
     ends_low, ends_high = np.array(elos), np.array(elos)
     if np.isfinite(lows).all() and np.isfinite(highs).all():
         below, above = np.maximum(np.array(elos) - lows, 0), np.maximum(highs - np.array(elos), 0)
-        ax2.errorbar(elos, ys, xerr=[below, above], fmt="none", ecolor="black", capsize=3)
+        ax2.errorbar(elos, ys, xerr=[below, above], **whiskers)
         ends_low, ends_high = np.minimum(lows, elos), np.maximum(highs, elos)
     # each value beyond the outer end of its bar and error bar, so no line crosses it
     for y, elo, low, high in zip(ys, elos, ends_low, ends_high, strict=True):
