@@ -25,7 +25,6 @@ __all__ = [
     "display_name",
     "display_names",
     "incomplete_name",
-    "plot_tournament",
     "pyplot",
     "save_figure",
     "short_label",
@@ -247,14 +246,6 @@ def save_curve(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=legend_size)
     return save_figure(fig, png_path)
-
-
-def plot_tournament(result: Any, path: str | Path) -> Path:
-    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed; a result
-    marked ``incomplete`` goes to :func:`incomplete_name` of ``path``)."""
-    if result.incomplete:
-        path = incomplete_name(path)
-    return save_figure(tournament_figure(result), path)
 
 
 def tournament_figure(result: Any) -> Any:

@@ -158,15 +158,12 @@ class SeatedResult:
             out.append(Placement(name, len(held), int(firsts), mean, scores))
         return out
 
-    def placed_games(self) -> list[PlacedGame]:
-        """The games as finishing orders for :mod:`~.ratings`."""
-        return [PlacedGame(g.agents, record_ranks(g)) for g in self.games]
-
     def ratings(
         self, fixed: Mapping[int, tuple[float, float]] | None = None, seed: int | None = 0
     ) -> list[Rating]:
         """Plackett-Luce ratings (openskill) per agent; ``fixed`` agents keep theirs."""
-        return plackett_luce_ratings(self.placed_games(), len(self.agents), fixed, seed=seed)
+        placed = [PlacedGame(g.agents, record_ranks(g)) for g in self.games]
+        return plackett_luce_ratings(placed, len(self.agents), fixed, seed=seed)
 
     def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
         """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""

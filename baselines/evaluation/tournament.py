@@ -181,8 +181,10 @@ class TournamentResult:
         return report.write_tournament_csv(self, out_dir)
 
     def plot(self, path: str | Path) -> Path:
-        """Save a PNG: win/draw/loss bars per pairing and the Elo panel."""
-        return report.plot_tournament(self, path)
+        """Save :func:`~.report.tournament_figure` as a PNG at ``path`` (folders made as
+        needed; :func:`~.report.incomplete_name` of it when :attr:`incomplete`)."""
+        path = report.incomplete_name(path) if self.incomplete else path
+        return report.save_figure(report.tournament_figure(self), path)
 
 
 def tournament_view(
