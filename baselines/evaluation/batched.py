@@ -89,14 +89,9 @@ def acts_on_rows(agent: Any) -> bool:
 
 
 class LockstepGames:
-    """Play games of one env configuration in lockstep on ``engine`` (see the module).
-
-    ``env``: an AEC env of the configuration (its ``reset(seed)`` makes each game's first
-    position); ``engine``: :func:`compiled_engine` of it. :meth:`play` takes
-    ``(key, agents, seed, random_opening)`` per game (``agents`` made and seeded as
-    :func:`~.arena.play_task` makes them) and yields ``(key, (returns, scores, steps))`` as
-    games finish.
-    """
+    """Play games of one env configuration in lockstep on ``engine`` (:func:`compiled_engine`
+    of ``env``, an AEC env of the configuration whose ``reset(seed)`` makes each game's first
+    position), as the module docstring says."""
 
     def __init__(self, env: Any, engine: Any) -> None:
         self.env = env
@@ -109,8 +104,9 @@ class LockstepGames:
         games: Iterable[tuple[Any, list[Any], int, int]],
         reset_agents: Callable[[list[Any], int], None],
     ) -> Iterator[tuple[Any, Outcome]]:
-        """Yield ``(key, outcome)`` for every game of ``games`` as it finishes;
-        ``reset_agents(agents, seed)`` seeds a game's agents before its first action."""
+        """Yield ``(key, (returns, scores, steps))`` for every ``(key, agents, seed,
+        random_opening)`` of ``games`` as it finishes (``agents`` made as
+        :func:`~.arena.play_task` makes them, seeded by ``reset_agents(agents, seed)``)."""
         engine, wrap = self.engine, self.wrap
         pending = iter(games)
         states: np.ndarray | None = None

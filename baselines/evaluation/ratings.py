@@ -1,13 +1,9 @@
-"""Ratings from full finishing orders (any player count) and anchored 2-player Elo.
+"""Ratings from full finishing orders (any player count) and 2-player Elo intervals.
 
-A game's finishing order ranks the seats by result, then score (:func:`finishing_ranks`).
-:func:`plackett_luce_ratings` fits ``openskill``'s Plackett-Luce model (``mu``, ``sigma``;
-95% interval ``mu +- 1.96 sigma``), averaged over several random orders of the games since
-online updates depend on the order; ``fixed`` agents keep their ratings (a ladder's
-members), so a newcomer lands on the ladder's scale. For 2 players, :func:`anchored_elo`
-is the maximum-likelihood Elo against opponents of known Elo (Fisher-information interval)
-and :func:`elo_bootstrap_intervals` gives a round robin's Elo intervals. ``openskill``
-comes with the ``train`` extra.
+:func:`plackett_luce_ratings` fits ``openskill``'s Plackett-Luce model (``train`` extra) to
+finishing orders (:func:`finishing_ranks`); ``fixed`` agents keep their ratings, so a
+ladder's newcomer lands on the ladder's scale. :func:`anchored_elo` places one agent among
+opponents of known Elo; :func:`elo_bootstrap_intervals` gives a round robin's Elo intervals.
 """
 
 from __future__ import annotations
@@ -85,13 +81,12 @@ def plackett_luce_ratings(
     orderings: int = DEFAULT_ORDERINGS,
     seed: int | None = 0,
 ) -> list[Rating]:
-    """Plackett-Luce ratings (``openskill``) of agents ``0..num_agents-1`` from ``games``.
+    """Plackett-Luce ratings (``openskill``; 95%: ``mu +- 1.96 sigma``) of agents
+    ``0..num_agents-1`` from ``games``; ``fixed`` maps agent index -> ``(mu, sigma)`` held.
 
-    ``fixed`` maps agent index -> ``(mu, sigma)`` of agents whose rating is held (the
-    ladder); the others start at openskill's defaults and are updated game by game. With
-    ``orderings=1`` and ``seed=None`` the games are rated in the given order (exactly
-    openskill's sequential ``rate`` calls); otherwise ``mu`` and ``sigma`` are averaged over
-    ``orderings`` random orders (fixed ``seed``).
+    Online updates depend on the order, so ``mu`` and ``sigma`` are averaged over
+    ``orderings`` random orders (fixed ``seed``); ``orderings=1`` and ``seed=None`` rate
+    the games in the given order (exactly openskill's sequential ``rate`` calls).
     """
     fixed = dict(fixed or {})
     for index in fixed:

@@ -3,10 +3,8 @@
 A *line-up* is the multiset of agents of one game (``(0, 1, 1)``: agent 0 against two
 copies of agent 1); playing it once per :func:`seat_permutations` seating puts every agent
 in every seat equally often. :func:`lineups` builds the designs: every table of distinct
-agents (``focus=None``), or agent ``focus`` against every mix of the others (the ladder).
-:func:`play_lineups` plays them and returns :func:`seated_view` (:class:`SeatedResult`):
-per agent the share of sole first places (Wilson 95%), mean rank, pairwise score and
-Plackett-Luce ratings (:mod:`~.ratings`), from any :class:`~.matches.MatchRecord`.
+agents, or agent ``focus`` against every mix of the others (the ladder). :func:`play_lineups`
+plays them into a :class:`SeatedResult` (:func:`seated_view` of any match records).
 """
 
 from __future__ import annotations

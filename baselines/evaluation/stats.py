@@ -1,10 +1,5 @@
-"""Match statistics: Wilson score intervals, Elo ratings, head-to-head results and the
-per-pairing / per-agent tallies that tournaments and training evaluations report.
-
-Elo is fitted to head-to-head results: sequential Elo updates (K=16, start 1500) over the
-games in a random order, averaged over many random orders so that the ratings do not
-depend on the order the games were played in.
-"""
+"""Match statistics: Wilson score intervals, intervals across training seeds, Elo ratings,
+head-to-head results and the per-pairing / per-agent tallies that matches report."""
 
 from __future__ import annotations
 
@@ -37,10 +32,7 @@ ELO_ORDERINGS = 100  # random game orders averaged by ``elo_ratings``
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / trials``.
-
-    Returns ``(low, high)``; with no trials the interval is ``(0.0, 1.0)``.
-    """
+    """Wilson score interval ``(low, high)`` of ``successes / trials`` (no trials: 0, 1)."""
     if trials < 0 or successes < 0 or successes > trials:
         raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
     if trials == 0:
@@ -137,11 +129,9 @@ def elo_ratings(
     orderings: int = ELO_ORDERINGS,
     seed: int | None = 0,
 ) -> list[float]:
-    """Elo ratings from head-to-head results ``(agent_a, agent_b, score_a)``.
-
-    Runs sequential Elo over the results in ``orderings`` random orders and averages
-    the final ratings (order-independent up to sampling noise; fixed ``seed``).
-    """
+    """Elo ratings from head-to-head results ``(agent_a, agent_b, score_a)``: sequential Elo
+    updates over the results in ``orderings`` random orders (fixed ``seed``), averaged, so
+    that the ratings do not depend on the order the games were played in."""
     ratings_sum = np.zeros(num_agents)
     rng = np.random.default_rng(seed)
     results = list(results)

@@ -1,14 +1,8 @@
-"""Seat-rotated matches between agents: round-robin tournaments, one-agent evaluations, and
-the tournament view of match records.
-
-**Round robin** (:func:`round_robin`): every pairing plays ``games`` games with the seats
-rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents sit in every
-seat equally often; other seats hold the *filler* and only A against B counts.
-**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`): pairings with
-Wilson intervals, standings with Elo, from any match records. **Evaluation of one agent**
-(:func:`evaluate_agent`): ``games_per_seat`` games from every seat against each opponent,
-counted by the agent's own result. All are schedules played by
-:func:`~.matches.play_seatings`::
+"""Seat-rotated matches: round-robin tournaments (:func:`round_robin`: every pairing plays
+with the seats rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents
+sit in every seat equally often; other seats hold the *filler* and only A against B
+counts), their view of any match records (:func:`tournament_view`) and one-agent
+evaluations (:func:`evaluate_agent`)::
 
     result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
     print(result.table())
@@ -234,15 +228,12 @@ def round_robin(
     random_opening: int = 0,
     trust: bool = False,
 ) -> TournamentResult:
-    """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
-
-    ``agent_specs`` are ``make_agent`` specs; ``filler`` fills the seats beyond A and B in
-    3-4 player games; ``random_opening`` is :func:`~.arena.play_game`'s. ``workers``,
-    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``log`` are those of
-    :func:`~.matches.play_seatings`: the same results however the games are played. Worker
-    processes that die raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the
-    games played until then (marked :attr:`TournamentResult.incomplete`).
-    """
+    """Play a round robin of ``agent_specs``: every pair plays ``games`` games (seats
+    rotated, ``filler`` in the other seats). ``random_opening`` is
+    :func:`~.arena.play_game`'s; ``workers``, ``backend``, ``ray_address``, ``trust``,
+    ``progress`` and ``log`` are :func:`~.matches.play_seatings`'. Worker processes that die
+    raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until
+    then (marked :attr:`TournamentResult.incomplete`)."""
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
     agents = [*agent_specs, filler]
@@ -308,14 +299,10 @@ def evaluate_agent(
     name: str = "learner",
     trust: bool = False,
 ) -> list[PairingStats]:
-    """Play ``agent`` from every seat against each opponent spec (all other seats).
-
-    Returns one :class:`~.stats.PairingStats` per opponent, counting the agent's own game
-    results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
-    other seats (:func:`evaluation_view`). Games of seat ``s`` come before those of seat
-    ``s + 1``; every game is seeded from ``seed``, the opponent's index and the game's
-    index. The agent object plays in this process. ``trust``: opponent model files may be
-    loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`).
+    """Play ``agent`` (an object, played in this process) from every seat against each
+    opponent spec (all other seats; loaded with ``trust``); one :func:`evaluation_view` per
+    opponent. Games of seat ``s`` come before those of seat ``s + 1``; every game is seeded
+    from ``seed``, the opponent's index and the game's index.
     """
     num_players = check_match(
         game,
