@@ -254,27 +254,10 @@ def play_lineups(
     :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`)."""
-    players = check_match(
-        game,
-        num_players,
-        agent_specs,
-        seed=seed,
-        workers=workers,
-        random_opening=random_opening,
-        env_options=env_kwargs,
-        counts={"rounds": rounds},
-        trust=trust,
-    )
+    options = {"env_options": env_kwargs, "workers": workers, "trust": trust}
+    counts = {"rounds": rounds}
+    players = check_match(game, num_players, agent_specs, seed, random_opening, counts, **options)
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
-    return play_into(
-        result,
-        agent_specs,
-        schedule,
-        names=names,
-        env_options=env_kwargs,
-        workers=workers,
-        log=log,
-        trust=trust,
-    )
+    return play_into(result, agent_specs, schedule, names=names, log=log, **options)

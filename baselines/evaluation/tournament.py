@@ -236,42 +236,15 @@ def round_robin(
     then (marked :attr:`TournamentResult.incomplete`)."""
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
-    agents = [*agent_specs, filler]
-    num_players = check_match(
-        game,
-        num_players,
-        agents,
-        seed=seed,
-        workers=workers,
-        random_opening=random_opening,
-        env_options=env_kwargs,
-        counts={"games per pairing": games},
-        backend=backend,
-        trust=trust,
-    )
+    agents, counts = [*agent_specs, filler], {"games per pairing": games}
+    options = {"env_options": env_kwargs, "workers": workers, "backend": backend, "trust": trust}
+    num_players = check_match(game, num_players, agents, seed, random_opening, counts, **options)
     names = report.display_names(agent_specs)
     schedule = round_robin_schedule(len(agent_specs), num_players, games, seed, random_opening)
-    result = TournamentResult(
-        game,
-        num_players,
-        names,
-        filler=filler,
-        specs=list(agent_specs),
-        random_opening=random_opening,
-    )
-    return play_into(
-        result,
-        agents,
-        schedule,
-        names=[*names, filler],
-        env_options=env_kwargs,
-        workers=workers,
-        backend=backend,
-        ray_address=ray_address,
-        log=log,
-        progress=progress,
-        trust=trust,
-    )
+    result = TournamentResult(game, num_players, names, filler=filler, specs=list(agent_specs))
+    result.random_opening = random_opening
+    options |= {"ray_address": ray_address, "log": log, "progress": progress}
+    return play_into(result, agents, schedule, names=[*names, filler], **options)
 
 
 def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) -> PairingStats:
@@ -304,14 +277,9 @@ def evaluate_agent(
     opponent. Games of seat ``s`` come before those of seat ``s + 1``; every game is seeded
     from ``seed``, the opponent's index and the game's index.
     """
+    counts = {"games_per_seat": games_per_seat}
     num_players = check_match(
-        game,
-        num_players,
-        [agent],
-        seed=seed,
-        env_options=env_kwargs,
-        counts={"games_per_seat": games_per_seat},
-        names=[name],
+        game, num_players, [agent], seed, counts=counts, env_options=env_kwargs, names=[name]
     )
     rows = []
     for spec, child in zip(
