@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
-from tabletop_zoo.baselines.evaluation.ratings import Rating, anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import (
     Placement,
     SeatedResult,
     lineups,
     play_lineups,
 )
-from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
+from tabletop_zoo.baselines.evaluation.stats import Rating, anchored_elo, elo_ratings, head_to_head
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [

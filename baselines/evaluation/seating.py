@@ -24,12 +24,6 @@ from tabletop_zoo.baselines.evaluation.matches import (
     play_into,
     view_fields,
 )
-from tabletop_zoo.baselines.evaluation.ratings import (
-    PlacedGame,
-    Rating,
-    finishing_ranks,
-    plackett_luce_ratings,
-)
 from tabletop_zoo.baselines.evaluation.report import (
     display_names,
     incomplete_name,
@@ -37,7 +31,14 @@ from tabletop_zoo.baselines.evaluation.report import (
     save_figure,
     write_rows,
 )
-from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
+from tabletop_zoo.baselines.evaluation.stats import (
+    Z_95,
+    PlacedGame,
+    Rating,
+    finishing_ranks,
+    plackett_luce_ratings,
+    wilson_interval,
+)
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 __all__ = [
@@ -77,7 +78,7 @@ def lineups(num_agents: int, num_players: int, focus: int | None = None) -> list
 
 def record_ranks(record: MatchRecord) -> tuple[int, ...]:
     """Rank per seat of a played game (1 = first; ties share),
-    :func:`~.ratings.finishing_ranks`."""
+    :func:`~.stats.finishing_ranks`."""
     return finishing_ranks(record.returns, record.scores)
 
 

@@ -29,10 +29,10 @@ from tabletop_zoo.baselines.evaluation.matches import (
     play_seatings,
     view_fields,
 )
-from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
     Standing,
+    elo_bootstrap_intervals,
     elo_ratings,
     game_result,
     head_to_head,
@@ -148,7 +148,7 @@ class TournamentResult:
 
     def elo_intervals(self) -> list[tuple[float, float]]:
         """95% interval of each agent's Elo: percentile bootstrap over the games
-        (:func:`~.ratings.elo_bootstrap_intervals`, 100 resamples, seeded, so a table is
+        (:func:`~.stats.elo_bootstrap_intervals`, 100 resamples, seeded, so a table is
         reproducible); computed once per set of games."""
         key = len(self.games)
         if self._elo_intervals is None or self._elo_intervals[0] != key:
