@@ -31,7 +31,7 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "read_game", "resume_command"]
+__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "read_game"]
 
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
@@ -61,11 +61,6 @@ def model_digests(specs: Sequence[str]) -> dict[str, str]:
         if kind in ("ppo", "az") and Path(path).is_file():
             out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return out
-
-
-def resume_command(program: str, argv: Sequence[str]) -> str:
-    """The command line that resumes a run: ``program argv --resume``."""
-    return shlex.join([*program.split(), *argv, *([] if "--resume" in argv else ["--resume"])])
 
 
 class GameLog:
@@ -152,11 +147,12 @@ class GameLog:
             handle.close()
 
     def stopped(self, program: str, argv: Sequence[str]) -> str:
-        """What a stopped run says: the games recorded and the command to resume."""
-        return (
-            f"{len(self.games)} games recorded in {self.path}; to play the rest: "
-            f"{resume_command(program, argv)}"
+        """What a stopped run says: the games recorded and the command that resumes it
+        (``program argv --resume``)."""
+        resume = shlex.join(
+            [*program.split(), *argv, *([] if "--resume" in argv else ["--resume"])]
         )
+        return f"{len(self.games)} games recorded in {self.path}; to play the rest: {resume}"
 
 
 def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], MatchRecord]]:
@@ -171,12 +167,8 @@ def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], M
         try:
             entry = json.loads(line)
             key = (int(entry.pop("match")), int(entry.pop("slot")))
-            record = MatchRecord(**entry)
-            games[key] = dataclasses.replace(
-                record,
-                **{f: tuple(getattr(record, f)) for f in ("agents", "seats", "returns")},
-                scores=tuple(int(s) for s in record.scores),
-            )
+            entry |= {f: tuple(entry[f]) for f in ("agents", "seats", "returns")}
+            games[key] = MatchRecord(**entry | {"scores": tuple(int(s) for s in entry["scores"])})
         except (ValueError, TypeError, KeyError, AttributeError):
             raise InvalidOptionError(f"{where}: line {number} is not a game") from None
         texts[key] = line
