@@ -281,19 +281,16 @@ def evaluate_agent(
     num_players = check_match(
         game, num_players, [agent], seed, counts=counts, env_options=env_kwargs, names=[name]
     )
+    # the agent (0) in seat n // games_per_seat of game n, the opponent (1) in the others
+    line_ups = [tuple(int(s != seat) for s in range(num_players)) for seat in range(num_players)]
+    children = np.random.SeedSequence(seed).spawn(len(opponents))
     rows = []
-    for spec, child in zip(
-        opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
-    ):
+    for spec, child in zip(opponents, children, strict=True):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
         opponent = seeded_agent(spec, int(game_seeds[-1]), trust)
         schedule = [
-            Seating(
-                tuple(0 if s == seat else 1 for s in range(num_players)),
-                int(game_seeds[seat * games_per_seat + g]),
-            )
-            for seat in range(num_players)
-            for g in range(games_per_seat)
+            Seating(line_ups[n // games_per_seat], int(game_seeds[n]))
+            for n in range(num_players * games_per_seat)
         ]
         records = play_seatings(
             game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs,
