@@ -96,7 +96,6 @@ class LockstepGames:
     def __init__(self, env: Any, engine: Any) -> None:
         self.env = env
         self.engine = engine
-        self.slots = SLOTS
         self.wrap = type(engine.new_initial_state())  # the one-row state class
 
     def play(
@@ -110,24 +109,17 @@ class LockstepGames:
         engine, wrap = self.engine, self.wrap
         pending = iter(games)
         states: np.ndarray | None = None
-        live: list[Any] = [None] * self.slots  # per slot: [key, agents, steps, opening, rng]
-        active = np.zeros(self.slots, dtype=bool)
-        actions = np.zeros(self.slots, dtype=np.int64)
-        exhausted = False
+        live: list[Any] = [None] * SLOTS  # per slot: [key, agents, steps, opening, rng]
+        active = np.zeros(SLOTS, dtype=bool)
+        actions = np.zeros(SLOTS, dtype=np.int64)
         while True:
-            for slot in range(self.slots):  # fill the free rows in schedule order
-                if exhausted or active[slot]:
-                    continue
-                game = next(pending, None)
-                if game is None:
-                    exhausted = True
-                    break
-                key, agents, seed, opening = game
+            free = np.flatnonzero(~active).tolist()  # filled in schedule order
+            for slot, (key, agents, seed, opening) in zip(free, pending, strict=False):
                 reset_agents(agents, seed)
                 self.env.reset(seed=seed)  # the game's first position, as a compiled row
                 row = engine.from_state(self.env.unwrapped.game_state)
                 if states is None:
-                    states = np.repeat(row[None], self.slots, axis=0)
+                    states = np.repeat(row[None], SLOTS, axis=0)
                 states[slot] = row
                 live[slot] = [key, agents, 0, opening, opening_generator(seed)]
                 active[slot] = True
@@ -146,8 +138,5 @@ class LockstepGames:
             result = engine._step(states, actions, autoreset=False, active=active)
             for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
                 key, _agents, steps, _opening, _rng = live[slot]
-                view = wrap(engine, states[slot], trusted=True)
-                returns, scores = final_result(view)
                 active[slot] = False
-                live[slot] = None
-                yield key, (returns, scores, steps)
+                yield key, (*final_result(wrap(engine, states[slot], trusted=True)), steps)
