@@ -288,11 +288,8 @@ def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
             yield index, play_task(task)
     if lockstep is not None:
         games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
-        finished = lockstep.play(games, functools.partial(_seat_agents, lockstep.env))
-        try:
-            yield from finished
-        finally:
-            finished.close()
+        # closing this generator closes the lockstep one too (yield from)
+        yield from lockstep.play(games, functools.partial(_seat_agents, lockstep.env))
 
 
 def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
