@@ -37,24 +37,6 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
 
-__all__ = [
-    "INTERACTIVE_SPECS",
-    "MODEL_KINDS",
-    "GameResult",
-    "GameTask",
-    "IncompleteRunError",
-    "agent_seeds",
-    "cpu_seconds",
-    "forget_model_agents",
-    "live_state",
-    "make_env",
-    "play_game",
-    "play_on_ray",
-    "play_task",
-    "play_tasks",
-    "seeded_agent",
-]
-
 MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 

@@ -25,16 +25,6 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import spec_of
 from tabletop_zoo.envs.results import final_result
 
-__all__ = [
-    "BATCH_SWITCH",
-    "SLOTS",
-    "LockstepGames",
-    "batch_switch_on",
-    "acts_on_rows",
-    "compiled_engine",
-    "opening_generator",
-]
-
 #: Environment variable that keeps every game of a match on the serial path (``0``), e.g.
 #: to measure the batched arena against it; the agents still search on the compiled engine.
 BATCH_SWITCH = "TABLETOP_ZOO_BATCH"

@@ -31,8 +31,6 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "read_game"]
-
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
 RESUME_HELP = (

@@ -25,22 +25,6 @@ from tabletop_zoo.baselines.evaluation.seating import (
 from tabletop_zoo.baselines.evaluation.stats import Rating, anchored_elo, elo_ratings, head_to_head
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = [
-    "LADDER_SCALE",
-    "PLACEMENT_HEADER",
-    "NewcomerRating",
-    "fit_ladder",
-    "fixed_ratings",
-    "ladder_key",
-    "newcomer_lines",
-    "placement_line",
-    "play_ladder",
-    "rate_against",
-    "rate_newcomer",
-    "record_ladder",
-    "refit_ladder",
-]
-
 LADDER_SCALE = "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma"
 PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
 

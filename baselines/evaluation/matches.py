@@ -28,17 +28,6 @@ from tabletop_zoo.baselines.evaluation.arena import (
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec
 
-__all__ = [
-    "BACKENDS",
-    "MatchRecord",
-    "Seating",
-    "check_count",
-    "check_match",
-    "play_into",
-    "play_seatings",
-    "view_fields",
-]
-
 BACKENDS = ("local", "ray")  # where the games of a match are played
 
 

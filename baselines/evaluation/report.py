@@ -20,20 +20,6 @@ import numpy as np
 from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
 from tabletop_zoo.envs._files import atomic_path, atomic_write
 
-__all__ = [
-    "TABLE_WIDTH",
-    "display_name",
-    "display_names",
-    "incomplete_name",
-    "pyplot",
-    "save_figure",
-    "short_label",
-    "tournament_figure",
-    "tournament_table",
-    "write_rows",
-    "write_tournament_csv",
-]
-
 TABLE_WIDTH = 100
 NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
 GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")

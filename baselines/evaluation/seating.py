@@ -41,19 +41,6 @@ from tabletop_zoo.baselines.evaluation.stats import (
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = [
-    "Placement",
-    "SeatedResult",
-    "lineup_schedule",
-    "lineups",
-    "pairwise_score",
-    "play_lineups",
-    "plot_ratings",
-    "record_ranks",
-    "seat_permutations",
-    "seated_view",
-]
-
 
 def seat_permutations(lineup: Sequence[int]) -> list[tuple[int, ...]]:
     """Every distinct ordering of ``lineup`` (agent per seat), sorted: repeated agents are

@@ -15,29 +15,6 @@ import numpy as np
 
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = [
-    "DEFAULT_ORDERINGS",
-    "ELO_INITIAL",
-    "ELO_K",
-    "Z_95",
-    "PairingStats",
-    "PlacedGame",
-    "Rating",
-    "SeedSummary",
-    "Standing",
-    "across_seeds",
-    "anchored_elo",
-    "elo_bootstrap_intervals",
-    "elo_expected",
-    "elo_ratings",
-    "elo_update",
-    "finishing_ranks",
-    "game_result",
-    "head_to_head",
-    "plackett_luce_ratings",
-    "wilson_interval",
-]
-
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 ELO_INITIAL = 1500.0
 ELO_K = 16.0

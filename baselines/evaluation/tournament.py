@@ -21,7 +21,6 @@ import numpy as np
 from tabletop_zoo.baselines.evaluation import report
 from tabletop_zoo.baselines.evaluation.arena import seeded_agent
 from tabletop_zoo.baselines.evaluation.matches import (
-    BACKENDS,
     MatchRecord,
     Seating,
     check_match,
@@ -38,19 +37,6 @@ from tabletop_zoo.baselines.evaluation.stats import (
     head_to_head,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
-
-__all__ = [
-    "BACKENDS",
-    "HeadToHead",
-    "TournamentResult",
-    "evaluate_agent",
-    "evaluation_view",
-    "head_to_head_of",
-    "round_robin",
-    "round_robin_schedule",
-    "seating",
-    "tournament_view",
-]
 
 
 def seating(num_players: int, game_index: int) -> list[int]:
