@@ -1,16 +1,12 @@
 """The batched arena: many games of a match at once on a game's compiled engine.
 
-:func:`~.arena.play_tasks` hands the games whose every seat can act on a compiled one-row
-state (:func:`acts_on_rows`: ``acts_on_compiled_state = True``, ``reads_observation = False``)
-to :class:`LockstepGames`, the others to :func:`~.arena.play_game`, with the same records:
-the same start (``env.reset(seed)`` as a row), agents made and seeded alike
-(:func:`~.arena.seeded_agent`), the same random opening, each decision
+:func:`~.arena.play_tasks` hands the games whose every seat :func:`acts_on_rows` to
+:class:`LockstepGames` (when :func:`compiled_engine` can play them), the others to
+:func:`~.arena.play_game`, with the same records: the same start (``env.reset(seed)`` as a
+row), agents made and seeded alike, the same random opening, each decision
 ``act(None, mask, state)`` on the game's row, truncation and scores as the env's. Live
 games share one compiled ``legal_mask`` and ``step`` per round (at most :data:`SLOTS`);
-results come out as games finish. Used only when the fast path is on, the game's compiled
-engine accepts the options and the compiled random stream matches Python's
-(:func:`~tabletop_zoo.envs.fast_random.matches_python`), for more than ``arena.MIN_BATCH``
-games; ``TABLETOP_ZOO_BATCH=0`` keeps every game serial.
+``TABLETOP_ZOO_BATCH=0`` keeps every game serial.
 """
 
 from __future__ import annotations

@@ -52,12 +52,10 @@ def display_names(specs: Sequence[str]) -> list[str]:
         spec if any(other == name and specs[j] != spec for j, other in enumerate(first)) else name
         for spec, name in zip(specs, first, strict=True)
     ]
-    seen: dict[str, int] = {}
-    names = []
-    for name in short:
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
+    return [
+        name if (before := short[:i].count(name)) == 0 else f"{name}#{before + 1}"
+        for i, name in enumerate(short)
+    ]
 
 
 def short_label(name: str, limit: int = NAME_WIDTH - 1) -> str:

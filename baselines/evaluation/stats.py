@@ -172,17 +172,9 @@ class PairingStats:
     ) -> PairingStats:
         """Count per-game ``outcomes`` of ``agent`` (1 win, 0.5 draw, 0 loss) and average the
         per-game scores of the agent and of its opponent(s)."""
-        games = len(outcomes)
-        return cls(
-            agent=agent,
-            opponent=opponent,
-            games=games,
-            wins=sum(o == 1.0 for o in outcomes),
-            draws=sum(o == 0.5 for o in outcomes),
-            losses=sum(o == 0.0 for o in outcomes),
-            mean_score=float(np.mean(scores)) if games else 0.0,
-            opponent_mean_score=float(np.mean(opponent_scores)) if games else 0.0,
-        )
+        wins, draws, losses = (sum(o == value for o in outcomes) for value in (1.0, 0.5, 0.0))
+        means = [float(np.mean(s)) if outcomes else 0.0 for s in (scores, opponent_scores)]
+        return cls(agent, opponent, len(outcomes), wins, draws, losses, *means)
 
     def rate(self, outcome: str) -> float:
         """Rate of ``"wins"``, ``"draws"`` or ``"losses"``."""
