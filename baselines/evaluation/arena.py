@@ -42,9 +42,8 @@ INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automat
 
 GameTask = tuple[str, int, dict[str, Any], list[Any], int, int, bool]
 """One game to play: ``(game, num_players, env_options, agent spec per seat, game_seed,
-random_opening, trust)``; a seat may hold an agent object instead of a spec (played as it
-is, in this process only); ``trust`` (may be left out: ``False``): model files may be
-unpickled (``make_agent``'s ``trust``)."""
+random_opening, trust)``; a seat may hold an agent object (played in this process only);
+``trust`` (``make_agent``'s) may be left out."""
 
 
 class IncompleteRunError(RuntimeError):
@@ -289,13 +288,12 @@ def _pool_worker_start() -> None:
 
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
-    """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes: in
-    this process (``workers=1``) or in ``workers`` processes (spawned, one torch thread each;
-    each plays runs of up to :data:`CHUNK` tasks). Games whose every agent acts on compiled
-    rows are played many at once on the compiled engine (:mod:`.batched`), with the same
-    outcomes. Closing the generator (or running it to the end) shuts the processes down. A
-    worker process that dies (killed, out of memory) has its games played again in new
-    processes; if one of those dies too, :class:`IncompleteRunError` follows."""
+    """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes (games
+    that can be batched many at once, :func:`_play_as_finished`), in this process
+    (``workers=1``) or in ``workers`` spawned processes (one torch thread each, runs of up to
+    :data:`CHUNK` tasks) that closing the generator shuts down. A worker process that dies
+    has its games played again in new processes; if one of those dies too,
+    :class:`IncompleteRunError` follows."""
     if workers == 1:
         yield from _play_as_finished(tasks)
         return
