@@ -132,9 +132,7 @@ def write_tournament_csv(result: Any, out_dir: str | Path) -> tuple[Path, Path, 
     """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
     (one row per game, with the number of random opening actions), each atomically; a
     result marked ``incomplete`` writes ``pairings.incomplete.csv`` etc. instead."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{name}.csv" for name in ("pairings", "standings", "games")]
+    paths = [Path(out_dir) / f"{name}.csv" for name in ("pairings", "standings", "games")]
     if result.incomplete:
         paths = [incomplete_name(p) for p in paths]
     header = ["game", "num_players", "agent", "opponent", "games"]

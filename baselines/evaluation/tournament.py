@@ -41,11 +41,10 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 
 def seating(num_players: int, game_index: int) -> list[int]:
     """Seat list for game ``game_index`` of a pairing: 0 = agent A, 1 = B, -1 = filler."""
-    base = [0, 1] + [-1] * (num_players - 2)
-    if game_index % 2 == 1:
-        base[0], base[1] = 1, 0
+    first = game_index % 2  # A and B swap seats every other game, then both move on a seat
+    base = [first, 1 - first] + [-1] * (num_players - 2)
     shift = (game_index // 2) % num_players
-    return base[-shift:] + base[:-shift] if shift else base
+    return base[-shift:] + base[:-shift]
 
 
 class HeadToHead(NamedTuple):
