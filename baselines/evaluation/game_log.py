@@ -98,8 +98,7 @@ class GameLog:
                 handle.truncate(len(whole))
         header, self.lines, self.games = _parse(whole, where)
         if header != json.loads(self.header):
-            theirs = _json(header.get("config"))
-            theirs = theirs if isinstance(theirs, dict) else {}
+            theirs = _json_object(header.get("config"))
             keys = sorted(set(theirs) | set(self.config))
             changed = [k for k in keys if theirs.get(k) != self.config.get(k)] or ["config"]
             raise InvalidOptionError(
@@ -157,8 +156,8 @@ def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], M
     """The header, the lines and the games (by match and slot) of a record's whole lines;
     ``InvalidOptionError`` naming ``where`` if it is not a record of ours."""
     lines = data.decode("utf-8", "replace").splitlines()
-    header = _json(lines[0]) if lines else None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    header = _json_object(lines[0] if lines else None)
+    if header.get("format") != FORMAT:
         raise InvalidOptionError(f"{where}: not a games record of tabletop-zoo")
     texts, games = {}, {}
     for number, line in enumerate(lines[1:], start=2):
@@ -187,13 +186,13 @@ def read_game(path: str | Path, match: int, slot: int) -> tuple[dict[str, Any], 
         slots = sorted(s for m, s in games if m == match)
         held = f"slots {slots[0]}..{slots[-1]}" if slots else "no game"
         raise InvalidOptionError(f"{where} has no game at slot {slot} of match {match} ({held})")
-    config = _json(header.get("config"))
-    return config if isinstance(config, dict) else {}, games[match, slot]
+    return _json_object(header.get("config")), games[match, slot]
 
 
-def _json(text: Any) -> Any:
-    """``text`` parsed as JSON, ``None`` if it is not."""
+def _json_object(text: Any) -> dict:
+    """``text`` parsed as a JSON object, ``{}`` if it is not one."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (TypeError, ValueError):
-        return None
+        return {}
+    return value if isinstance(value, dict) else {}
