@@ -6,12 +6,14 @@
 
 Every match of the evaluation layer and the terminal game of ``play`` is a :func:`play_game`
 call. :func:`play_tasks` plays a schedule's games (:data:`GameTask`) in this process or in
-worker processes with the same results: every game and agent is seeded from the task, and
-an agent that loads a model is built once per process (:func:`seeded_agent`).
+worker processes, :func:`play_on_ray` as Ray tasks, with the same results: every game and
+agent is seeded from the task, and an agent that loads a model is built once per process
+(:func:`seeded_agent`).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,43 +26,24 @@ from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation.batched import (
     LockstepGames,
+    acts_on_rows,
     batch_switch_on,
-    batchable,
     compiled_engine,
     opening_generator,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.protocol import EngineState
-from tabletop_zoo.envs.registry import GAMES, fast_path_available, make_raw_env
+from tabletop_zoo.envs.registry import fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
-
-__all__ = [
-    "GAMES",
-    "INTERACTIVE_SPECS",
-    "MODEL_KINDS",
-    "GameResult",
-    "GameTask",
-    "IncompleteRunError",
-    "agent_seeds",
-    "cpu_seconds",
-    "forget_model_agents",
-    "live_state",
-    "make_env",
-    "one_torch_thread",
-    "play_game",
-    "play_task",
-    "play_tasks",
-    "seeded_agent",
-]
 
 MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 GameTask = tuple[str, int, dict[str, Any], list[Any], int, int, bool]
 """One game to play: ``(game, num_players, env_options, agent spec per seat, game_seed,
-random_opening, trust)``; a seat may hold an agent object instead of a spec (played as it
-is, in this process only); ``trust`` (may be left out: ``False``): model files may be
-unpickled (``make_agent``'s ``trust``)."""
+random_opening, trust)``; a seat may hold an agent object (played in this process only);
+``trust`` (``make_agent``'s) may be left out."""
 
 
 class IncompleteRunError(RuntimeError):
@@ -76,12 +59,9 @@ class IncompleteRunError(RuntimeError):
 
 @dataclass
 class GameResult:
-    """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``).
-
-    ``returns``: +1 sole top scorer, 0 tied top, -1 others (the engine's
-    ``returns()``; a truncated game is scored by the position as it stands).
-    ``scores``: the engine's final scores. ``num_steps``: actions taken.
-    """
+    """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``): ``returns``
+    +1 sole top scorer, 0 tied top, -1 others (a truncated game is scored by the position
+    as it stands), the engine's final ``scores``, ``num_steps`` actions taken."""
 
     returns: list[float]
     scores: list[int]
@@ -91,11 +71,9 @@ class GameResult:
 def make_env(
     game: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
 ):
-    """The raw AEC env of ``game`` (a name of :data:`GAMES`): the registry's ``make_raw_env``.
-
-    ``num_players`` defaults to the game's smallest player count; ``options`` are the
-    game's env options. Bad values raise ``InvalidOptionError`` naming what is allowed.
-    """
+    """The raw AEC env of ``game`` (the registry's ``make_raw_env``): ``num_players``
+    defaults to the game's smallest player count; bad values or env ``options`` raise
+    ``InvalidOptionError`` naming what is allowed."""
     return make_raw_env(game, num_players, render_mode=render_mode, **options)
 
 
@@ -121,6 +99,16 @@ def check_random_opening(random_opening: Any) -> None:
         raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
 
 
+def _seat_agents(env: Any, agents: Sequence[Agent], seed: int | None) -> None:
+    """Refuse an agent holding a model made for another game than ``env``'s, and re-seed
+    every agent that has a ``reset(seed)`` from the game's ``seed``."""
+    for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
+        check_agent_fits(agent, env)
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset(seed=agent_seed)
+
+
 def play_game(
     env: Any,
     agents: Sequence[Agent],
@@ -131,14 +119,12 @@ def play_game(
 ) -> GameResult:
     """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
 
-    ``seed`` seeds ``env.reset`` and re-seeds every agent that has a ``reset(seed)``
-    method, so a seeded game is reproducible. ``random_opening``: the first that many
-    actions of the game are uniformly random legal actions (drawn from a generator seeded
-    by ``seed``) instead of the agents' choices, so that deterministic agents in a game
-    without chance do not play the same game over and over. ``on_step(env, seat, action)`` is called
-    after every action is applied (e.g. to render or record the game), ``on_start(env)``
-    once after the reset, before the first action. An agent holding a
-    model made for another game is refused before the game starts (``InvalidOptionError``).
+    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`), so a seeded game is
+    reproducible. The first ``random_opening`` actions are uniformly random legal actions
+    (drawn from a generator seeded by ``seed``), so that deterministic agents in a game
+    without chance do not play the same game over and over. ``on_start(env)`` is called
+    after the reset, ``on_step(env, seat, action)`` after every action (e.g. to render or
+    record the game).
     """
     names = list(env.possible_agents)
     if len(agents) != len(names):
@@ -146,15 +132,10 @@ def play_game(
             f"this env has {len(names)} seats ({', '.join(names)}) but {len(agents)} agents "
             "were given; pass exactly one agent per seat"
         )
-    for agent in agents:
-        check_agent_fits(agent, env)
+    _seat_agents(env, agents, seed)
     check_random_opening(random_opening)
     opening_rng = opening_generator(seed)
     seat_of = {name: i for i, name in enumerate(names)}
-    for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
-            reset(seed=agent_seed)
     env.reset(seed=seed)
     if on_start is not None:
         on_start(env)
@@ -183,10 +164,9 @@ _MODEL_AGENTS: dict[tuple[str, bool], Any] = {}
 
 
 def seeded_agent(spec: str, seed: int, trust: bool = False) -> Any:
-    """The agent of ``spec`` seeded with ``seed``: a fresh one, except agents that load a
-    model (:data:`MODEL_KINDS`), built once per process and spec (:func:`play_game` re-seeds
-    every agent at the start of each game anyway). ``human`` is refused. ``trust``: see
-    :func:`~tabletop_zoo.baselines.agents.make_agent` (model files that need unpickling)."""
+    """The agent of ``spec`` seeded with ``seed`` (``trust``: ``make_agent``'s): a fresh one,
+    except agents that load a model (:data:`MODEL_KINDS`), built once per process and spec
+    (:func:`play_game` re-seeds every agent anyway). ``human`` is refused."""
     if spec.strip().lower() in INTERACTIVE_SPECS:
         raise InvalidOptionError(
             f"agent spec {spec!r} waits for a person at the terminal: it plays only in "
@@ -249,7 +229,7 @@ def _spec_on_rows(spec: Any, trust: bool) -> tuple[bool, bool]:
         return False, False
     if (spec, trust) not in _ROW_AGENTS:
         agent = seeded_agent(spec, 0, trust)
-        _ROW_AGENTS[spec, trust] = batchable([agent]), bool(getattr(agent, "fast", False))
+        _ROW_AGENTS[spec, trust] = acts_on_rows(agent), bool(getattr(agent, "fast", False))
     return _ROW_AGENTS[spec, trust]
 
 
@@ -278,17 +258,6 @@ def _batch_of(tasks: Sequence[GameTask]) -> tuple[Any, list[int]]:
     return _LOCKSTEP[key], batch
 
 
-def _reset_agents(env: Any) -> Callable[[list[Any], int], None]:
-    def reset(agents: list[Any], seed: int) -> None:  # as play_game does
-        for agent, agent_seed in zip(agents, agent_seeds(seed, len(agents)), strict=True):
-            check_agent_fits(agent, env)
-            reset = getattr(agent, "reset", None)
-            if callable(reset):
-                reset(seed=agent_seed)
-
-    return reset
-
-
 def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
     """``(index, play_task(task))`` of every task as it finishes, the games that can be
     batched (:func:`_batch_of`) played in lockstep on the compiled engine (:mod:`.batched`)
@@ -300,22 +269,13 @@ def _play_as_finished(tasks: Sequence[GameTask]) -> Iterator[tuple[int, tuple]]:
             yield index, play_task(task)
     if lockstep is not None:
         games = ((i, _task_agents(tasks[i]), tasks[i][4], tasks[i][5]) for i in batch)
-        finished = lockstep.play(games, _reset_agents(lockstep.env))
-        try:
-            yield from finished
-        finally:
-            finished.close()
+        # closing this generator closes the lockstep one too (yield from)
+        yield from lockstep.play(games, functools.partial(_seat_agents, lockstep.env))
 
 
 def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
     """A worker process's share of a match: :func:`_play_as_finished` of consecutive tasks."""
     return list(_play_as_finished(tasks))
-
-
-def one_torch_thread() -> None:
-    """Worker initialiser (process pool, Ray tasks): one torch / BLAS thread per process
-    (:func:`~tabletop_zoo.baselines.agents.threads.limit_threads`)."""
-    limit_threads()  # the network agents limit torch's threads again when they load it
 
 
 def _pool_worker_start() -> None:
@@ -324,17 +284,16 @@ def _pool_worker_start() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    one_torch_thread()
+    limit_threads()  # the network agents limit torch's threads again when they load it
 
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
-    """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes: in
-    this process (``workers=1``) or in ``workers`` processes (spawned, one torch thread each;
-    each plays runs of up to :data:`CHUNK` tasks). Games whose every agent acts on compiled
-    rows are played many at once on the compiled engine (:mod:`.batched`), with the same
-    outcomes. Closing the generator (or running it to the end) shuts the processes down. A
-    worker process that dies (killed, out of memory) has its games played again in new
-    processes; if one of those dies too, :class:`IncompleteRunError` follows."""
+    """Yield ``(index, play_task(tasks[index]))`` for every task as its game finishes (games
+    that can be batched many at once, :func:`_play_as_finished`), in this process
+    (``workers=1``) or in ``workers`` spawned processes (one torch thread each, runs of up to
+    :data:`CHUNK` tasks) that closing the generator shuts down. A worker process that dies
+    has its games played again in new processes; if one of those dies too,
+    :class:`IncompleteRunError` follows."""
     if workers == 1:
         yield from _play_as_finished(tasks)
         return
@@ -388,6 +347,36 @@ def _play_in_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[tuple[int
             for process in list((getattr(pool, "_processes", None) or {}).values()):
                 process.terminate()
         pool.shutdown(cancel_futures=True)
+
+
+def _ray_game(task: GameTask) -> tuple[list[float], list[int], int]:
+    """:func:`play_task` inside a Ray worker (one torch thread, like the process pool)."""
+    limit_threads()
+    return play_task(task)
+
+
+def play_on_ray(
+    tasks: Sequence[GameTask], address: str | None = None
+) -> Iterator[tuple[int, tuple]]:
+    """:func:`play_tasks` as Ray tasks, one per game, in task order (extra ``rllib``): the
+    same outcomes, as every game and agent is seeded from its task. Starts a local Ray
+    instance (``address=None``) or joins a cluster (``"auto"`` or ``"ray://host:10001"``;
+    every node needs this package installed, the same version: docs/ecosystem.md) unless
+    Ray is already initialised, and shuts down only what it started."""
+    require_extra("rllib", "the Ray tournament backend", ("ray",))
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1)(_ray_game)
+        refs = [remote.remote(task) for task in tasks]  # Ray spreads them over the free CPUs
+        for index, ref in enumerate(refs):
+            yield index, ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def cpu_seconds() -> float:

@@ -1,16 +1,12 @@
 """The batched arena: many games of a match at once on a game's compiled engine.
 
-:func:`~.arena.play_tasks` hands the games whose every seat can act on a compiled one-row
-state (:func:`batchable`: ``acts_on_compiled_state = True``, ``reads_observation = False``)
-to :class:`LockstepGames`, the others to :func:`~.arena.play_game`, with the same records:
-the same start (``env.reset(seed)`` as a row), agents made and seeded alike
-(:func:`~.arena.seeded_agent`), the same random opening, each decision
+:func:`~.arena.play_tasks` hands the games whose every seat :func:`acts_on_rows` to
+:class:`LockstepGames` (when :func:`compiled_engine` can play them), the others to
+:func:`~.arena.play_game`, with the same records: the same start (``env.reset(seed)`` as a
+row), agents made and seeded alike, the same random opening, each decision
 ``act(None, mask, state)`` on the game's row, truncation and scores as the env's. Live
 games share one compiled ``legal_mask`` and ``step`` per round (at most :data:`SLOTS`);
-results come out as games finish. Used only when the fast path is on, the game's compiled
-engine accepts the options and the compiled random stream matches Python's
-(:func:`~tabletop_zoo.envs.fast_random.matches_python`), for more than ``arena.MIN_BATCH``
-games; ``TABLETOP_ZOO_BATCH=0`` keeps every game serial.
+``TABLETOP_ZOO_BATCH=0`` keeps every game serial.
 """
 
 from __future__ import annotations
@@ -22,18 +18,8 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import fast_path_available, spec_of
+from tabletop_zoo.envs.registry import spec_of
 from tabletop_zoo.envs.results import final_result
-
-__all__ = [
-    "BATCH_SWITCH",
-    "SLOTS",
-    "LockstepGames",
-    "batch_switch_on",
-    "batchable",
-    "compiled_engine",
-    "opening_generator",
-]
 
 #: Environment variable that keeps every game of a match on the serial path (``0``), e.g.
 #: to measure the batched arena against it; the agents still search on the compiled engine.
@@ -51,12 +37,6 @@ def opening_generator(seed: int | None) -> np.random.Generator:
 Outcome = tuple[list[float], list[int], int]
 
 
-def _acts_on_rows(agent: Any) -> bool:
-    return bool(getattr(agent, "acts_on_compiled_state", False)) and not getattr(
-        agent, "reads_observation", True
-    )
-
-
 def batch_switch_on() -> bool:
     """Whether the batched arena may be used: ``TABLETOP_ZOO_BATCH`` is not ``0`` (a value
     other than ``0``, ``1`` or empty is an ``InvalidOptionError``)."""
@@ -68,11 +48,9 @@ def batch_switch_on() -> bool:
 
 def compiled_engine(env: Any) -> Any | None:
     """The compiled batched engine playing the configuration of ``env`` (its Game object and
-    its ``max_turns``), or ``None`` when the batched path cannot play it (fast path off,
-    no compiled engine, an option the compiled engine does not take, a Python whose
-    ``random`` draws differ from the compiled stream)."""
-    if not fast_path_available() or not batch_switch_on():
-        return None
+    its ``max_turns``), or ``None`` when the batched path cannot play it (no compiled engine,
+    an option the compiled engine does not take, a Python whose ``random`` draws differ from
+    the compiled stream); the caller checks that the fast path and the batch switch are on."""
     spec = spec_of(env.unwrapped.engine)
     if spec.fast_engine is None:
         return None
@@ -83,70 +61,53 @@ def compiled_engine(env: Any) -> Any | None:
         return None
     max_turns = getattr(env.unwrapped, "max_turns", None)
     try:
-        if max_turns is None:
-            return engine_class(env.unwrapped.engine)
-        return engine_class(env.unwrapped.engine, max_turns=max_turns)
+        options = {} if max_turns is None else {"max_turns": max_turns}
+        return engine_class(env.unwrapped.engine, **options)
     except InvalidOptionError:  # e.g. a turn limit the compiled engine does not keep
         return None
 
 
-def batchable(agents: Iterable[Any]) -> bool:
-    """Whether every agent of a line-up can act on a compiled one-row state without
-    observation planes (``acts_on_compiled_state`` and not ``reads_observation``)."""
-    return all(_acts_on_rows(agent) for agent in agents)
+def acts_on_rows(agent: Any) -> bool:
+    """Whether ``agent`` can act on a compiled one-row state without observation planes
+    (``acts_on_compiled_state`` and not ``reads_observation``)."""
+    on_rows = getattr(agent, "acts_on_compiled_state", False)
+    return bool(on_rows) and not getattr(agent, "reads_observation", True)
 
 
 class LockstepGames:
-    """Play games of one env configuration in lockstep on ``engine`` (see the module).
+    """Play games of one env configuration in lockstep on ``engine`` (:func:`compiled_engine`
+    of ``env``, an AEC env of the configuration whose ``reset(seed)`` makes each game's first
+    position), as the module docstring says."""
 
-    ``env``: an AEC env of the configuration (its ``reset(seed)`` makes each game's first
-    position); ``engine``: :func:`compiled_engine` of it. :meth:`play` takes
-    ``(key, agents, seed, random_opening)`` per game (``agents`` made and seeded as
-    :func:`~.arena.play_task` makes them) and yields ``(key, (returns, scores, steps))`` as
-    games finish.
-    """
-
-    def __init__(self, env: Any, engine: Any, slots: int | None = None) -> None:
+    def __init__(self, env: Any, engine: Any) -> None:
         self.env = env
         self.engine = engine
-        self.slots = SLOTS if slots is None else slots
         self.wrap = type(engine.new_initial_state())  # the one-row state class
-
-    def _start(self, seed: int) -> np.ndarray:
-        """The compiled row of the first position of the game of ``seed``."""
-        self.env.reset(seed=seed)
-        return self.engine.from_state(self.env.unwrapped.game_state)
 
     def play(
         self,
         games: Iterable[tuple[Any, list[Any], int, int]],
         reset_agents: Callable[[list[Any], int], None],
     ) -> Iterator[tuple[Any, Outcome]]:
-        """Yield ``(key, outcome)`` for every game of ``games`` as it finishes;
-        ``reset_agents(agents, seed)`` seeds a game's agents before its first action."""
+        """Yield ``(key, (returns, scores, steps))`` for every ``(key, agents, seed,
+        random_opening)`` of ``games`` as it finishes (``agents`` made as
+        :func:`~.arena.play_task` makes them, seeded by ``reset_agents(agents, seed)``)."""
         engine, wrap = self.engine, self.wrap
         pending = iter(games)
         states: np.ndarray | None = None
-        live: list[Any] = [None] * self.slots  # per slot: [key, agents, steps, opening, rng]
-        active = np.zeros(self.slots, dtype=bool)
-        actions = np.zeros(self.slots, dtype=np.int64)
-        exhausted = False
+        live: list[Any] = [None] * SLOTS  # per slot: [key, agents, steps, opening, rng]
+        active = np.zeros(SLOTS, dtype=bool)
+        actions = np.zeros(SLOTS, dtype=np.int64)
         while True:
-            for slot in range(self.slots):  # fill the free rows in schedule order
-                if exhausted or active[slot]:
-                    continue
-                game = next(pending, None)
-                if game is None:
-                    exhausted = True
-                    break
-                key, agents, seed, opening = game
+            free = np.flatnonzero(~active).tolist()  # filled in schedule order
+            for slot, (key, agents, seed, opening) in zip(free, pending, strict=False):
                 reset_agents(agents, seed)
-                row = self._start(seed)
+                self.env.reset(seed=seed)  # the game's first position, as a compiled row
+                row = engine.from_state(self.env.unwrapped.game_state)
                 if states is None:
-                    states = np.repeat(row[None], self.slots, axis=0)
+                    states = np.repeat(row[None], SLOTS, axis=0)
                 states[slot] = row
-                rng = opening_generator(seed)
-                live[slot] = [key, agents, 0, opening, rng]
+                live[slot] = [key, agents, 0, opening, opening_generator(seed)]
                 active[slot] = True
             if states is None or not active.any():
                 return
@@ -163,8 +124,5 @@ class LockstepGames:
             result = engine._step(states, actions, autoreset=False, active=active)
             for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
                 key, _agents, steps, _opening, _rng = live[slot]
-                view = wrap(engine, states[slot], trusted=True)
-                returns, scores = final_result(view)
                 active[slot] = False
-                live[slot] = None
-                yield key, (returns, scores, steps)
+                yield key, (*final_result(wrap(engine, states[slot], trusted=True)), steps)

@@ -31,8 +31,6 @@ from tabletop_zoo.baselines.evaluation.matches import MatchRecord
 from tabletop_zoo.envs._files import write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FILE_NAME", "GameLog", "add_flags", "model_digests", "read_game", "resume_command"]
-
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
 RESUME_HELP = (
@@ -61,11 +59,6 @@ def model_digests(specs: Sequence[str]) -> dict[str, str]:
         if kind in ("ppo", "az") and Path(path).is_file():
             out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return out
-
-
-def resume_command(program: str, argv: Sequence[str]) -> str:
-    """The command line that resumes a run: ``program argv --resume``."""
-    return shlex.join([*program.split(), *argv, *([] if "--resume" in argv else ["--resume"])])
 
 
 class GameLog:
@@ -105,8 +98,7 @@ class GameLog:
                 handle.truncate(len(whole))
         header, self.lines, self.games = _parse(whole, where)
         if header != json.loads(self.header):
-            theirs = _json(header.get("config"))
-            theirs = theirs if isinstance(theirs, dict) else {}
+            theirs = _json_object(header.get("config"))
             keys = sorted(set(theirs) | set(self.config))
             changed = [k for k in keys if theirs.get(k) != self.config.get(k)] or ["config"]
             raise InvalidOptionError(
@@ -152,31 +144,28 @@ class GameLog:
             handle.close()
 
     def stopped(self, program: str, argv: Sequence[str]) -> str:
-        """What a stopped run says: the games recorded and the command to resume."""
-        return (
-            f"{len(self.games)} games recorded in {self.path}; to play the rest: "
-            f"{resume_command(program, argv)}"
+        """What a stopped run says: the games recorded and the command that resumes it
+        (``program argv --resume``)."""
+        resume = shlex.join(
+            [*program.split(), *argv, *([] if "--resume" in argv else ["--resume"])]
         )
+        return f"{len(self.games)} games recorded in {self.path}; to play the rest: {resume}"
 
 
 def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], MatchRecord]]:
     """The header, the lines and the games (by match and slot) of a record's whole lines;
     ``InvalidOptionError`` naming ``where`` if it is not a record of ours."""
     lines = data.decode("utf-8", "replace").splitlines()
-    header = _json(lines[0]) if lines else None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    header = _json_object(lines[0] if lines else None)
+    if header.get("format") != FORMAT:
         raise InvalidOptionError(f"{where}: not a games record of tabletop-zoo")
     texts, games = {}, {}
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = json.loads(line)
             key = (int(entry.pop("match")), int(entry.pop("slot")))
-            record = MatchRecord(**entry)
-            games[key] = dataclasses.replace(
-                record,
-                **{f: tuple(getattr(record, f)) for f in ("agents", "seats", "returns")},
-                scores=tuple(int(s) for s in record.scores),
-            )
+            entry |= {f: tuple(entry[f]) for f in ("agents", "seats", "returns")}
+            games[key] = MatchRecord(**entry | {"scores": tuple(int(s) for s in entry["scores"])})
         except (ValueError, TypeError, KeyError, AttributeError):
             raise InvalidOptionError(f"{where}: line {number} is not a game") from None
         texts[key] = line
@@ -197,13 +186,13 @@ def read_game(path: str | Path, match: int, slot: int) -> tuple[dict[str, Any], 
         slots = sorted(s for m, s in games if m == match)
         held = f"slots {slots[0]}..{slots[-1]}" if slots else "no game"
         raise InvalidOptionError(f"{where} has no game at slot {slot} of match {match} ({held})")
-    config = _json(header.get("config"))
-    return config if isinstance(config, dict) else {}, games[match, slot]
+    return _json_object(header.get("config")), games[match, slot]
 
 
-def _json(text: Any) -> Any:
-    """``text`` parsed as JSON, ``None`` if it is not."""
+def _json_object(text: Any) -> dict:
+    """``text`` parsed as a JSON object, ``{}`` if it is not one."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (TypeError, ValueError):
-        return None
+        return {}
+    return value if isinstance(value, dict) else {}

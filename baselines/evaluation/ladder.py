@@ -1,14 +1,12 @@
-"""The rating ladder: fit one from its members' games, rate a newcomer on it, refit with a
-new member.
+"""The rating ladder (needs the ``train`` extra, openskill).
 
 A *ladder* (a ``<game>-<N>p`` entry of ``baselines/reference_models/manifest.json``) is a
-set of member agents with published Plackett-Luce ratings (``openskill``; 2 players: Elo
-too), computed from the match records (:mod:`.matches`) of every table of N members in
-every seating. :func:`play_ladder`, :func:`fit_ladder` and :func:`record_ladder` make one
-(``make-reference ladder``); :func:`rate_newcomer` fits only a newcomer's rating against
-the members' published ones, so it lands on the ladder's scale, and :func:`rate_against`
-places it against one opponent (``rate``); :func:`refit_ladder` fits a ladder anew with
-one more member. Needs the ``train`` extra (openskill).
+set of member agents with published Plackett-Luce ratings (2 players: Elo too) from every
+table of N members in every seating. :func:`play_ladder`, :func:`fit_ladder` and
+:func:`record_ladder` make one (``make-reference ladder``); :func:`rate_newcomer` fits only
+a newcomer's rating against the members' published ones, so it lands on the ladder's
+scale, and :func:`rate_against` places it against one opponent (``rate``);
+:func:`refit_ladder` fits a ladder anew with one more member.
 """
 
 from __future__ import annotations
@@ -18,31 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
-from tabletop_zoo.baselines.evaluation.ratings import Rating, anchored_elo
 from tabletop_zoo.baselines.evaluation.seating import (
     Placement,
     SeatedResult,
     lineups,
     play_lineups,
 )
-from tabletop_zoo.baselines.evaluation.stats import elo_ratings, head_to_head
+from tabletop_zoo.baselines.evaluation.stats import Rating, anchored_elo, elo_ratings, head_to_head
 from tabletop_zoo.envs.errors import InvalidOptionError
-
-__all__ = [
-    "LADDER_SCALE",
-    "PLACEMENT_HEADER",
-    "NewcomerRating",
-    "fit_ladder",
-    "fixed_ratings",
-    "ladder_key",
-    "newcomer_lines",
-    "placement_line",
-    "play_ladder",
-    "rate_against",
-    "rate_newcomer",
-    "record_ladder",
-    "refit_ladder",
-]
 
 LADDER_SCALE = "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma"
 PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
@@ -64,20 +45,11 @@ def play_ladder(
     trust: bool = False,
     log: Any = None,
 ) -> SeatedResult:
-    """Every table of ``num_players`` members (:func:`~.seating.lineups`) in every seating,
-    ``rounds`` times (:func:`~.seating.play_lineups`; ``trust``: model files may be loaded
-    by unpickling; ``log``: a :class:`~.game_log.GameLog` of the games)."""
+    """Every table of ``num_players`` members in every seating, ``rounds`` times
+    (:func:`~.seating.play_lineups`, whose ``trust`` and ``log`` these are)."""
+    designs = lineups(len(members), num_players)
     return play_lineups(
-        game,
-        list(members),
-        lineups(len(members), num_players),
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, list(members), designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
 
 
@@ -86,14 +58,11 @@ def fit_ladder(result: SeatedResult, members: Sequence[str], **details: Any) -> 
     member ``mu``, ``sigma``, sole-first share and mean rank (and Elo for 2 players), the
     game, player count, number of games and random opening; ``details`` (e.g. ``command``,
     ``cpu_minutes``) are added as they are."""
-    ratings = result.ratings()
-    placements = result.placements()
+    ratings, placements = result.ratings(), result.placements()
     two_players = result.num_players == 2
     if two_players:
-        pairs = [
-            (g.agents[0], g.agents[1], head_to_head(g.returns, g.scores, 0, 1))
-            for g in result.games
-        ]
+        games = result.games
+        pairs = [(g.agents[0], g.agents[1], head_to_head(g.returns, g.scores, 0, 1)) for g in games]
         elo = elo_ratings(pairs, len(members))
     entry: dict[str, Any] = {
         "game": result.game,
@@ -130,15 +99,11 @@ def record_ladder(manifest: dict[str, Any], entry: Mapping[str, Any]) -> str:
     return key
 
 
-def fixed_ratings(
-    ladder: Mapping[str, Any], first_index: int = 1
-) -> dict[int, tuple[float, float]]:
-    """The members' published ``(mu, sigma)`` by agent index (members numbered from
-    ``first_index`` in the ladder's order), to hold them fixed while rating a newcomer."""
-    return {
-        first_index + i: (values["mu"], values["sigma"])
-        for i, values in enumerate(ladder["members"].values())
-    }
+def fixed_ratings(ladder: Mapping[str, Any]) -> dict[int, tuple[float, float]]:
+    """The members' published ``(mu, sigma)`` by agent index (members numbered from 1 in the
+    ladder's order, after the newcomer), to hold them fixed while rating a newcomer."""
+    members = ladder["members"].values()
+    return {i: (values["mu"], values["sigma"]) for i, values in enumerate(members, start=1)}
 
 
 @dataclass(frozen=True)
@@ -175,7 +140,7 @@ def rate_newcomer(
     """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
     count): it plays every mix of the members in every seating, ``rounds`` times, with the
     ladder's random opening unless ``random_opening`` is given; the members keep their
-    published ratings. ``log``: a :class:`~.game_log.GameLog` of the games."""
+    published ratings."""
     ladder = ladder_entry(game, num_players) if ladder is None else ladder
     if random_opening is None:
         random_opening = ladder.get("random_opening", 0)
@@ -183,27 +148,17 @@ def rate_newcomer(
     specs = [agent, *members]
     designs = lineups(len(specs), num_players, focus=0)
     result = play_lineups(
-        game,
-        specs,
-        designs,
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
     if num_players == 2 and all("elo" in values for values in ladder["members"].values()):
+        member_elo = [values["elo"] for values in ladder["members"].values()]
         results = []
         for record in result.games:
             seat = record.agents.index(0)
-            other = 1 - seat
-            score = head_to_head(record.returns, record.scores, seat, other)
-            opponent = members[record.agents[other] - 1]
-            results.append((ladder["members"][opponent]["elo"], score))
+            score = head_to_head(record.returns, record.scores, seat, 1 - seat)
+            results.append((member_elo[record.agents[1 - seat] - 1], score))
         elo = anchored_elo(results)
     return NewcomerRating(agent, ladder, tuple(designs), result, rating, elo)
 
@@ -221,18 +176,10 @@ def rate_against(
     log: Any = None,
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
-    ``rounds`` times); ``log``: a :class:`~.game_log.GameLog` of the games."""
+    ``rounds`` times)."""
+    specs, designs = [agent, opponent], [(0,) + (1,) * (num_players - 1)]
     result = play_lineups(
-        game,
-        [agent, opponent],
-        [(0,) + (1,) * (num_players - 1)],
-        rounds=rounds,
-        num_players=num_players,
-        seed=seed,
-        random_opening=random_opening,
-        workers=workers,
-        trust=trust,
-        log=log,
+        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
     )
     return result.placements()[0]
 
@@ -288,14 +235,6 @@ def refit_ladder(
     if newcomer in members:
         raise InvalidOptionError(f"{newcomer!r} is already a member of the ladder: {members}")
     members.append(newcomer)
-    result = play_ladder(
-        game,
-        num_players,
-        members,
-        rounds=rounds,
-        seed=seed,
-        random_opening=ladder.get("random_opening", 0),
-        workers=workers,
-        trust=trust,
-    )
+    opening = ladder.get("random_opening", 0)
+    result = play_ladder(game, num_players, members, rounds, seed, opening, workers, trust)
     return result, fit_ladder(result, members, **details)

@@ -21,23 +21,12 @@ from tabletop_zoo.baselines.evaluation.arena import (
     check_random_opening,
     forget_model_agents,
     make_env,
-    play_task,
+    play_on_ray,
     play_tasks,
     seeded_agent,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import get_spec
-
-__all__ = [
-    "BACKENDS",
-    "MatchRecord",
-    "Seating",
-    "check_count",
-    "check_match",
-    "play_into",
-    "play_seatings",
-    "view_defaults",
-]
 
 BACKENDS = ("local", "ray")  # where the games of a match are played
 
@@ -91,31 +80,28 @@ def check_match(
     num_players: int | None,
     agents: Sequence[Any],
     seed: Any = 0,
-    workers: Any = 1,
     random_opening: Any = 0,
-    env_options: Mapping[str, Any] | None = None,
     counts: Mapping[str, Any] | None = None,
+    workers: Any = 1,
+    env_options: Mapping[str, Any] | None = None,
     backend: str = "local",
     names: Sequence[str] | None = None,
     trust: bool = False,
 ) -> int:
-    """Check what every match needs before a game is played; return the player count (the
-    game's default if ``num_players`` is None).
+    """Check what every match needs before a game is played, raising ``InvalidOptionError``
+    naming what is allowed; return the player count (the game's default for None).
 
-    The game name, each of ``counts`` (``{"games per pairing": games}``: integers >= 1),
-    ``workers``, ``seed``, ``random_opening``, ``backend``, the player count and env
-    options (by making the env), and that every agent (a ``make_agent`` spec or an agent
-    object, named by ``names`` in messages) can play this game; ``trust``: model files may
-    be loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`). Raises
-    ``InvalidOptionError`` (a ``ValueError``) naming what is allowed.
+    The game, each of ``counts`` (``{"games per pairing": games}``) and ``workers`` (integers
+    >= 1), ``seed``, ``random_opening``, ``backend``, the player count and env options (by
+    making the env), and that every agent (a spec, loaded with ``trust``, or an object; named
+    by ``names`` in messages) can play this game.
     """
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     spec = get_spec(game)  # InvalidOptionError listing the games
     players = spec.default_players if num_players is None else num_players
-    for what, value in (counts or {}).items():
+    for what, value in {**(counts or {}), "workers": workers}.items():
         check_count(value, what)
-    check_count(workers, "workers")
     check_seed(seed)
     check_random_opening(random_opening)
     env = make_env(game, num_players=players, **dict(env_options or {}))  # bad count/options
@@ -141,10 +127,9 @@ def _check_line_ups(
     names = [_agent_name(a) for a in agents] if names is None else list(names)
     if len(names) != len(agents):
         raise InvalidOptionError(f"{len(agents)} agents but {len(names)} names")
+    indices = set(range(len(agents)))
     for seating in seatings:
-        if len(seating.agents) != num_players or not all(
-            0 <= a < len(agents) for a in seating.agents
-        ):
+        if len(seating.agents) != num_players or not indices.issuperset(seating.agents):
             raise InvalidOptionError(
                 f"line-up {tuple(seating.agents)} needs {num_players} agent indices in "
                 f"0..{len(agents) - 1}"
@@ -158,8 +143,7 @@ def _check_line_ups(
 
 
 def _terminal_with_tqdm() -> bool:
-    """Whether an automatic progress bar can be shown: stderr is a terminal and tqdm is
-    installed."""
+    """Whether stderr is a terminal and tqdm is installed (an automatic progress bar)."""
     import importlib.util
     import sys
 
@@ -182,21 +166,17 @@ def play_seatings(
     trust: bool = False,
     log: Any = None,
 ) -> list[MatchRecord]:
-    """Play every seating and return its :class:`MatchRecord`, in schedule order.
+    """Play every seating (arguments checked by :func:`check_match`) and return its
+    :class:`MatchRecord`, in schedule order.
 
-    ``agents`` are ``make_agent`` specs, or agent objects (played in this process only);
-    ``names`` name them in the records (default: the specs). ``workers > 1`` plays the games
-    in that many processes, ``backend="ray"`` as Ray tasks (:mod:`.ray_backend`, the cluster
-    at ``ray_address``); every game and agent is seeded from its seating, so the records are
-    the same either way. ``trust``: model files may be loaded by unpickling.
-    ``on_game(record)`` is called after every game, as it finishes (not always in schedule
-    order); ``log`` (a :class:`~.game_log.GameLog`): its games are kept, the others
-    played and added to it as they finish;
-    ``progress`` shows a tqdm bar with the games played and an ETA on stderr (``train``
-    extra); ``None`` (the default): when stderr is a terminal and tqdm is installed. Check
-    the arguments first with :func:`check_match`. Worker processes that die (a dead one's
-    games are played again once) raise :class:`~.arena.IncompleteRunError` whose ``result``
-    is the list of records played until then.
+    ``agents``: ``make_agent`` specs (loaded with ``trust``) or agent objects (played in
+    this process only), ``names`` in the records (default: the specs). ``workers > 1`` plays
+    in that many processes, ``backend="ray"`` as Ray tasks (the cluster at ``ray_address``),
+    with the same records. ``on_game(record)`` is called as each game finishes; ``log`` (a
+    :class:`~.game_log.GameLog`): its games are kept, the others added as they finish.
+    ``progress``: a tqdm bar on stderr (``train`` extra; None: if stderr is a terminal and
+    tqdm is installed). Worker processes that die raise :class:`~.arena.IncompleteRunError`
+    whose ``result`` is the list of records played until then.
     """
     if progress is None:
         progress = _terminal_with_tqdm()
@@ -215,13 +195,8 @@ def play_seatings(
         (game, num_players, options, [paths[a] for a in s.agents], s.seed, s.random_opening, trust)
         for s in (seatings[slot] for slot in todo)
     ]
-    if backend == "ray":
-        from tabletop_zoo.baselines.evaluation.ray_backend import play_tasks as play_on_ray
-
-        outcomes: Any = play_on_ray(play_task, tasks, address=ray_address)
-        stream: Any = enumerate(outcomes)  # in task order
-    else:
-        stream = outcomes = play_tasks(tasks, workers)
+    on_ray = backend == "ray"
+    stream = outcomes = play_on_ray(tasks, ray_address) if on_ray else play_tasks(tasks, workers)
     if progress:
         from tqdm import tqdm
 
@@ -260,29 +235,33 @@ def _recorded(log: Any, seatings: Sequence[Seating]) -> dict[int, MatchRecord]:
 ResultT = TypeVar("ResultT")
 
 
-def play_into(result: ResultT, play: Callable[[], list[MatchRecord]]) -> ResultT:
-    """Set ``result.games`` to the records ``play()`` returns and return ``result`` (a view
-    with ``games`` and ``incomplete``). A worker process that dies: ``result`` holds the
-    games played until then, marked ``incomplete``, and the
-    :class:`~.arena.IncompleteRunError` is raised again with ``result`` as its result."""
+def play_into(
+    result: ResultT, agents: Sequence[Any], seatings: Sequence[Seating], **options: Any
+) -> ResultT:
+    """Set ``result.games`` (a view with ``game``, ``num_players``, ``games`` and
+    ``incomplete``) to :func:`play_seatings` of ``seatings`` (``options``: its keywords) and
+    return ``result``. A worker process that dies: ``result`` holds the games played until
+    then, marked ``incomplete``, and the :class:`~.arena.IncompleteRunError` is raised again
+    with ``result`` as its result."""
     try:
-        result.games = play()
+        result.games = play_seatings(result.game, result.num_players, agents, seatings, **options)
     except IncompleteRunError as exc:
         result.games, result.incomplete = list(exc.result), str(exc)
         raise IncompleteRunError(result.incomplete, result) from None
     return result
 
 
-def view_defaults(
+def view_fields(
     records: Sequence[MatchRecord], game: str | None, num_players: int | None, view: str
-) -> tuple[str, int, int]:
-    """The game, player count and random opening of the ``view`` (e.g. "seated view") of
-    ``records``: ``game`` and ``num_players`` unless None, else the first record's; the
-    random opening the first record's (0 without records). ValueError when there are no
-    records and ``game`` or ``num_players`` is None."""
+) -> dict[str, Any]:
+    """The ``game``, ``num_players``, ``games`` and ``random_opening`` of the ``view`` (e.g.
+    "seated view") of ``records``: ``game`` and ``num_players`` unless None, else the first
+    record's; the random opening the first record's (0 without records). ValueError when
+    there are no records and ``game`` or ``num_players`` is None."""
     if records:
         game = records[0].game if game is None else game
         num_players = records[0].num_players if num_players is None else num_players
     if game is None or num_players is None:
         raise ValueError(f"a {view} of no games needs the game and player count")
-    return game, num_players, records[0].random_opening if records else 0
+    opening = records[0].random_opening if records else 0
+    return dict(game=game, num_players=num_players, games=list(records), random_opening=opening)

@@ -1,4 +1,6 @@
-"""Tournament outputs: short display names, the text table, CSV files and the chart.
+"""Tournament outputs: short display names, the text table, CSV files and the chart (of a
+:class:`~.tournament.TournamentResult`, the ``result`` of the functions here, which that
+module calls); CSV files and figures of any view (:func:`write_rows`, :func:`save_figure`).
 
 Display names keep tables narrow: ``ppo:runs/x/final_model.zip`` is shown as ``ppo(x)``
 (the run folder), ``ppo:models/best.zip`` as ``ppo(best)``; repeated names get ``#2``,
@@ -9,53 +11,18 @@ longer than its column keeps its start and its end).
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL, PairingStats, Standing
+from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
 from tabletop_zoo.envs._files import atomic_path, atomic_write
-
-if TYPE_CHECKING:
-    from tabletop_zoo.baselines.evaluation.matches import MatchRecord
-
-__all__ = [
-    "TABLE_WIDTH",
-    "display_name",
-    "display_names",
-    "incomplete_name",
-    "plot_tournament",
-    "pyplot",
-    "save_figure",
-    "short_label",
-    "tournament_figure",
-    "tournament_table",
-    "write_tournament_csv",
-]
 
 TABLE_WIDTH = 100
 NAME_WIDTH = 24  # widest name column of the pairing table (two of them fit in 100 columns)
 GENERIC_MODEL_STEMS = ("final_model", "model", "best_model")
-
-
-class TournamentResult(Protocol):
-    """What the outputs read of a :class:`~.tournament.TournamentResult` (named here, so
-    that this module needs not import the one that calls it)."""
-
-    game: str
-    num_players: int
-    agents: list[str]
-    specs: list[str]
-    games: list[MatchRecord]
-    filler: str
-    random_opening: int
-    incomplete: str | None
-
-    def head_to_head(self, record: MatchRecord) -> Any: ...
-    def pairings(self) -> list[PairingStats]: ...
-    def standings(self) -> list[Standing]: ...
 
 
 def display_name(spec: str) -> str:
@@ -85,12 +52,10 @@ def display_names(specs: Sequence[str]) -> list[str]:
         spec if any(other == name and specs[j] != spec for j, other in enumerate(first)) else name
         for spec, name in zip(specs, first, strict=True)
     ]
-    seen: dict[str, int] = {}
-    names = []
-    for name in short:
-        seen[name] = seen.get(name, 0) + 1
-        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return names
+    return [
+        name if (before := short[:i].count(name)) == 0 else f"{name}#{before + 1}"
+        for i, name in enumerate(short)
+    ]
 
 
 def short_label(name: str, limit: int = NAME_WIDTH - 1) -> str:
@@ -114,7 +79,7 @@ def incomplete_name(path: str | Path) -> Path:
     return path.with_name(f"{path.stem}.incomplete{path.suffix}")
 
 
-def tournament_table(result: TournamentResult) -> str:
+def tournament_table(result: Any) -> str:
     """Pairings (win rate with its Wilson 95% CI, draw and loss rates, mean scores) and
     standings (totals, Elo with its 95% bootstrap interval), at most :data:`TABLE_WIDTH`
     columns wide."""
@@ -154,58 +119,50 @@ def tournament_table(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
-def write_tournament_csv(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path, Path]:
+def write_rows(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    """Write the CSV file ``path`` (atomically): ``header``, then ``rows``; return its path."""
+    with atomic_write(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return Path(path)
+
+
+def write_tournament_csv(result: Any, out_dir: str | Path) -> tuple[Path, Path, Path]:
     """Write ``pairings.csv``, ``standings.csv`` (with each agent's spec) and ``games.csv``
     (one row per game, with the number of random opening actions), each atomically; a
     result marked ``incomplete`` writes ``pairings.incomplete.csv`` etc. instead."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    names = [out / "pairings.csv", out / "standings.csv", out / "games.csv"]
+    paths = [Path(out_dir) / f"{name}.csv" for name in ("pairings", "standings", "games")]
     if result.incomplete:
-        names = [incomplete_name(p) for p in names]
-    pairings_path, standings_path, games_path = names
-    with atomic_write(pairings_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["game", "num_players", "agent", "opponent", "games"]
-        for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
-            header += [count, f"{outcome}_rate", f"{outcome}_ci_low", f"{outcome}_ci_high"]
-        w.writerow(header + ["mean_score", "opponent_mean_score"])
-        for p in result.pairings():
-            row: list[Any] = [result.game, result.num_players, p.agent, p.opponent, p.games]
-            for outcome in ("wins", "draws", "losses"):
-                lo, hi = p.interval(outcome)
-                row += [getattr(p, outcome), round(p.rate(outcome), 6), round(lo, 6), round(hi, 6)]
-            w.writerow(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
+        paths = [incomplete_name(p) for p in paths]
+    header = ["game", "num_players", "agent", "opponent", "games"]
+    for outcome, count in (("win", "wins"), ("draw", "draws"), ("loss", "losses")):
+        header += [count, f"{outcome}_rate", f"{outcome}_ci_low", f"{outcome}_ci_high"]
+    rows = []
+    for p in result.pairings():
+        row = [result.game, result.num_players, p.agent, p.opponent, p.games]
+        for count in ("wins", "draws", "losses"):
+            lo, hi = p.interval(count)
+            row += [getattr(p, count), round(p.rate(count), 6), round(lo, 6), round(hi, 6)]
+        rows.append(row + [round(p.mean_score, 4), round(p.opponent_mean_score, 4)])
+    write_rows(paths[0], header + ["mean_score", "opponent_mean_score"], rows)
     spec_of = dict(zip(result.agents, result.specs or result.agents, strict=True))
-    with atomic_write(standings_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
-        w.writerow(header + ["elo_ci_low", "elo_ci_high"])
-        for s in result.standings():
-            w.writerow(
-                [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses]
-                + [round(s.mean_score, 4), round(s.elo, 1)]
-                + [round(s.elo_low, 1), round(s.elo_high, 1)]
-            )
-    with atomic_write(games_path, "w", newline="") as f:
-        w = csv.writer(f)
-        header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
-        w.writerow(header + ["random_opening"])
-        for g in result.games:
-            pair = result.head_to_head(g)
-            w.writerow(
-                [
-                    result.agents[pair.agent_a],
-                    result.agents[pair.agent_b],
-                    "|".join(g.seats),
-                    "|".join(f"{r:g}" for r in g.returns),
-                    "|".join(str(s) for s in g.scores),
-                    pair.score_a,
-                    g.steps,
-                    result.random_opening,
-                ]
-            )
-    return pairings_path, standings_path, games_path
+    header = ["agent", "spec", "games", "wins", "draws", "losses", "mean_score", "elo"]
+    rows = [
+        [s.agent, spec_of[s.agent], s.games, s.wins, s.draws, s.losses, round(s.mean_score, 4)]
+        + [round(s.elo, 1), round(s.elo_low, 1), round(s.elo_high, 1)]
+        for s in result.standings()
+    ]
+    write_rows(paths[1], header + ["elo_ci_low", "elo_ci_high"], rows)
+    header = ["agent_a", "agent_b", "seats", "returns", "scores", "score_a", "num_steps"]
+    rows = []
+    for g in result.games:
+        pair = result.head_to_head(g)
+        row = [result.agents[pair.agent_a], result.agents[pair.agent_b], "|".join(g.seats)]
+        row += ["|".join(f"{r:g}" for r in g.returns), "|".join(map(str, g.scores))]
+        rows.append(row + [pair.score_a, g.steps, result.random_opening])
+    write_rows(paths[2], header + ["random_opening"], rows)
+    return paths[0], paths[1], paths[2]
 
 
 def elo_axis_limits(elos: Sequence[float], baseline: float = ELO_INITIAL) -> tuple[float, float]:
@@ -273,15 +230,7 @@ def save_curve(
     return save_figure(fig, png_path)
 
 
-def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
-    """Save :func:`tournament_figure` as a PNG at ``path`` (folders made as needed; a result
-    marked ``incomplete`` goes to :func:`incomplete_name` of ``path``)."""
-    if result.incomplete:
-        path = incomplete_name(path)
-    return save_figure(tournament_figure(result), path)
-
-
-def tournament_figure(result: TournamentResult) -> Any:
+def tournament_figure(result: Any) -> Any:
     """A matplotlib figure: stacked win/draw/loss bars per pairing (win CI whiskers) and an
     Elo panel whose bars start at the average rating (1500) and carry their values."""
     plt = pyplot("the tournament chart")
@@ -289,12 +238,9 @@ def tournament_figure(result: TournamentResult) -> Any:
 
     pairings = result.pairings()
     standings = result.standings()
-    fig, (ax1, ax2) = plt.subplots(
-        1,
-        2,
-        figsize=(13, 2.0 + 0.5 * max(len(pairings), len(standings))),
-        gridspec_kw={"width_ratios": [2, 1]},
-    )
+    height = 2.0 + 0.5 * max(len(pairings), len(standings))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, height), gridspec_kw={"width_ratios": [2, 1]})
+    whiskers = {"fmt": "none", "ecolor": "black", "capsize": 3}
     y = np.arange(len(pairings))
     left = np.zeros(len(pairings))
     for outcome, colour in (("wins", "tab:green"), ("draws", "tab:gray"), ("losses", "tab:red")):
@@ -303,15 +249,7 @@ def tournament_figure(result: TournamentResult) -> Any:
         left += rates
     wins = np.array([p.rate("wins") for p in pairings])
     cis = np.array([p.interval("wins") for p in pairings]).reshape(-1, 2)
-    ax1.errorbar(
-        wins,
-        y,
-        xerr=[wins - cis[:, 0], cis[:, 1] - wins],
-        fmt="none",
-        ecolor="black",
-        capsize=3,
-        label="win 95% CI",
-    )
+    ax1.errorbar(wins, y, xerr=[wins - cis[:, 0], cis[:, 1] - wins], label="win 95% CI", **whiskers)
     ax1.set_yticks(y, [f"{short_label(p.agent)} vs {short_label(p.opponent)}" for p in pairings])
     ax1.invert_yaxis()
     ax1.set_xlim(0, 1)
@@ -329,7 +267,7 @@ def tournament_figure(result: TournamentResult) -> Any:
     ends_low, ends_high = np.array(elos), np.array(elos)
     if np.isfinite(lows).all() and np.isfinite(highs).all():
         below, above = np.maximum(np.array(elos) - lows, 0), np.maximum(highs - np.array(elos), 0)
-        ax2.errorbar(elos, ys, xerr=[below, above], fmt="none", ecolor="black", capsize=3)
+        ax2.errorbar(elos, ys, xerr=[below, above], **whiskers)
         ends_low, ends_high = np.minimum(lows, elos), np.maximum(highs, elos)
     # each value beyond the outer end of its bar and error bar, so no line crosses it
     for y, elo, low, high in zip(ys, elos, ends_low, ends_high, strict=True):

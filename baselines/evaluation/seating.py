@@ -3,15 +3,12 @@
 A *line-up* is the multiset of agents of one game (``(0, 1, 1)``: agent 0 against two
 copies of agent 1); playing it once per :func:`seat_permutations` seating puts every agent
 in every seat equally often. :func:`lineups` builds the designs: every table of distinct
-agents (``focus=None``), or agent ``focus`` against every mix of the others (the ladder).
-:func:`play_lineups` plays them and returns :func:`seated_view` (:class:`SeatedResult`):
-per agent the share of sole first places (Wilson 95%), mean rank, pairwise score and
-Plackett-Luce ratings (:mod:`~.ratings`), from any :class:`~.matches.MatchRecord`.
+agents, or agent ``focus`` against every mix of the others (the ladder). :func:`play_lineups`
+plays them into a :class:`SeatedResult` (:func:`seated_view` of any match records).
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,31 +22,24 @@ from tabletop_zoo.baselines.evaluation.matches import (
     Seating,
     check_match,
     play_into,
-    play_seatings,
-    view_defaults,
+    view_fields,
 )
-from tabletop_zoo.baselines.evaluation.ratings import (
+from tabletop_zoo.baselines.evaluation.report import (
+    display_names,
+    incomplete_name,
+    pyplot,
+    save_figure,
+    write_rows,
+)
+from tabletop_zoo.baselines.evaluation.stats import (
+    Z_95,
     PlacedGame,
     Rating,
     finishing_ranks,
     plackett_luce_ratings,
+    wilson_interval,
 )
-from tabletop_zoo.baselines.evaluation.stats import Z_95, wilson_interval
-from tabletop_zoo.envs._files import atomic_write
 from tabletop_zoo.envs.errors import InvalidOptionError
-
-__all__ = [
-    "Placement",
-    "SeatedResult",
-    "lineup_schedule",
-    "lineups",
-    "pairwise_score",
-    "play_lineups",
-    "plot_ratings",
-    "record_ranks",
-    "seat_permutations",
-    "seated_view",
-]
 
 
 def seat_permutations(lineup: Sequence[int]) -> list[tuple[int, ...]]:
@@ -75,7 +65,7 @@ def lineups(num_agents: int, num_players: int, focus: int | None = None) -> list
 
 def record_ranks(record: MatchRecord) -> tuple[int, ...]:
     """Rank per seat of a played game (1 = first; ties share),
-    :func:`~.ratings.finishing_ranks`."""
+    :func:`~.stats.finishing_ranks`."""
     return finishing_ranks(record.returns, record.scores)
 
 
@@ -141,31 +131,25 @@ class SeatedResult:
         """Per agent (a seat counts once per game it holds): sole firsts and mean rank;
         only games of ``lineup`` (as a multiset) when given."""
         wanted = None if lineup is None else sorted(lineup)
+        games = [g for g in self.games if wanted is None or sorted(g.agents) == wanted]
+        ranked = [(g, record_ranks(g)) for g in games]
         out = []
         for index, name in enumerate(self.agents):
-            firsts, ranks, scores = 0, [], []
-            for game in self.games:
-                if wanted is not None and sorted(game.agents) != wanted:
-                    continue
-                game_ranks = record_ranks(game)
-                for seat, agent in enumerate(game.agents):
-                    if agent == index:
-                        ranks.append(game_ranks[seat])
-                        scores.append(pairwise_score(game_ranks, seat))
-                        firsts += game.returns[seat] > 0
-            mean = float(np.mean(ranks)) if ranks else float("nan")
-            out.append(Placement(name, len(ranks), int(firsts), mean, tuple(scores)))
+            held = [
+                (g, r, seat) for g, r in ranked for seat, a in enumerate(g.agents) if a == index
+            ]
+            firsts = sum(g.returns[seat] > 0 for g, _r, seat in held)
+            mean = float(np.mean([r[seat] for _g, r, seat in held])) if held else float("nan")
+            scores = tuple(pairwise_score(r, seat) for _g, r, seat in held)
+            out.append(Placement(name, len(held), int(firsts), mean, scores))
         return out
-
-    def placed_games(self) -> list[PlacedGame]:
-        """The games as finishing orders for :mod:`~.ratings`."""
-        return [PlacedGame(g.agents, record_ranks(g)) for g in self.games]
 
     def ratings(
         self, fixed: Mapping[int, tuple[float, float]] | None = None, seed: int | None = 0
     ) -> list[Rating]:
         """Plackett-Luce ratings (openskill) per agent; ``fixed`` agents keep theirs."""
-        return plackett_luce_ratings(self.placed_games(), len(self.agents), fixed, seed=seed)
+        placed = [PlacedGame(g.agents, record_ranks(g)) for g in self.games]
+        return plackett_luce_ratings(placed, len(self.agents), fixed, seed=seed)
 
     def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
         """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""
@@ -185,26 +169,20 @@ class SeatedResult:
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
         atomically, to ``<stem>.incomplete.csv`` when :attr:`incomplete`."""
-        from tabletop_zoo.baselines.evaluation.report import incomplete_name
-
-        path = incomplete_name(path) if self.incomplete else Path(path)
-        with atomic_write(path, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["game", "seats", "returns", "scores", "ranks", "random_opening"])
-            for number, g in enumerate(self.games):
-                names = [self.agents[a] for a in g.agents]
-                values = (g.returns, g.scores, record_ranks(g))
-                row = [" ".join(map(str, column)) for column in values]
-                writer.writerow([number, " ".join(names), *row, self.random_opening])
-        return path
+        rows = [
+            [number, " ".join(self.agents[a] for a in g.agents)]
+            + [" ".join(map(str, column)) for column in (g.returns, g.scores, record_ranks(g))]
+            + [self.random_opening]
+            for number, g in enumerate(self.games)
+        ]
+        header = ["game", "seats", "returns", "scores", "ranks", "random_opening"]
+        return write_rows(incomplete_name(path) if self.incomplete else path, header, rows)
 
 
 def plot_ratings(
     result: SeatedResult, path: str | Path, fixed: Mapping[int, tuple[float, float]] | None = None
 ) -> Path:
     """Save a PNG: Plackett-Luce rating per agent with its 95% interval, best at the top."""
-    from tabletop_zoo.baselines.evaluation.report import pyplot, save_figure
-
     plt = pyplot("the ratings chart")
     ratings = result.ratings(fixed)
     order = sorted(range(len(ratings)), key=lambda i: ratings[i].value)
@@ -227,13 +205,8 @@ def seated_view(
 ) -> SeatedResult:
     """The seated tables of ``records`` (agent indices into ``agents``); ``game``,
     ``num_players`` and the random opening default to the records'."""
-    game, num_players, random_opening = view_defaults(records, game, num_players, "seated view")
     return SeatedResult(
-        game=game,
-        num_players=num_players,
-        agents=list(agents),
-        games=list(records),
-        random_opening=random_opening,
+        agents=list(agents), **view_fields(records, game, num_players, "seated view")
     )
 
 
@@ -257,48 +230,22 @@ def play_lineups(
     rounds: int = 1,
     num_players: int | None = None,
     seed: int | None = 0,
-    env_kwargs: dict[str, Any] | None = None,
-    log: Any = None,
     random_opening: int = 0,
     workers: int = 1,
     trust: bool = False,
+    log: Any = None,
+    env_kwargs: dict[str, Any] | None = None,
 ) -> SeatedResult:
-    """Play every seating of every line-up of ``designs``, ``rounds`` times over.
-
-    ``agent_specs`` are ``make_agent`` specs; a line-up holds indices into them. Every game
-    and agent is seeded from ``seed`` and the game's number; ``random_opening`` is
-    :func:`~.arena.play_game`'s; ``workers``, ``trust`` and ``log`` are
+    """Play every seating of every line-up of ``designs`` (indices into ``agent_specs``),
+    ``rounds`` times over (:func:`lineup_schedule`); ``random_opening`` is
+    :func:`~.arena.play_game`'s, ``workers``, ``trust`` and ``log`` are
     :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
-    (marked :attr:`SeatedResult.incomplete`).
-    """
-    players = check_match(
-        game,
-        num_players,
-        agent_specs,
-        seed=seed,
-        workers=workers,
-        random_opening=random_opening,
-        env_options=env_kwargs,
-        counts={"rounds": rounds},
-        trust=trust,
-    )
-    from tabletop_zoo.baselines.evaluation.report import display_names
-
+    (marked :attr:`SeatedResult.incomplete`)."""
+    options = {"env_options": env_kwargs, "workers": workers, "trust": trust}
+    counts = {"rounds": rounds}
+    players = check_match(game, num_players, agent_specs, seed, random_opening, counts, **options)
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
-    return play_into(
-        result,
-        lambda: play_seatings(
-            game,
-            players,
-            agent_specs,
-            schedule,
-            names=names,
-            env_options=env_kwargs,
-            workers=workers,
-            log=log,
-            trust=trust,
-        ),
-    )
+    return play_into(result, agent_specs, schedule, names=names, log=log, **options)

@@ -1,34 +1,19 @@
-"""Match statistics: Wilson score intervals, Elo ratings, head-to-head results and the
-per-pairing / per-agent tallies that tournaments and training evaluations report.
-
-Elo is fitted to head-to-head results: sequential Elo updates (K=16, start 1500) over the
-games in a random order, averaged over many random orders so that the ratings do not
-depend on the order the games were played in.
-"""
+"""Match statistics and ratings: Wilson score intervals, intervals across training seeds,
+head-to-head results, the per-pairing / per-agent tallies that matches report, Elo ratings
+(:func:`elo_bootstrap_intervals`: a round robin's Elo intervals; :func:`anchored_elo`: one
+agent among opponents of known Elo) and ratings from full finishing orders of any player
+count (:func:`plackett_luce_ratings`: ``openskill``'s Plackett-Luce model, ``train``
+extra; ``fixed`` agents keep their ratings, so a ladder's newcomer lands on its scale)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "ELO_INITIAL",
-    "ELO_K",
-    "PairingStats",
-    "SeedSummary",
-    "Standing",
-    "Z_95",
-    "across_seeds",
-    "elo_expected",
-    "elo_ratings",
-    "elo_update",
-    "game_result",
-    "head_to_head",
-    "wilson_interval",
-]
+from tabletop_zoo.envs.extras import require_extra
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 ELO_INITIAL = 1500.0
@@ -37,10 +22,7 @@ ELO_ORDERINGS = 100  # random game orders averaged by ``elo_ratings``
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / trials``.
-
-    Returns ``(low, high)``; with no trials the interval is ``(0.0, 1.0)``.
-    """
+    """Wilson score interval ``(low, high)`` of ``successes / trials`` (no trials: 0, 1)."""
     if trials < 0 or successes < 0 or successes > trials:
         raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
     if trials == 0:
@@ -87,12 +69,10 @@ class SeedSummary:
 
     def format(self, digits: int = 2) -> str:
         """``0.80 [0.65, 0.95] (seeds 0.75, 0.80, 0.85)``."""
-
-        def fmt(value: float) -> str:
-            return f"{value:.{digits}f}"
-
-        seeds = ", ".join(map(fmt, self.values))
-        return f"{fmt(self.mean)} [{fmt(self.low)}, {fmt(self.high)}] (seeds {seeds})"
+        mean, low, high, *seeds = (
+            f"{v:.{digits}f}" for v in (self.mean, self.low, self.high, *self.values)
+        )
+        return f"{mean} [{low}, {high}] (seeds {', '.join(seeds)})"
 
 
 def across_seeds(values: Sequence[float], bounds: tuple[float, float] | None = None) -> SeedSummary:
@@ -139,11 +119,9 @@ def elo_ratings(
     orderings: int = ELO_ORDERINGS,
     seed: int | None = 0,
 ) -> list[float]:
-    """Elo ratings from head-to-head results ``(agent_a, agent_b, score_a)``.
-
-    Runs sequential Elo over the results in ``orderings`` random orders and averages
-    the final ratings (order-independent up to sampling noise; fixed ``seed``).
-    """
+    """Elo ratings from head-to-head results ``(agent_a, agent_b, score_a)``: sequential Elo
+    updates over the results in ``orderings`` random orders (fixed ``seed``), averaged, so
+    that the ratings do not depend on the order the games were played in."""
     ratings_sum = np.zeros(num_agents)
     rng = np.random.default_rng(seed)
     results = list(results)
@@ -162,11 +140,7 @@ def head_to_head(
     """Score of A against B in one game: 1 win, 0.5 draw, 0 loss (returns, then scores)."""
     key_a = (returns[seat_a], scores[seat_a])
     key_b = (returns[seat_b], scores[seat_b])
-    if key_a > key_b:
-        return 1.0
-    if key_a < key_b:
-        return 0.0
-    return 0.5
+    return 1.0 if key_a > key_b else 0.0 if key_a < key_b else 0.5
 
 
 def game_result(game_return: float) -> float:
@@ -198,17 +172,9 @@ class PairingStats:
     ) -> PairingStats:
         """Count per-game ``outcomes`` of ``agent`` (1 win, 0.5 draw, 0 loss) and average the
         per-game scores of the agent and of its opponent(s)."""
-        games = len(outcomes)
-        return cls(
-            agent=agent,
-            opponent=opponent,
-            games=games,
-            wins=sum(o == 1.0 for o in outcomes),
-            draws=sum(o == 0.5 for o in outcomes),
-            losses=sum(o == 0.0 for o in outcomes),
-            mean_score=float(np.mean(scores)) if games else 0.0,
-            opponent_mean_score=float(np.mean(opponent_scores)) if games else 0.0,
-        )
+        wins, draws, losses = (sum(o == value for o in outcomes) for value in (1.0, 0.5, 0.0))
+        means = [float(np.mean(s)) if outcomes else 0.0 for s in (scores, opponent_scores)]
+        return cls(agent, opponent, len(outcomes), wins, draws, losses, *means)
 
     def rate(self, outcome: str) -> float:
         """Rate of ``"wins"``, ``"draws"`` or ``"losses"``."""
@@ -232,3 +198,166 @@ class Standing:
     elo: float
     elo_low: float = math.nan  # 95% bootstrap interval of the Elo rating (nan: not computed)
     elo_high: float = math.nan
+
+
+DEFAULT_ORDERINGS = 20
+"""Random orders of the games averaged by :func:`plackett_luce_ratings`."""
+
+
+@dataclass(frozen=True)
+class PlacedGame:
+    """One finished game: the agent index in every seat and each seat's rank (1 = first)."""
+
+    seats: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A rating with its 95% interval (``low``, ``high``)."""
+
+    value: float
+    low: float
+    high: float
+    sigma: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.1f} [{self.low:.1f}, {self.high:.1f}]"
+
+
+def finishing_ranks(returns: Sequence[float], scores: Sequence[float]) -> tuple[int, ...]:
+    """Rank of every seat (1 = first): by result, then score; equal keys share the best rank.
+
+    ``returns`` are the engine's results (+1 sole winner, 0 tied winners, -1 others) and
+    ``scores`` its final scores, so e.g. results ``(-1, 1, -1)`` with scores ``(5, 9, 5)``
+    give ranks ``(2, 1, 2)``.
+    """
+    if len(returns) != len(scores):
+        raise ValueError(f"returns and scores differ in length: {len(returns)} vs {len(scores)}")
+    keys = [(float(r), float(s)) for r, s in zip(returns, scores, strict=True)]
+    return tuple(1 + sum(other > key for other in keys) for key in keys)
+
+
+def _model(mu: float | None = None, sigma: float | None = None):
+    """The openskill Plackett-Luce model (``train`` extra)."""
+    require_extra("train", "n-player ratings (openskill)", ("openskill",))
+    from openskill.models import PlackettLuce
+
+    kwargs = {} if mu is None else {"mu": mu, "sigma": sigma}
+    return PlackettLuce(**kwargs)
+
+
+def plackett_luce_ratings(
+    games: Sequence[PlacedGame],
+    num_agents: int,
+    fixed: Mapping[int, tuple[float, float]] | None = None,
+    orderings: int = DEFAULT_ORDERINGS,
+    seed: int | None = 0,
+) -> list[Rating]:
+    """Plackett-Luce ratings (``openskill``; 95%: ``mu +- 1.96 sigma``) of agents
+    ``0..num_agents-1`` from ``games``; ``fixed`` maps agent index -> ``(mu, sigma)`` held.
+
+    Online updates depend on the order, so ``mu`` and ``sigma`` are averaged over
+    ``orderings`` random orders (fixed ``seed``); ``orderings=1`` and ``seed=None`` rate
+    the games in the given order (exactly openskill's sequential ``rate`` calls).
+    """
+    fixed = dict(fixed or {})
+    for index in fixed:
+        if not 0 <= index < num_agents:
+            raise ValueError(f"fixed agent {index} is not in 0..{num_agents - 1}")
+    for game in games:
+        if len(game.seats) != len(game.ranks) or not all(0 <= s < num_agents for s in game.seats):
+            raise ValueError(f"bad game {game}: one agent index in 0..{num_agents - 1} per rank")
+    model = _model()
+    rng = np.random.default_rng(seed)
+    totals = np.zeros((num_agents, 2))
+    runs = max(1, orderings)
+    for run in range(runs):
+        ratings = [
+            model.rating(mu=fixed[i][0], sigma=fixed[i][1]) if i in fixed else model.rating()
+            for i in range(num_agents)
+        ]
+        order = range(len(games)) if (seed is None and run == 0) else rng.permutation(len(games))
+        for index in order:
+            game = games[index]
+            teams = [[ratings[agent]] for agent in game.seats]
+            updated = model.rate(teams, ranks=list(game.ranks))
+            # an agent may hold several seats of one game: its seats' updates are averaged
+            new: dict[int, list[tuple[float, float]]] = {}
+            for agent, (rating,) in zip(game.seats, updated, strict=True):
+                new.setdefault(agent, []).append((rating.mu, rating.sigma))
+            for agent, values in new.items():
+                if agent not in fixed:
+                    mu = float(np.mean([v[0] for v in values]))
+                    sigma = float(np.mean([v[1] for v in values]))
+                    ratings[agent] = model.rating(mu=mu, sigma=sigma)
+        totals += [(r.mu, r.sigma) for r in ratings]
+    means = totals / runs
+    return [
+        Rating(float(mu), float(mu - Z_95 * sigma), float(mu + Z_95 * sigma), float(sigma))
+        for mu, sigma in means
+    ]
+
+
+def anchored_elo(
+    results: Sequence[tuple[float, float]], initial: float = 1500.0, iterations: int = 100
+) -> Rating:
+    """Maximum-likelihood Elo of one agent from ``(opponent_elo, score)`` results.
+
+    ``score`` is 1 (win), 0.5 (draw) or 0 (loss). The opponents' ratings are held fixed, so
+    the answer is on their scale. The 95% interval is ``+- 1.96 / sqrt(Fisher information)``.
+    With only wins (or only losses) the maximum is at infinity: the rating is then capped
+    400 points beyond the strongest (weakest) opponent, and the interval stays open on that
+    side.
+    """
+    if not results:
+        raise ValueError("anchored_elo needs at least one game")
+    for _, score in results:
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"scores must be in [0, 1], got {score}")
+    opponents = np.array([r for r, _ in results], dtype=float)
+    scores = np.array([s for _, s in results], dtype=float)
+    scale = math.log(10) / 400.0
+    if scores.min() == 1.0 or scores.max() == 0.0:
+        all_won = scores.min() == 1.0
+        value = opponents.max() + 400.0 if all_won else opponents.min() - 400.0
+        expected = 1.0 / (1.0 + 10.0 ** ((opponents - value) / 400.0))
+        info = scale * scale * float(np.sum(expected * (1 - expected)))
+        half = Z_95 / math.sqrt(info)
+        low, high = (value - half, math.inf) if all_won else (-math.inf, value + half)
+        return Rating(value, low, high, 1.0 / math.sqrt(info))
+    rating = initial
+    for _ in range(iterations):  # Newton's method on the log-likelihood (concave)
+        expected = 1.0 / (1.0 + 10.0 ** ((opponents - rating) / 400.0))
+        gradient = scale * float(np.sum(scores - expected))
+        info = scale * scale * float(np.sum(expected * (1 - expected)))
+        step = gradient / info
+        rating += max(-400.0, min(400.0, step))
+        if abs(step) < 1e-9:
+            break
+    expected = 1.0 / (1.0 + 10.0 ** ((opponents - rating) / 400.0))
+    info = scale * scale * float(np.sum(expected * (1 - expected)))
+    sigma = 1.0 / math.sqrt(info)
+    return Rating(rating, rating - Z_95 * sigma, rating + Z_95 * sigma, sigma)
+
+
+def elo_bootstrap_intervals(
+    results: Sequence[tuple[int, int, float]],
+    num_agents: int,
+    resamples: int = 100,
+    orderings: int = 10,
+    seed: int | None = 0,
+) -> list[tuple[float, float]]:
+    """95% percentile-bootstrap intervals of :func:`~.stats.elo_ratings` (games resampled)."""
+    results = list(results)
+    if not results:
+        return [(-math.inf, math.inf)] * num_agents
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(resamples):
+        picked = [results[i] for i in rng.integers(len(results), size=len(results))]
+        seed_k = int(rng.integers(2**31))
+        samples.append(elo_ratings(picked, num_agents, orderings=orderings, seed=seed_k))
+    array = np.array(samples)
+    low, high = np.percentile(array, [2.5, 97.5], axis=0)
+    return [(float(a), float(b)) for a, b in zip(low, high, strict=True)]

@@ -1,14 +1,8 @@
-"""Seat-rotated matches between agents: round-robin tournaments, one-agent evaluations, and
-the tournament view of match records.
-
-**Round robin** (:func:`round_robin`): every pairing plays ``games`` games with the seats
-rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents sit in every
-seat equally often; other seats hold the *filler* and only A against B counts.
-**The tournament view** (:func:`tournament_view`, :class:`TournamentResult`): pairings with
-Wilson intervals, standings with Elo, from any match records. **Evaluation of one agent**
-(:func:`evaluate_agent`): ``games_per_seat`` games from every seat against each opponent,
-counted by the agent's own result. All are schedules played by
-:func:`~.matches.play_seatings`::
+"""Seat-rotated matches: round-robin tournaments (:func:`round_robin`: every pairing plays
+with the seats rotated, so that with ``games`` a multiple of ``2 * num_players`` both agents
+sit in every seat equally often; other seats hold the *filler* and only A against B
+counts), their view of any match records (:func:`tournament_view`) and one-agent
+evaluations (:func:`evaluate_agent`)::
 
     result = round_robin(game, ["random", "greedy"], games=20, seed=0)  # a name of GAMES
     print(result.table())
@@ -27,45 +21,30 @@ import numpy as np
 from tabletop_zoo.baselines.evaluation import report
 from tabletop_zoo.baselines.evaluation.arena import seeded_agent
 from tabletop_zoo.baselines.evaluation.matches import (
-    BACKENDS,
     MatchRecord,
     Seating,
     check_match,
     play_into,
     play_seatings,
-    view_defaults,
+    view_fields,
 )
-from tabletop_zoo.baselines.evaluation.ratings import elo_bootstrap_intervals
 from tabletop_zoo.baselines.evaluation.stats import (
     PairingStats,
     Standing,
+    elo_bootstrap_intervals,
     elo_ratings,
     game_result,
     head_to_head,
 )
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = [
-    "BACKENDS",
-    "HeadToHead",
-    "TournamentResult",
-    "evaluate_agent",
-    "evaluation_view",
-    "head_to_head_of",
-    "round_robin",
-    "round_robin_schedule",
-    "seating",
-    "tournament_view",
-]
-
 
 def seating(num_players: int, game_index: int) -> list[int]:
     """Seat list for game ``game_index`` of a pairing: 0 = agent A, 1 = B, -1 = filler."""
-    base = [0, 1] + [-1] * (num_players - 2)
-    if game_index % 2 == 1:
-        base[0], base[1] = 1, 0
+    first = game_index % 2  # A and B swap seats every other game, then both move on a seat
+    base = [first, 1 - first] + [-1] * (num_players - 2)
     shift = (game_index // 2) % num_players
-    return base[-shift:] + base[:-shift] if shift else base
+    return base[-shift:] + base[:-shift]
 
 
 class HeadToHead(NamedTuple):
@@ -117,26 +96,36 @@ class TournamentResult:
         """The pairing of one game (:func:`head_to_head_of`)."""
         return head_to_head_of(record, len(self.agents))
 
+    def _sides(self) -> list[tuple[int, int, float, int, int]]:
+        """Every game from both agents' side: ``(agent, opponent, head-to-head score, its game
+        score, the opponent's)``, in game order."""
+        sides = []
+        for g in self.games:
+            p = self.head_to_head(g)
+            score_a, score_b = g.scores[p.seat_a], g.scores[p.seat_b]
+            sides.append((p.agent_a, p.agent_b, p.score_a, score_a, score_b))
+            sides.append((p.agent_b, p.agent_a, 1.0 - p.score_a, score_b, score_a))
+        return sides
+
+    def _tally(self, sides: list, agent: int, opponent: int | None = None) -> PairingStats:
+        """The stats of ``agent`` against ``opponent`` (None: all its games) in ``sides``."""
+        mine = [s for s in sides if s[0] == agent and opponent in (None, s[1])]
+        return PairingStats.tally(
+            self.agents[agent],
+            "" if opponent is None else self.agents[opponent],
+            [s[2] for s in mine],
+            [s[3] for s in mine],
+            [s[4] for s in mine],
+        )
+
     def _results(self) -> list[tuple[int, int, float]]:
-        pairs = [self.head_to_head(g) for g in self.games]
-        return [(p.agent_a, p.agent_b, p.score_a) for p in pairs]
+        return [(p.agent_a, p.agent_b, p.score_a) for p in map(self.head_to_head, self.games)]
 
     def pairings(self) -> list[PairingStats]:
         """Head-to-head stats per pairing, from the point of view of the first agent."""
-        out = []
-        played = [(g, self.head_to_head(g)) for g in self.games]
-        for a, b in itertools.combinations(range(len(self.agents)), 2):
-            games = [(g, p) for g, p in played if (p.agent_a, p.agent_b) == (a, b)]
-            out.append(
-                PairingStats.tally(
-                    self.agents[a],
-                    self.agents[b],
-                    [p.score_a for _, p in games],
-                    [g.scores[p.seat_a] for g, p in games],
-                    [g.scores[p.seat_b] for g, p in games],
-                )
-            )
-        return out
+        sides = self._sides()
+        pairs = itertools.combinations(range(len(self.agents)), 2)
+        return [self._tally(sides, a, b) for a, b in pairs]
 
     def elo(self) -> list[float]:
         """Elo rating per agent (see :mod:`~.stats`)."""
@@ -144,7 +133,7 @@ class TournamentResult:
 
     def elo_intervals(self) -> list[tuple[float, float]]:
         """95% interval of each agent's Elo: percentile bootstrap over the games
-        (:func:`~.ratings.elo_bootstrap_intervals`, 100 resamples, seeded, so a table is
+        (:func:`~.stats.elo_bootstrap_intervals`, 100 resamples, seeded, so a table is
         reproducible); computed once per set of games."""
         key = len(self.games)
         if self._elo_intervals is None or self._elo_intervals[0] != key:
@@ -153,30 +142,12 @@ class TournamentResult:
 
     def standings(self) -> list[Standing]:
         """Per-agent totals with Elo and its 95% interval, best Elo first."""
-        elo = self.elo()
-        intervals = self.elo_intervals()
-        played = [(g, self.head_to_head(g)) for g in self.games]
+        elo, intervals, sides = self.elo(), self.elo_intervals(), self._sides()
         out = []
-        for i, name in enumerate(self.agents):
-            outcomes: list[float] = []
-            my_scores: list[int] = []
-            for g, p in played:
-                if i in (p.agent_a, p.agent_b):
-                    outcomes.append(p.score_a if p.agent_a == i else 1.0 - p.score_a)
-                    my_scores.append(g.scores[p.seat_a if p.agent_a == i else p.seat_b])
-            out.append(
-                Standing(
-                    agent=name,
-                    games=len(outcomes),
-                    wins=sum(s == 1.0 for s in outcomes),
-                    draws=sum(s == 0.5 for s in outcomes),
-                    losses=sum(s == 0.0 for s in outcomes),
-                    mean_score=float(np.mean(my_scores)) if my_scores else 0.0,
-                    elo=elo[i],
-                    elo_low=intervals[i][0],
-                    elo_high=intervals[i][1],
-                )
-            )
+        for i in range(len(self.agents)):
+            t = self._tally(sides, i)
+            totals = (t.agent, t.games, t.wins, t.draws, t.losses, t.mean_score)
+            out.append(Standing(*totals, elo[i], *intervals[i]))
         return sorted(out, key=lambda s: -s.elo)
 
     def table(self) -> str:
@@ -189,8 +160,10 @@ class TournamentResult:
         return report.write_tournament_csv(self, out_dir)
 
     def plot(self, path: str | Path) -> Path:
-        """Save a PNG: win/draw/loss bars per pairing and the Elo panel."""
-        return report.plot_tournament(self, path)
+        """Save :func:`~.report.tournament_figure` as a PNG at ``path`` (folders made as
+        needed; :func:`~.report.incomplete_name` of it when :attr:`incomplete`)."""
+        path = report.incomplete_name(path) if self.incomplete else path
+        return report.save_figure(report.tournament_figure(self), path)
 
 
 def tournament_view(
@@ -203,16 +176,8 @@ def tournament_view(
 ) -> TournamentResult:
     """The tournament tables of ``records`` (each game: two of ``agents``, fillers in the
     other seats). ``game``, ``num_players`` and the random opening default to the records'."""
-    game, num_players, random_opening = view_defaults(records, game, num_players, "tournament view")
-    return TournamentResult(
-        game=game,
-        num_players=num_players,
-        agents=list(agents),
-        games=list(records),
-        filler=filler,
-        specs=list(specs or []),
-        random_opening=random_opening,
-    )
+    fields = view_fields(records, game, num_players, "tournament view")
+    return TournamentResult(agents=list(agents), filler=filler, specs=list(specs or []), **fields)
 
 
 def round_robin_schedule(
@@ -248,75 +213,37 @@ def round_robin(
     random_opening: int = 0,
     trust: bool = False,
 ) -> TournamentResult:
-    """Play a round robin: every pair of agents plays ``games`` games (seats rotated).
-
-    ``agent_specs`` are ``make_agent`` specs; ``filler`` fills the seats beyond A and B in
-    3-4 player games; ``random_opening`` is :func:`~.arena.play_game`'s. ``workers``,
-    ``backend``, ``ray_address``, ``trust``, ``progress`` and ``log`` are those of
-    :func:`~.matches.play_seatings`: the same results however the games are played. Worker
-    processes that die raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the
-    games played until then (marked :attr:`TournamentResult.incomplete`).
-    """
-    if backend not in BACKENDS:
-        raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    """Play a round robin of ``agent_specs``: every pair plays ``games`` games (seats
+    rotated, ``filler`` in the other seats). ``random_opening`` is
+    :func:`~.arena.play_game`'s; ``workers``, ``backend``, ``ray_address``, ``trust``,
+    ``progress`` and ``log`` are :func:`~.matches.play_seatings`'. Worker processes that die
+    raise :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until
+    then (marked :attr:`TournamentResult.incomplete`)."""
     if len(agent_specs) < 2:
         raise InvalidOptionError(f"a round robin needs at least 2 agents, got {list(agent_specs)}")
-    agents = [*agent_specs, filler]
-    num_players = check_match(
-        game,
-        num_players,
-        agents,
-        seed=seed,
-        workers=workers,
-        random_opening=random_opening,
-        env_options=env_kwargs,
-        counts={"games per pairing": games},
-        backend=backend,
-        trust=trust,
-    )
+    agents, counts = [*agent_specs, filler], {"games per pairing": games}
+    options = {"env_options": env_kwargs, "workers": workers, "backend": backend, "trust": trust}
+    num_players = check_match(game, num_players, agents, seed, random_opening, counts, **options)
     names = report.display_names(agent_specs)
     schedule = round_robin_schedule(len(agent_specs), num_players, games, seed, random_opening)
-    result = TournamentResult(
-        game,
-        num_players,
-        names,
-        filler=filler,
-        specs=list(agent_specs),
-        random_opening=random_opening,
-    )
-    return play_into(
-        result,
-        lambda: play_seatings(
-            game,
-            num_players,
-            agents,
-            schedule,
-            names=[*names, filler],
-            env_options=env_kwargs,
-            workers=workers,
-            backend=backend,
-            ray_address=ray_address,
-            log=log,
-            progress=progress,
-            trust=trust,
-        ),
-    )
+    result = TournamentResult(game, num_players, names, filler=filler, specs=list(agent_specs))
+    result.random_opening = random_opening
+    options |= {"ray_address": ray_address, "log": log, "progress": progress}
+    return play_into(result, agents, schedule, names=[*names, filler], **options)
 
 
 def evaluation_view(records: Sequence[MatchRecord], name: str, opponent: str) -> PairingStats:
     """One agent's results (agent 0 of the records, any seat) against ``opponent`` (all the
     other seats): +1 win, 0 draw, -1 loss by its own result; ``opponent_mean_score`` is the
     mean score of the other seats."""
-    outcomes: list[float] = []
-    mine: list[float] = []
-    theirs: list[float] = []
-    for record in records:
-        seat = record.agents.index(0)
-        outcomes.append(game_result(record.returns[seat]))
-        mine.append(record.scores[seat])
-        others = [x for s, x in enumerate(record.scores) if s != seat]
-        theirs.append(float(np.mean(others)))
-    return PairingStats.tally(name, opponent, outcomes, mine, theirs)
+    held = [(r, r.agents.index(0)) for r in records]
+    return PairingStats.tally(
+        name,
+        opponent,
+        [game_result(r.returns[seat]) for r, seat in held],
+        [r.scores[seat] for r, seat in held],
+        [float(np.mean(r.scores[:seat] + r.scores[seat + 1 :])) for r, seat in held],
+    )
 
 
 def evaluate_agent(
@@ -330,37 +257,25 @@ def evaluate_agent(
     name: str = "learner",
     trust: bool = False,
 ) -> list[PairingStats]:
-    """Play ``agent`` from every seat against each opponent spec (all other seats).
-
-    Returns one :class:`~.stats.PairingStats` per opponent, counting the agent's own game
-    results (+1 win, 0 draw, -1 loss); ``opponent_mean_score`` is the mean score of the
-    other seats (:func:`evaluation_view`). Games of seat ``s`` come before those of seat
-    ``s + 1``; every game is seeded from ``seed``, the opponent's index and the game's
-    index. The agent object plays in this process. ``trust``: opponent model files may be
-    loaded by unpickling (:func:`~tabletop_zoo.baselines.agents.make_agent`).
+    """Play ``agent`` (an object, played in this process) from every seat against each
+    opponent spec (all other seats; loaded with ``trust``); one :func:`evaluation_view` per
+    opponent. Games of seat ``s`` come before those of seat ``s + 1``; every game is seeded
+    from ``seed``, the opponent's index and the game's index.
     """
+    counts = {"games_per_seat": games_per_seat}
     num_players = check_match(
-        game,
-        num_players,
-        [agent],
-        seed=seed,
-        env_options=env_kwargs,
-        counts={"games_per_seat": games_per_seat},
-        names=[name],
+        game, num_players, [agent], seed, counts=counts, env_options=env_kwargs, names=[name]
     )
+    # the agent (0) in seat n // games_per_seat of game n, the opponent (1) in the others
+    line_ups = [tuple(int(s != seat) for s in range(num_players)) for seat in range(num_players)]
+    children = np.random.SeedSequence(seed).spawn(len(opponents))
     rows = []
-    for spec, child in zip(
-        opponents, np.random.SeedSequence(seed).spawn(len(opponents)), strict=True
-    ):
+    for spec, child in zip(opponents, children, strict=True):
         game_seeds = child.generate_state(num_players * games_per_seat * 2)
         opponent = seeded_agent(spec, int(game_seeds[-1]), trust)
         schedule = [
-            Seating(
-                tuple(0 if s == seat else 1 for s in range(num_players)),
-                int(game_seeds[seat * games_per_seat + g]),
-            )
-            for seat in range(num_players)
-            for g in range(games_per_seat)
+            Seating(line_ups[n // games_per_seat], int(game_seeds[n]))
+            for n in range(num_players * games_per_seat)
         ]
         records = play_seatings(
             game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs,

@@ -7,14 +7,15 @@ import math
 import pytest
 from openskill.models import PlackettLuce
 
-from tabletop_zoo.baselines.evaluation.ratings import (
+from tabletop_zoo.baselines.evaluation.stats import (
+    Z_95,
     PlacedGame,
     anchored_elo,
     elo_bootstrap_intervals,
+    elo_ratings,
     finishing_ranks,
     plackett_luce_ratings,
 )
-from tabletop_zoo.baselines.evaluation.stats import Z_95, elo_ratings
 
 
 def test_finishing_ranks_order_by_result_then_score_and_share_ties() -> None:

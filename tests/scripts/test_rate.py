@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 
@@ -103,7 +104,7 @@ def test_a_ladder_keeps_its_random_opening_for_rate(script, tmp_path, monkeypatc
     real = ladder_module.play_lineups
 
     def spy(*args, **kwargs):
-        used.append(kwargs["random_opening"])
+        used.append(inspect.signature(real).bind(*args, **kwargs).arguments["random_opening"])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ladder_module, "play_lineups", spy)
