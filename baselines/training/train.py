@@ -26,11 +26,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
-from tabletop_zoo.baselines.training.opponents import (
-    forget_shared_pool,
-    shared_pool,
-    shared_pool_of,
-)
+from tabletop_zoo.baselines.training.opponents import SHARED_POOLS, shared_pool
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.extras import require_extra
 
@@ -188,14 +184,14 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     progress = "" if resume is None else _back_to(cfg, resume["counters"][0])
     conf = dataclasses.asdict(cfg)
     write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
-    forget_shared_pool(cfg.name)
+    SHARED_POOLS.pop(cfg.name, None)  # a new run of that name starts afresh
 
     if cfg.engine == "fast":
         vec_env, pool = _compiled_vec_env(cfg)
     else:
         thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
         vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
-        pool = shared_pool_of(cfg.name)
+        pool = SHARED_POOLS.get(cfg.name)
     model = _new_model(cfg, vec_env, progress)
     update_timer = UpdateTimer()
     callbacks = [update_timer, SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
