@@ -34,6 +34,7 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.baselines.training import checkpoint
+from tabletop_zoo.baselines.training.export import linear_pair
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.baselines.training.self_play_opponent import load_opponent
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
@@ -98,11 +99,9 @@ class AlphaZeroConfig:
         players = spec.default_players if self.num_players is None else self.num_players
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
-        positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
-        positive += ("parallel_games", "leaves_per_game")
-        positive += ("max_moves", "gumbel_considered")
-        positive += ("train_batch", "updates_per_iteration", "buffer_size")
-        for key in positive:
+        positive = "iterations games_per_iteration num_simulations search_batch parallel_games "
+        positive += "leaves_per_game max_moves gumbel_considered train_batch "
+        for key in (positive + "updates_per_iteration buffer_size").split():
             if getattr(self, key) < 1:
                 raise InvalidOptionError(f"{key} must be >= 1, got {getattr(self, key)}")
         if self.checkpoint_seconds is not None and self.checkpoint_seconds <= 0:
@@ -129,9 +128,13 @@ class AlphaZeroConfig:
         against the game (:func:`~.self_play_opponent.load_opponent`)."""
         if self.opponent is None:
             return None
-        game = new_game(self.game, self.num_players, **self.game_options)
-        shape = tuple(get_spec(self.game).make_observation_encoder(game).shape)
+        game, shape = self.new_game()
         return load_opponent(self.opponent, self.game, self.num_players, shape, game.num_actions)
+
+    def new_game(self) -> tuple[Any, tuple[int, ...]]:
+        """A rules game of these settings and the shape of its observation planes."""
+        game = new_game(self.game, self.num_players, **self.game_options)
+        return game, tuple(get_spec(self.game).make_observation_encoder(game).shape)
 
     def _check_numbers(self) -> None:
         """The float settings: finite, in range (nan and inf refused)."""
@@ -219,12 +222,9 @@ class _Network:
 
     def export(self, meta: dict[str, Any]) -> DenseNet:
         """The network as a :class:`DenseNet` (weights transposed to ``(inputs, outputs)``)."""
-
-        def pair(linear: Any) -> tuple[np.ndarray, np.ndarray]:
-            return linear.weight.detach().numpy().T.copy(), linear.bias.detach().numpy().copy()
-
-        trunk = [pair(m) for m in self.trunk if hasattr(m, "weight")]
-        heads = {"policy": pair(self.policy), "value": pair(self.value)}
+        trunk = [linear_pair(m.weight, m.bias) for m in self.trunk if hasattr(m, "weight")]
+        heads = {"policy": self.policy, "value": self.value}
+        heads = {name: linear_pair(m.weight, m.bias) for name, m in heads.items()}
         return DenseNet(trunk, heads, "relu", meta)
 
 
@@ -272,8 +272,7 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
     """An untrained AlphaZero network of ``cfg``'s game and layer sizes (He-normal
     weights from ``seed``), as the first iteration of a run searches with."""
     rng = np.random.default_rng(seed)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    shape = tuple(get_spec(cfg.game).make_observation_encoder(game).shape)
+    game, shape = cfg.new_game()
     sizes = [int(np.prod(shape)), *cfg.hidden]
 
     def layer(inputs: int, outputs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -296,9 +295,7 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
     torch.manual_seed(cfg.seed)
     limit_threads()  # one torch / BLAS thread (TABLETOP_ZOO_THREADS asks for more)
     rng = np.random.default_rng(cfg.seed)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    spec = get_spec(cfg.game)
-    shape = tuple(spec.make_observation_encoder(game).shape)
+    game, shape = cfg.new_game()
     meta = {
         **network_meta(cfg, shape, game.num_actions),
         "config": {

@@ -21,12 +21,24 @@ from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["export_ppo_actor", "export_ppo_vector", "read_ppo_vector_weights"]
+__all__ = ["export_ppo_actor", "export_ppo_vector", "linear_pair", "read_ppo_vector_weights"]
 
 #: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.Agent`: a trunk
 #: (flatten, linear, relu, linear, relu), the policy logits (``actor``) and the value
 #: (``critic``, not exported).
 _PPO_VECTOR_LAYERS = ("trunk.1", "trunk.3", "actor", "critic")
+
+
+def linear_pair(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A linear layer's torch tensors as float32 ``(weight (inputs, outputs), bias)``."""
+    return weight.detach().float().numpy().T.copy(), bias.detach().float().numpy().copy()
+
+
+def _ppo_net(trunk: list, policy: tuple, activation: str, meta: dict[str, Any],
+             shape: tuple[int, ...], num_actions: int) -> DenseNet:  # fmt: skip
+    """A PPO actor as a :class:`DenseNet`, ``meta`` completed with its kind and sizes."""
+    info = {"kind": "ppo", "observation_shape": list(shape), "num_actions": int(num_actions)}
+    return DenseNet(trunk, {"policy": policy}, activation, {**meta, **info})
 
 
 def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
@@ -53,16 +65,10 @@ def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = Fal
     if activations - {"Tanh"} and activations - {"ReLU"}:
         raise InvalidOptionError(f"unsupported activations {sorted(activations)}")
     activation = "relu" if activations == {"ReLU"} else "tanh"
-
-    def pair(linear: Any) -> tuple[np.ndarray, np.ndarray]:
-        return linear.weight.detach().numpy().T.copy(), linear.bias.detach().numpy().copy()
-
-    trunk = [pair(m) for m in layers if isinstance(m, nn.Linear)]
-    info = dict(meta)
-    info["kind"] = "ppo"
-    info["observation_shape"] = list(model.observation_space.shape)
-    info["num_actions"] = int(model.action_space.n)
-    return DenseNet(trunk, {"policy": pair(policy.action_net)}, activation, info)
+    trunk = [linear_pair(m.weight, m.bias) for m in layers if isinstance(m, nn.Linear)]
+    actor = linear_pair(policy.action_net.weight, policy.action_net.bias)
+    shape, num_actions = model.observation_space.shape, model.action_space.n
+    return _ppo_net(trunk, actor, activation, meta, shape, num_actions)
 
 
 def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
@@ -108,23 +114,16 @@ def export_ppo_vector(
     give ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`.
     """
     weights = read_ppo_vector_weights(path)
-
-    def pair(layer: str) -> tuple[np.ndarray, np.ndarray]:
-        weight, bias = weights[f"{layer}.weight"], weights[f"{layer}.bias"]
-        return weight.float().numpy().T.copy(), bias.float().numpy().copy()
-
-    trunk = [pair("trunk.1"), pair("trunk.3")]
-    policy = pair("actor")
+    layers = [
+        linear_pair(weights[f"{n}.weight"], weights[f"{n}.bias"]) for n in _PPO_VECTOR_LAYERS[:3]
+    ]
+    *trunk, policy = layers
     inputs = int(np.prod(observation_shape))
     chain = [inputs, *(w.shape[1] for w, _ in trunk)]
-    shapes = [w.shape for w, _ in [*trunk, policy]]
+    shapes = [w.shape for w, _ in layers]
     if shapes != [(chain[0], chain[1]), (chain[1], chain[2]), (chain[2], num_actions)]:
         raise ModelFileError(
             f"{path}: its layers {shapes} do not take {inputs} inputs and give {num_actions} "
             "actions (another game or player count?)"
         )
-    info = dict(meta)
-    info["kind"] = "ppo"
-    info["observation_shape"] = list(observation_shape)
-    info["num_actions"] = int(num_actions)
-    return DenseNet(trunk, {"policy": policy}, "relu", info)
+    return _ppo_net(trunk, policy, "relu", meta, observation_shape, num_actions)
