@@ -8,7 +8,7 @@ the planes, the legal mask, the visit distribution (policy target) and the seat-
 game value (:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, with
 ``score_weight``); the network then takes ``updates_per_iteration`` Adam steps on the
 newest ``buffer_size`` decisions. ``opponent`` seats a fixed network in a share of the games
-(:mod:`~.self_play_opponent`); ``gumbel=True`` searches the root by Gumbel sequential
+(:func:`~.self_play.load_opponent`); ``gumbel=True`` searches the root by Gumbel sequential
 halving and trains on its improved policy. A seed gives the same games and network on
 either engine. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
 (``az:PATH``). Needs the ``train`` extra (torch).
@@ -35,8 +35,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.export import linear_pair
-from tabletop_zoo.baselines.training.self_play import play_self_play_games
-from tabletop_zoo.baselines.training.self_play_opponent import load_opponent
+from tabletop_zoo.baselines.training.self_play import load_opponent, play_self_play_games
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
@@ -125,7 +124,7 @@ class AlphaZeroConfig:
 
     def load_opponent(self) -> DenseNet | None:
         """The fixed self-play opponent's network (None without ``opponent``), checked
-        against the game (:func:`~.self_play_opponent.load_opponent`)."""
+        against the game (:func:`~.self_play.load_opponent`)."""
         if self.opponent is None:
             return None
         game, shape = self.new_game()
