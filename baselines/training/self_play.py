@@ -170,7 +170,7 @@ class _SelfPlay:
         cfg, f = self.cfg, self.forest
         width = f.node_player.shape[1]  # a path is no longer than a tree has nodes
         pending = np.zeros(len(self.games), dtype=np.int64)  # new leaves per slot this step
-        found = [Paths.empty(width)]
+        found = [Paths.roots([], width)]
         while len(slots):
             going, first = self._budget(slots, pending)
             if not len(going):
