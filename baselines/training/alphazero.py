@@ -1,17 +1,14 @@
 """AlphaZero-style self-play training: PUCT self-play games, a replay buffer, a torch network.
 
-Each iteration plays ``games_per_iteration`` games, ``parallel_games`` at a time in lockstep
-(:func:`~.self_play.play_self_play_games`), every seat the current network with PUCT
-search (Dirichlet root noise, visit-proportional moves for the first ``temperature_moves``;
-a game ends and is scored as it stands after ``max_moves`` actions). Each decision stores
-the planes, the legal mask, the visit distribution (policy target) and the seat-relative
-game value (:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, with
-``score_weight``); the network then takes ``updates_per_iteration`` Adam steps on the
-newest ``buffer_size`` decisions. ``opponent`` seats a fixed network in a share of the games
-(:func:`~.self_play.load_opponent`); ``gumbel=True`` searches the root by Gumbel sequential
-halving and trains on its improved policy. A seed gives the same games and network on
-either engine. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
-(``az:PATH``). Needs the ``train`` extra (torch).
+Each iteration plays ``games_per_iteration`` self-play games
+(:func:`~.self_play.play_self_play_games`: every seat the current network with PUCT search,
+visit-proportional moves for the first ``temperature_moves``) and keeps each decision's
+planes, legal mask, policy target and seat-relative game value
+(:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`); the network then takes
+``updates_per_iteration`` Adam steps on the newest ``buffer_size`` decisions. A seed gives
+the same games and network on either engine. Exported as a NumPy
+:class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` (``az:PATH``). Needs the
+``train`` extra (torch).
 """
 
 from __future__ import annotations
@@ -137,21 +134,12 @@ class AlphaZeroConfig:
 
     def _check_numbers(self) -> None:
         """The float settings: finite, in range (nan and inf refused)."""
-        for key, low, open_low in (
-            ("learning_rate", 0.0, True),
-            ("weight_decay", 0.0, False),
-            ("c_puct", 0.0, True),
-            ("dirichlet_alpha", 0.0, True),
-            ("opponent_share", 0.0, True),
-        ):
-            value = getattr(self, key)
-            if not (isinstance(value, (int, float)) and not isinstance(value, bool)) or not (
-                math.isfinite(value) and (value > low if open_low else value >= low)
-            ):
-                sign = ">" if open_low else ">="
-                raise InvalidOptionError(
-                    f"{key} must be a finite number {sign} {low}, got {value!r}"
-                )
+        for key in "learning_rate weight_decay c_puct dirichlet_alpha opponent_share".split():
+            value, sign = getattr(self, key), ">=" if key == "weight_decay" else ">"
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            finite = number and math.isfinite(value)
+            if not (finite and (value >= 0 if sign == ">=" else value > 0)):
+                raise InvalidOptionError(f"{key} must be a finite number {sign} 0.0, got {value!r}")
         if self.opponent_share > 1:
             raise InvalidOptionError(f"opponent_share must be <= 1, got {self.opponent_share}")
         if as_integer(self.temperature_moves) is None or self.temperature_moves < 0:
@@ -238,12 +226,10 @@ def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
     """Run self-play training as configured; write the network to ``config.out``.
 
     ``checkpoint_every``, ``resume``: :mod:`.checkpoint` (ends as an uninterrupted run).
-
-    While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
-    for torch and NumPy alike in this thread): weight decay shrinks the weights of
-    never-legal actions and always-zero inputs into the subnormal range within about 2,000
-    updates, where every matrix product with them is 11-16x slower. The caller's mode is
-    restored afterwards."""
+    Subnormal floats are flushed to zero meanwhile (torch and NumPy in this thread; the
+    caller's mode restored after): weight decay shrinks the weights of never-legal actions
+    and always-zero inputs into the subnormal range within about 2,000 updates, where every
+    matrix product with them is 11-16x slower."""
     require_extra("train", "AlphaZero training", ("torch",))
     import torch
 
