@@ -189,19 +189,14 @@ class _Network:
     """The torch twin of :class:`DenseNet` (ReLU trunk, policy and value heads)."""
 
     def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, players: int):
-        import torch
         from torch import nn
 
-        layers: list[Any] = []
-        width = inputs
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
-        self.policy = nn.Linear(width, actions)
-        self.value = nn.Linear(width, players)
+        sizes = [inputs, *hidden]
+        pairs = zip(sizes, sizes[1:], strict=False)
+        self.trunk = nn.Sequential(*(m for a, b in pairs for m in (nn.Linear(a, b), nn.ReLU())))
+        self.policy = nn.Linear(sizes[-1], actions)
+        self.value = nn.Linear(sizes[-1], players)
         self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
-        self.torch = torch
 
     def __call__(self, planes: Any) -> tuple[Any, Any]:
         x = self.trunk(planes.reshape(planes.shape[0], -1))
@@ -265,10 +260,8 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
         return weight, np.zeros(outputs, dtype=np.float32)
 
     trunk = [layer(a, b) for a, b in zip(sizes, sizes[1:], strict=False)]
-    heads = {
-        "policy": layer(sizes[-1], game.num_actions),
-        "value": layer(sizes[-1], cfg.num_players),
-    }
+    outputs = {"policy": game.num_actions, "value": cfg.num_players}
+    heads = {name: layer(sizes[-1], n) for name, n in outputs.items()}
     return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
@@ -281,12 +274,8 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
     limit_threads()  # one torch / BLAS thread (TABLETOP_ZOO_THREADS asks for more)
     rng = np.random.default_rng(cfg.seed)
     game, shape = cfg.new_game()
-    meta = {
-        **network_meta(cfg, shape, game.num_actions),
-        "config": {
-            k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")
-        },
-    }
+    config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")}
+    meta = {**network_meta(cfg, shape, game.num_actions), "config": config}
     network = _Network(int(np.prod(shape)), cfg.hidden, game.num_actions, cfg.num_players)
     optimizer = torch.optim.Adam(
         network.modules.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay
