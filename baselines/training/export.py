@@ -1,12 +1,10 @@
 """Export a trained PPO actor as a NumPy network (reference models): a MaskablePPO model's
-(:func:`export_ppo_actor`) or the weights ``scripts/ppo_vector.py --save`` writes
-(:func:`export_ppo_vector`; the network is :mod:`tabletop_zoo.baselines.training.ppo_vector`'s).
+(:func:`export_ppo_actor`) or :mod:`.ppo_vector`'s weights (:func:`export_ppo_vector`).
 
-Only what playing needs is kept: SB3's ``MlpPolicy`` actor (the policy half of the
-``mlp_extractor``, tanh, and the ``action_net``), without the critic and the optimizer
-state, as float16 :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` weights. The
-exported network picks the same action as the deterministic ``PPOAgent`` (up to float16
-rounding of near-equal logits). Needs the ``train`` extra.
+Only what playing needs is kept (the actor, not the critic or the optimizer state), as
+float16 :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` weights; it picks the
+same action as the deterministic ``PPOAgent`` (up to float16 rounding of near-equal
+logits). Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -42,12 +40,9 @@ def _ppo_net(trunk: list, policy: tuple, activation: str, meta: dict[str, Any],
 
 
 def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
-    """The actor of a MaskablePPO model (instance or ``.zip`` path) as a :class:`DenseNet`.
-
-    ``meta`` describes it (``game``, ``num_players``, ...); ``kind``, ``observation_shape``
-    and ``num_actions`` are filled in from the model. A path is read without unpickling
-    (:func:`~tabletop_zoo.baselines.agents.ppo_file.load_ppo_model`) unless ``trust``.
-    """
+    """The actor of a MaskablePPO model (instance or ``.zip`` path, read without unpickling
+    unless ``trust``) as a :class:`DenseNet`: SB3's ``MlpPolicy`` policy half of the
+    ``mlp_extractor`` and its ``action_net``. ``meta`` describes it (``game``, ...)."""
     require_extra("train", "exporting a PPO model", ("torch", "sb3_contrib"))
     from torch import nn
 
@@ -72,13 +67,10 @@ def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = Fal
 
 
 def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
-    """The tensors of ``scripts/ppo_vector.py --save`` weights, by layer name.
-
-    Read as tensors only (``torch.load(..., weights_only=True)``: nothing in the file runs);
-    a file that is not torch weights, or whose tensors are not ppo_vector's layers (a weight
-    matrix and a bias of matching length each), is a
-    :class:`~tabletop_zoo.envs.errors.ModelFileError`; a missing file an ``OSError``.
-    """
+    """The tensors of ``ppo-vector --save`` weights by layer name, read as tensors only
+    (nothing in the file runs); a file that is not torch weights of ppo_vector's layers (a
+    weight matrix and a bias of matching length each) is a
+    :class:`~tabletop_zoo.envs.errors.ModelFileError`, a missing file an ``OSError``."""
     require_extra("train", "reading ppo_vector weights", ("torch",))
     import torch
 
@@ -107,12 +99,9 @@ def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
 def export_ppo_vector(
     path: str | Path, meta: dict[str, Any], observation_shape: tuple[int, ...], num_actions: int
 ) -> DenseNet:
-    """The actor of ``scripts/ppo_vector.py --save`` weights as a relu :class:`DenseNet`.
-
-    The file is read by :func:`read_ppo_vector_weights`. ``meta`` describes the network
-    (``game``, ``num_players``, ...); weights that do not take ``observation_shape`` and
-    give ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`.
-    """
+    """The actor of :func:`read_ppo_vector_weights` weights as a relu :class:`DenseNet`
+    (``meta`` describes it); weights that do not take ``observation_shape`` and give
+    ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`."""
     weights = read_ppo_vector_weights(path)
     layers = [
         linear_pair(weights[f"{n}.weight"], weights[f"{n}.bias"]) for n in _PPO_VECTOR_LAYERS[:3]

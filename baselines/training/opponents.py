@@ -1,12 +1,9 @@
 """The self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
 
-At every reset the single-agent env asks the pool for an agent per other seat: a baseline
-or, with probability ``self_play_prob`` once some exist, one of the newest ``max_snapshots``
-snapshots (``snapshot_dir/step_N.zip``). A snapshot samples from its actor exported to
-NumPy (:func:`~.export.export_ppo_actor`): the distribution of
-``PPOAgent(deterministic=False)`` at a fraction of the cost, and a copy that never changes
-while the learner trains. ``DummyVecEnv`` envs share one pool per process
-(:func:`shared_pool`); ``SubprocVecEnv`` workers each read the same folder.
+A snapshot samples from its actor exported to NumPy (:func:`~.export.export_ppo_actor`):
+the distribution of ``PPOAgent(deterministic=False)`` at a fraction of the cost, and a copy
+that never changes while the learner trains. ``DummyVecEnv`` envs share one pool per
+process (:func:`shared_pool`); ``SubprocVecEnv`` workers each read the same folder.
 """
 
 from __future__ import annotations
@@ -39,9 +36,8 @@ SNAPSHOT_PATTERN = re.compile(r"^step_(\d+)\.zip$")
 
 
 class _SnapshotPool:
-    """What both pools share: the newest ``max_snapshots`` snapshots of ``snapshot_dir``
-    (``step_N.zip``), loaded into ``loaded`` as they appear; ``counts``: seats played by
-    each opponent's name."""
+    """Both pools: the newest ``max_snapshots`` snapshots of ``snapshot_dir`` (``step_N.zip``)
+    loaded as they appear; ``counts``: seats played by each opponent's name."""
 
     def __init__(self, snapshot_dir: str | Path | None, self_play_prob: float,
                  max_snapshots: int) -> None:  # fmt: skip
@@ -72,13 +68,10 @@ class _SnapshotPool:
 
 
 class OpponentPool(_SnapshotPool):
-    """Opponents for self-play: fixed baselines plus frozen snapshots read from a folder.
-
-    Called with a ``np.random.Generator`` (as ``SingleAgentEnv`` does at each reset), it
-    gives one agent per other seat: a snapshot with probability ``self_play_prob`` (when any
-    exist), else a uniformly chosen baseline. ``trust``: baseline model files may be
-    unpickled (``make_agent``'s ``trust``); snapshots never are.
-    """
+    """Called with a ``np.random.Generator`` (as ``SingleAgentEnv`` does at each reset): one
+    agent per other seat, a snapshot with probability ``self_play_prob`` (once any exist),
+    else a uniformly chosen baseline. ``trust``: baseline model files may be unpickled
+    (``make_agent``'s ``trust``); snapshots never are."""
 
     def __init__(
         self,

@@ -2,26 +2,17 @@
 
 :func:`play_self_play_games` plays ``parallel_games`` games in lockstep. At every step each
 game adds up to ``leaves_per_game`` leaves to its own PUCT tree (a slot of the
-:class:`~tabletop_zoo.baselines.agents.tree.Forest` that
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` searches with): a game about to move
-asks for its root position, a searching game descends its tree to new children, with a
-virtual loss on the paths of its pending leaves (as ``PUCTSearch`` collects a batch; with
-the default of one leaf per game none is needed). The positions of all these leaves are
-built together, the unfinished ones valued by **one** network call, and each leaf's value
-backed up its path. A game whose search is over (its ``num_simulations`` leaves, or its
-:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving` schedule) plays its move; a
-finished game hands in its decisions and its slot starts the next game.
+:class:`~tabletop_zoo.baselines.agents.tree.Forest`): a game about to move asks for its
+root position, a searching game descends its tree to new children, with a virtual loss on
+the paths of its pending leaves (as ``PUCTSearch`` collects a batch). The positions of all
+these leaves are built together (:mod:`.self_play_positions`, on either engine), the
+unfinished ones valued by **one** network call, and each leaf's value backed up its path.
+A game whose search is over plays its move; a finished game hands in its decisions and its
+slot starts the next game. Every random draw comes from the one NumPy generator in the same
+order, so a seed gives the same games on either engine; only the speed differs.
 
-The positions live on the compiled engine when the fast path is available and on the
-Python rules engine otherwise (:mod:`.self_play_positions`); every random draw (game seeds,
-noise, move sampling) comes from the one NumPy generator in the same order, so a seed gives
-the same games and the same trained network either way; only the speed differs.
-
-A fixed ``opponent`` (:func:`load_opponent`) is there because a network that only ever
-meets itself can keep a hole that one fixed opponent walks into every time (networks that
-beat MCTS lost to a deterministic PPO reference: docs/results.md). It takes one seat of a
-share of the games and plays its policy's most probable legal action there, unsearched and
-unrecorded, for all its waiting roots in one network call.
+A fixed ``opponent`` (:func:`load_opponent`) is there because a network that only meets
+itself can keep a hole that one fixed opponent walks into every time (docs/results.md).
 """
 
 from __future__ import annotations
@@ -336,9 +327,10 @@ def play_self_play_games(net: DenseNet, cfg: Any, num_games: int, rng: np.random
 
     ``fast``: the compiled engine and compiled tree kernels (``None``: when
     :func:`~tabletop_zoo.envs.registry.fast_path_available`; ``False``: the Python engine
-    and the kernels as Python). ``opponent``: a fixed policy network that takes one seat of
-    a game with probability ``cfg.opponent_share`` (drawn from ``rng`` as each game starts;
-    nothing is drawn without an opponent)."""
+    and the kernels as Python). ``opponent``: a fixed policy network that takes one seat
+    (drawn uniformly) of a game with probability ``cfg.opponent_share`` (drawn from ``rng``
+    as each game starts; nothing is drawn without an opponent) and plays its most probable
+    legal action there, unsearched and unrecorded (all its waiting roots in one call)."""
     spec = get_spec(cfg.game)
     compiled = spec.fast_engine is not None and (fast_path_available() if fast is None else fast)
     return _SelfPlay(net, cfg, num_games, rng, compiled, opponent).run()
