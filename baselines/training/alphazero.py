@@ -41,7 +41,6 @@ __all__ = [
     "AlphaZeroConfig",
     "AlphaZeroResult",
     "check_game_options",
-    "checkpoint_path",
     "network_meta",
     "random_network",
     "train_alphazero",
@@ -210,11 +209,6 @@ class _Network:
         return DenseNet(trunk, heads, "relu", meta)
 
 
-def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
-    """The checkpoint file after ``cpu_seconds`` of training: ``<out>_cpu<SSSSS>s.npz``."""
-    return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
-
-
 def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
                     checkpoint_every: float = checkpoint.DEFAULT_EVERY,
                     resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
@@ -318,7 +312,8 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
         log(json.dumps(row))
         network.export(meta).save(out)
         if next_checkpoint is not None and seconds >= next_checkpoint:
-            network.export({**meta, "history": list(history)}).save(checkpoint_path(out, seconds))
+            copy = out.with_name(f"{out.stem}_cpu{int(seconds):05d}s.npz")  # CPU-s so far
+            network.export({**meta, "history": list(history)}).save(copy)
             next_checkpoint += cfg.checkpoint_seconds
         if cfg.max_seconds is not None and seconds >= cfg.max_seconds:
             break

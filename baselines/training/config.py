@@ -1,8 +1,6 @@
-"""Training configuration: generic defaults, per-game overrides from the registry, checks.
-
-A ``None`` field of :class:`TrainConfig` takes :data:`GENERIC_DEFAULTS`, overridden by the
-game's ``GameSpec.train_overrides`` (``tabletop_zoo.envs.registry``); a value set by the
-caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every value.
+"""Training configuration: a ``None`` field of :class:`TrainConfig` takes
+:data:`GENERIC_DEFAULTS`, overridden by the game's ``GameSpec.train_overrides``; a value
+set by the caller always wins. :meth:`TrainConfig.resolved` fills them in and checks all.
 """
 
 from __future__ import annotations
@@ -86,13 +84,9 @@ class TrainConfig:
     resumed_at: tuple[int, ...] = ()  # the steps this run resumed from (--resume)
 
     def resolved(self) -> TrainConfig:
-        """A copy with the game's defaults filled in and every value checked.
-
-        Bad values raise :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a
-        ``ValueError``) naming what is allowed. Without a ``name``, the run folder is the
-        first free one of ``<game>_<N>p_seed<S>``, ``..._2``, ``..._3`` (so a re-run never
-        collides with an earlier run).
-        """
+        """A copy with the game's defaults filled in and every value checked (an
+        :class:`~tabletop_zoo.envs.errors.InvalidOptionError` names what is allowed); without
+        a ``name``, the first free run folder of ``<game>_<N>p_seed<S>``, ``..._2``, ..."""
         spec = get_spec(self.game)  # unknown game: lists the allowed ones
         self._check_values()
         for key in self.env_kwargs:

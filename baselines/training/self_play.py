@@ -144,16 +144,6 @@ class _SelfPlay:
         g.halving, g.forced = None, []
         self.searching[slot], self.simulations[slot] = False, 0
 
-    def next_forced(self, g: _Game) -> int | None:
-        """Gumbel: the forced root child of ``g``'s next simulation, or None once its
-        search is over."""
-        while not g.forced:
-            phase = g.halving.next_phase()
-            if phase is None:
-                return None
-            g.forced = phase
-        return g.forced.pop(0)
-
     def descend(self, slots: np.ndarray) -> Paths:
         """Each searching game of ``slots`` descends to up to ``leaves_per_game`` new leaves
         (games meeting a finished position back it up and go again; games whose search is
@@ -193,12 +183,13 @@ class _SelfPlay:
                 g = self.games[slot]
                 if pending[slot] and not g.forced:  # the phase is over: its values first
                     continue
-                forced = self.next_forced(g)
-                if forced is None:
+                while not g.forced and (phase := g.halving.next_phase()) is not None:
+                    g.forced = phase  # the root children of the Gumbel schedule's next phase
+                if not g.forced:  # the schedule is over
                     self.decide(slot)
                 else:
                     going.append(slot)
-                    first.append(forced)
+                    first.append(g.forced.pop(0))
             return np.array(going, dtype=np.int64), np.array(first, dtype=np.int64)
         over = self.simulations[slots] + pending[slots] >= cfg.num_simulations
         for slot in slots[over & (pending[slots] == 0)].tolist():

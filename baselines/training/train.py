@@ -1,12 +1,11 @@
 """MaskablePPO self-play training against a pool of opponents.
 
-The learner plays a random seat of a :class:`~tabletop_zoo.wrappers.single_agent.
-SingleAgentEnv` whose other seats the shared :class:`~.opponents.OpponentPool` fills at
-every reset (baselines and frozen snapshots); with ``engine="fast"`` the games run on the
-compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
-opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
-``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
-``learning_curve.png``, ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``::
+The learner plays a random seat of a ``SingleAgentEnv`` whose other seats the shared
+:class:`~.opponents.OpponentPool` fills at every reset; with ``engine="fast"`` the games run
+on the compiled engine with the same opponents inside the batch. Everything goes to
+``runs_dir/name/``: ``config.json``, ``progress.csv`` (tensorboard too if installed),
+``snapshots/step_N.zip``, ``eval.csv``, ``learning_curve.png``, ``best_model.zip``,
+``final_model.zip``, ``checkpoint.pt``::
 
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
@@ -95,18 +94,6 @@ def _compiled_vec_env(cfg: TrainConfig) -> tuple[Any, Any]:
     return VecMonitor(envs), pool
 
 
-def _logger_formats(verbose: int) -> list[str]:
-    """csv, stdout when ``verbose``, and tensorboard only if it is installed."""
-    formats = ["csv"] + (["stdout"] if verbose else [])
-    try:
-        import tensorboard  # noqa: F401
-
-        formats.append("tensorboard")
-    except ImportError:
-        pass
-    return formats
-
-
 def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     """The MaskablePPO learner, logging to its folder (after ``progress``, rows kept)."""
     from sb3_contrib import MaskablePPO
@@ -118,7 +105,14 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     settings = {name: getattr(cfg, name) for name in names.split()}
     policy_kwargs = {"net_arch": list(cfg.net_arch)}
     model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs, **settings)
-    model.set_logger(configure(str(cfg.run_dir), _logger_formats(cfg.verbose)))
+    formats = ["csv"] + (["stdout"] if cfg.verbose else [])
+    try:  # tensorboard only if it is installed
+        import tensorboard  # noqa: F401
+
+        formats.append("tensorboard")
+    except ImportError:
+        pass
+    model.set_logger(configure(str(cfg.run_dir), formats))
     for output in (o for o in model.logger.output_formats if isinstance(o, CSVOutputFormat)):
         output.keys = progress.split("\n", 1)[0].split(",") if progress else []
         output.file.write(progress)
@@ -129,11 +123,8 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
           checkpoint_every: float = DEFAULT_EVERY,
           resume: dict | None = None) -> TrainResult:  # fmt: skip
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
-
-    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra (a
-    one-line :class:`~tabletop_zoo.envs.extras.MissingExtraError` names the install command
-    otherwise). Bad settings raise ``InvalidOptionError`` before anything is written.
-    """
+    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra; bad
+    settings raise ``InvalidOptionError`` before anything is written."""
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.utils import set_random_seed
