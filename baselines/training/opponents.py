@@ -73,16 +73,10 @@ class OpponentPool(_SnapshotPool):
     else a uniformly chosen baseline. ``trust``: baseline model files may be unpickled
     (``make_agent``'s ``trust``); snapshots never are."""
 
-    def __init__(
-        self,
-        num_opponents: int,
-        baselines: Sequence[str] = ("random", "greedy"),
-        snapshot_dir: str | Path | None = None,
-        self_play_prob: float = 0.5,
-        max_snapshots: int = 5,
-        seed: int | None = None,
-        trust: bool = False,
-    ) -> None:
+    def __init__(self, num_opponents: int, baselines: Sequence[str] = ("random", "greedy"),
+                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
+                 max_snapshots: int = 5, seed: int | None = None,
+                 trust: bool = False) -> None:  # fmt: skip
         super().__init__(snapshot_dir, self_play_prob, max_snapshots)
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
@@ -142,14 +136,9 @@ class BatchedOpponentPool(_SnapshotPool):
     at the start of each episode: the compiled ``baselines`` (``random``, ``greedy``) or
     snapshots; ``seed`` seeds the snapshots' sampling."""
 
-    def __init__(
-        self,
-        baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
-        snapshot_dir: str | Path | None = None,
-        self_play_prob: float = 0.5,
-        max_snapshots: int = 5,
-        seed: int | None = None,
-    ) -> None:
+    def __init__(self, baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
+                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
+                 max_snapshots: int = 5, seed: int | None = None) -> None:  # fmt: skip
         baselines = tuple(baselines)
         if not baselines or any(b not in COMPILED_BASELINES for b in baselines):
             raise InvalidOptionError(

@@ -262,14 +262,9 @@ class _SelfPlay:
             self.stats.opponent_moves += len(turn)
         return moves
 
-    def _grow(
-        self,
-        paths: Paths,
-        at: np.ndarray,
-        players: np.ndarray,
-        legal: tuple[np.ndarray, np.ndarray, np.ndarray],
-        values: np.ndarray,
-    ) -> None:
+    def _grow(self, paths: Paths, at: np.ndarray, players: np.ndarray,
+              legal: tuple[np.ndarray, np.ndarray, np.ndarray],
+              values: np.ndarray) -> None:  # fmt: skip
         """Add the nodes of entries ``at`` of ``paths`` (their seats to act, their legal
         actions as ``(actions, starts, priors)`` of every entry) and back the leaves up."""
         if not len(at):
