@@ -1,7 +1,6 @@
-"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations (and the
-best model), resumable checkpoints, the progress bar and the CPU-seconds of the updates.
-This module imports stable-baselines3 (and so torch): only ``train`` imports it.
-"""
+"""SB3 callbacks of a training run: self-play snapshots, evaluations (and the best model),
+checkpoints, the progress bar, the updates' CPU-seconds. Imports stable-baselines3 (and so
+torch): only ``train`` imports it."""
 
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ __all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"
 
 
 class SnapshotCallback(BaseCallback):
-    """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically:
-    :func:`~tabletop_zoo.envs._files.atomic_path`, a hidden temporary file renamed over
-    the target, deleted if the save fails) and log how often each opponent played
-    (``pool.counts`` of an :class:`OpponentPool` or of the compiled engine's pool)."""
+    """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically) and
+    log how often each opponent played (``pool.counts`` of either engine's pool)."""
 
     def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | Any = None) -> None:
         super().__init__()
