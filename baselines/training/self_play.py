@@ -78,13 +78,8 @@ class _SelfPlay:
                  opponent: DenseNet | None = None) -> None:  # fmt: skip
         spec = get_spec(cfg.game)
         self.game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-        self.net, self.cfg, self.num_games, self.rng, self.opponent = (
-            net,
-            cfg,
-            num_games,
-            rng,
-            opponent,
-        )
+        self.net, self.cfg, self.num_games, self.rng = net, cfg, num_games, rng
+        self.opponent = opponent
         shape = tuple(net.meta["observation_shape"])
         slots = max(1, min(cfg.parallel_games, num_games))
         backend = CompiledPositions if compiled else PythonPositions
