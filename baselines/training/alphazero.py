@@ -1,14 +1,10 @@
 """AlphaZero-style self-play training: PUCT self-play games, a replay buffer, a torch network.
 
-Each iteration plays ``games_per_iteration`` self-play games
-(:func:`~.self_play.play_self_play_games`: every seat the current network with PUCT search,
-visit-proportional moves for the first ``temperature_moves``) and keeps each decision's
-planes, legal mask, policy target and seat-relative game value
-(:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`); the network then takes
-``updates_per_iteration`` Adam steps on the newest ``buffer_size`` decisions. A seed gives
-the same games and network on either engine. Exported as a NumPy
-:class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` (``az:PATH``). Needs the
-``train`` extra (torch).
+Each iteration plays ``games_per_iteration`` games (:func:`~.self_play.play_self_play_games`)
+and keeps each decision's planes, legal mask, policy target and seat-relative game value;
+the network then takes ``updates_per_iteration`` Adam steps on the newest ``buffer_size``
+decisions. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
+(``az:PATH``). Needs the ``train`` extra (torch).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Export a trained PPO actor as a NumPy network (reference models): a MaskablePPO model's
-(:func:`export_ppo_actor`) or :mod:`.ppo_vector`'s weights (:func:`export_ppo_vector`).
-
-Only what playing needs is kept (the actor, not the critic or the optimizer state), as
-float16 :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` weights; it picks the
-same action as the deterministic ``PPOAgent`` (up to float16 rounding of near-equal
-logits). Needs the ``train`` extra.
+"""Export a trained PPO actor (a MaskablePPO model's or :mod:`.ppo_vector`'s weights) as a
+NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` (reference models): only
+the actor, as float16 weights, picking the same action as the deterministic ``PPOAgent``
+(up to float16 rounding of near-equal logits). Needs the ``train`` extra.
 """
 
 from __future__ import annotations

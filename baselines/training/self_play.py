@@ -9,10 +9,9 @@ these leaves are built together (:mod:`.self_play_positions`, on either engine),
 unfinished ones valued by **one** network call, and each leaf's value backed up its path.
 A game whose search is over plays its move; a finished game hands in its decisions and its
 slot starts the next game. Every random draw comes from the one NumPy generator in the same
-order, so a seed gives the same games on either engine; only the speed differs.
-
-A fixed ``opponent`` (:func:`load_opponent`) is there because a network that only meets
-itself can keep a hole that one fixed opponent walks into every time (docs/results.md).
+order, so a seed gives the same games on either engine. A fixed ``opponent``
+(:func:`load_opponent`) is there because a network that only meets itself can keep a hole
+that one fixed opponent walks into every time (docs/results.md).
 """
 
 from __future__ import annotations
@@ -306,17 +305,13 @@ class _SelfPlay:
 def play_self_play_games(net: DenseNet, cfg: Any, num_games: int, rng: np.random.Generator,
                          fast: bool | None = None, opponent: DenseNet | None = None
                          ) -> tuple[list[Record], SelfPlayStats]:  # fmt: skip
-    """Play ``num_games`` self-play games of ``cfg`` (a checked
-    :class:`~tabletop_zoo.baselines.training.alphazero.AlphaZeroConfig`), every seat
-    searching with ``net``; return their decisions (games in the order they finished) and
-    what was done. Draws only from ``rng``.
-
-    ``fast``: the compiled engine and compiled tree kernels (``None``: when
-    :func:`~tabletop_zoo.envs.registry.fast_path_available`; ``False``: the Python engine
-    and the kernels as Python). ``opponent``: a fixed policy network that takes one seat
-    (drawn uniformly) of a game with probability ``cfg.opponent_share`` (drawn from ``rng``
-    as each game starts; nothing is drawn without an opponent) and plays its most probable
-    legal action there, unsearched and unrecorded (all its waiting roots in one call)."""
+    """Play ``num_games`` self-play games of a checked ``AlphaZeroConfig`` ``cfg``, every
+    seat searching with ``net``; their decisions (games in the order they finished) and what
+    was done. Draws only from ``rng``. ``fast``: the compiled engine and tree kernels
+    (``None``: when :func:`~tabletop_zoo.envs.registry.fast_path_available`). ``opponent``:
+    a fixed policy network that takes one seat (drawn uniformly) of a game with probability
+    ``cfg.opponent_share`` (drawn as each game starts; nothing is drawn without one) and
+    plays its most probable legal action there, unsearched and unrecorded."""
     spec = get_spec(cfg.game)
     compiled = spec.fast_engine is not None and (fast_path_available() if fast is None else fast)
     return _SelfPlay(net, cfg, num_games, rng, compiled, opponent).run()

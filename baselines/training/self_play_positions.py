@@ -25,12 +25,8 @@ class Leaves:
 
 
 class PythonPositions:
-    """The games' current positions as Python rules-engine states.
-
-    ``spec``: the game's registry entry; ``game``: its rules Game object; ``shape``: the
-    observation shape; ``slots``: the number of games at once; ``value``: the value of
-    every seat of a finished or cut position (``game_values`` with the run's settings).
-    """
+    """The games' current positions (``slots`` of them) as Python rules-engine states;
+    ``value``: the value of every seat of a finished or cut position (``game_values``)."""
 
     engine = "python"
 
