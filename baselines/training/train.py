@@ -166,8 +166,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
         f"training {cfg.game} ({cfg.num_players} players) for {cfg.timesteps} steps on the "
         f"{cfg.engine} engine -> {run_dir}"
     )
-    start = time.perf_counter()
-    cpu_start = time.process_time()
+    start, cpu_start = time.perf_counter(), time.process_time()
     left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
     try:
         model.learn(left, callback=CallbackList(chain), reset_num_timesteps=False)
