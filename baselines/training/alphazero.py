@@ -208,9 +208,8 @@ class _Network:
 def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
                     checkpoint_every: float = checkpoint.DEFAULT_EVERY,
                     resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
-    """Run self-play training as configured; write the network to ``config.out``.
-
-    ``checkpoint_every``, ``resume``: :mod:`.checkpoint` (ends as an uninterrupted run).
+    """Run self-play training as configured; write the network to ``config.out``
+    (``checkpoint_every``, ``resume``: :mod:`.checkpoint`, ending as an uninterrupted run).
     Subnormal floats are flushed to zero meanwhile (torch and NumPy in this thread; the
     caller's mode restored after): weight decay shrinks the weights of never-legal actions
     and always-zero inputs into the subnormal range within about 2,000 updates, where every

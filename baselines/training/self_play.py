@@ -256,8 +256,7 @@ class _SelfPlay:
         seats = np.array([self.games[int(s)].opponent_seat for s in paths.slots])
         turn = np.flatnonzero(choosing & (found.players == seats))
         if len(turn):
-            picked = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
-            moves[turn] = picked
+            moves[turn] = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
             self.stats.opponent_moves += len(turn)
         return moves
 
