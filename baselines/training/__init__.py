@@ -1,8 +1,6 @@
 """The training layer: MaskablePPO self-play (config, opponent pool, callbacks, ``train``).
-
-It may import the agents and evaluation layers and the wrappers. Importing it does not
-import torch; :func:`train` does (``train`` extra).
-"""
+It may import the agents and evaluation layers and the wrappers; importing it does not
+import torch, :func:`train` does (``train`` extra)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
 """AlphaZero-style self-play training: PUCT self-play games, a replay buffer, a torch network.
 
-Each iteration plays ``games_per_iteration`` games, ``parallel_games`` at a time in lockstep
-(:func:`~.self_play.play_self_play_games`), every seat the current network with PUCT
-search (Dirichlet root noise, visit-proportional moves for the first ``temperature_moves``;
-a game ends and is scored as it stands after ``max_moves`` actions). Each decision stores
-the planes, the legal mask, the visit distribution (policy target) and the seat-relative
-game value (:func:`~tabletop_zoo.baselines.agents.alphazero.game_values`, with
-``score_weight``); the network then takes ``updates_per_iteration`` Adam steps on the
-newest ``buffer_size`` decisions. ``opponent`` seats a fixed network in a share of the games
-(:mod:`~.self_play_opponent`); ``gumbel=True`` searches the root by Gumbel sequential
-halving and trains on its improved policy. A seed gives the same games and network on
-either engine. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
+Each iteration plays ``games_per_iteration`` games (:func:`~.self_play.play_self_play_games`)
+and keeps each decision's planes, legal mask, policy target and seat-relative game value;
+the network then takes ``updates_per_iteration`` Adam steps on the newest ``buffer_size``
+decisions. Exported as a NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet`
 (``az:PATH``). Needs the ``train`` extra (torch).
 """
 
@@ -34,8 +27,8 @@ from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.baselines.training import checkpoint
-from tabletop_zoo.baselines.training.self_play import play_self_play_games
-from tabletop_zoo.baselines.training.self_play_opponent import load_opponent
+from tabletop_zoo.baselines.training.export import linear_pair
+from tabletop_zoo.baselines.training.self_play import load_opponent, play_self_play_games
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
@@ -44,7 +37,6 @@ __all__ = [
     "AlphaZeroConfig",
     "AlphaZeroResult",
     "check_game_options",
-    "checkpoint_path",
     "network_meta",
     "random_network",
     "train_alphazero",
@@ -98,11 +90,9 @@ class AlphaZeroConfig:
         players = spec.default_players if self.num_players is None else self.num_players
         if players not in spec.players:
             raise InvalidOptionError(f"num_players must be one of {spec.players}, got {players}")
-        positive = ("iterations", "games_per_iteration", "num_simulations", "search_batch")
-        positive += ("parallel_games", "leaves_per_game")
-        positive += ("max_moves", "gumbel_considered")
-        positive += ("train_batch", "updates_per_iteration", "buffer_size")
-        for key in positive:
+        positive = "iterations games_per_iteration num_simulations search_batch parallel_games "
+        positive += "leaves_per_game max_moves gumbel_considered train_batch "
+        for key in (positive + "updates_per_iteration buffer_size").split():
             if getattr(self, key) < 1:
                 raise InvalidOptionError(f"{key} must be >= 1, got {getattr(self, key)}")
         if self.checkpoint_seconds is not None and self.checkpoint_seconds <= 0:
@@ -126,30 +116,25 @@ class AlphaZeroConfig:
 
     def load_opponent(self) -> DenseNet | None:
         """The fixed self-play opponent's network (None without ``opponent``), checked
-        against the game (:func:`~.self_play_opponent.load_opponent`)."""
+        against the game (:func:`~.self_play.load_opponent`)."""
         if self.opponent is None:
             return None
-        game = new_game(self.game, self.num_players, **self.game_options)
-        shape = tuple(get_spec(self.game).make_observation_encoder(game).shape)
+        game, shape = self.new_game()
         return load_opponent(self.opponent, self.game, self.num_players, shape, game.num_actions)
+
+    def new_game(self) -> tuple[Any, tuple[int, ...]]:
+        """A rules game of these settings and the shape of its observation planes."""
+        game = new_game(self.game, self.num_players, **self.game_options)
+        return game, tuple(get_spec(self.game).make_observation_encoder(game).shape)
 
     def _check_numbers(self) -> None:
         """The float settings: finite, in range (nan and inf refused)."""
-        for key, low, open_low in (
-            ("learning_rate", 0.0, True),
-            ("weight_decay", 0.0, False),
-            ("c_puct", 0.0, True),
-            ("dirichlet_alpha", 0.0, True),
-            ("opponent_share", 0.0, True),
-        ):
-            value = getattr(self, key)
-            if not (isinstance(value, (int, float)) and not isinstance(value, bool)) or not (
-                math.isfinite(value) and (value > low if open_low else value >= low)
-            ):
-                sign = ">" if open_low else ">="
-                raise InvalidOptionError(
-                    f"{key} must be a finite number {sign} {low}, got {value!r}"
-                )
+        for key in "learning_rate weight_decay c_puct dirichlet_alpha opponent_share".split():
+            value, sign = getattr(self, key), ">=" if key == "weight_decay" else ">"
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            finite = number and math.isfinite(value)
+            if not (finite and (value >= 0 if sign == ">=" else value > 0)):
+                raise InvalidOptionError(f"{key} must be a finite number {sign} 0.0, got {value!r}")
         if self.opponent_share > 1:
             raise InvalidOptionError(f"opponent_share must be <= 1, got {self.opponent_share}")
         if as_integer(self.temperature_moves) is None or self.temperature_moves < 0:
@@ -199,19 +184,14 @@ class _Network:
     """The torch twin of :class:`DenseNet` (ReLU trunk, policy and value heads)."""
 
     def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, players: int):
-        import torch
         from torch import nn
 
-        layers: list[Any] = []
-        width = inputs
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
-        self.policy = nn.Linear(width, actions)
-        self.value = nn.Linear(width, players)
+        sizes = [inputs, *hidden]
+        pairs = zip(sizes, sizes[1:], strict=False)
+        self.trunk = nn.Sequential(*(m for a, b in pairs for m in (nn.Linear(a, b), nn.ReLU())))
+        self.policy = nn.Linear(sizes[-1], actions)
+        self.value = nn.Linear(sizes[-1], players)
         self.modules = nn.ModuleList([self.trunk, self.policy, self.value])
-        self.torch = torch
 
     def __call__(self, planes: Any) -> tuple[Any, Any]:
         x = self.trunk(planes.reshape(planes.shape[0], -1))
@@ -219,32 +199,21 @@ class _Network:
 
     def export(self, meta: dict[str, Any]) -> DenseNet:
         """The network as a :class:`DenseNet` (weights transposed to ``(inputs, outputs)``)."""
-
-        def pair(linear: Any) -> tuple[np.ndarray, np.ndarray]:
-            return linear.weight.detach().numpy().T.copy(), linear.bias.detach().numpy().copy()
-
-        trunk = [pair(m) for m in self.trunk if hasattr(m, "weight")]
-        heads = {"policy": pair(self.policy), "value": pair(self.value)}
+        trunk = [linear_pair(m.weight, m.bias) for m in self.trunk if hasattr(m, "weight")]
+        heads = {"policy": self.policy, "value": self.value}
+        heads = {name: linear_pair(m.weight, m.bias) for name, m in heads.items()}
         return DenseNet(trunk, heads, "relu", meta)
-
-
-def checkpoint_path(out: Path, cpu_seconds: float) -> Path:
-    """The checkpoint file after ``cpu_seconds`` of training: ``<out>_cpu<SSSSS>s.npz``."""
-    return out.with_name(f"{out.stem}_cpu{int(cpu_seconds):05d}s.npz")
 
 
 def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
                     checkpoint_every: float = checkpoint.DEFAULT_EVERY,
                     resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
-    """Run self-play training as configured; write the network to ``config.out``.
-
-    ``checkpoint_every``, ``resume``: :mod:`.checkpoint` (ends as an uninterrupted run).
-
-    While it runs, the CPU flushes subnormal floats to zero (``torch.set_flush_denormal``,
-    for torch and NumPy alike in this thread): weight decay shrinks the weights of
-    never-legal actions and always-zero inputs into the subnormal range within about 2,000
-    updates, where every matrix product with them is 11-16x slower. The caller's mode is
-    restored afterwards."""
+    """Run self-play training as configured; write the network to ``config.out``
+    (``checkpoint_every``, ``resume``: :mod:`.checkpoint`, ending as an uninterrupted run).
+    Subnormal floats are flushed to zero meanwhile (torch and NumPy in this thread; the
+    caller's mode restored after): weight decay shrinks the weights of never-legal actions
+    and always-zero inputs into the subnormal range within about 2,000 updates, where every
+    matrix product with them is 11-16x slower."""
     require_extra("train", "AlphaZero training", ("torch",))
     import torch
 
@@ -272,8 +241,7 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
     """An untrained AlphaZero network of ``cfg``'s game and layer sizes (He-normal
     weights from ``seed``), as the first iteration of a run searches with."""
     rng = np.random.default_rng(seed)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    shape = tuple(get_spec(cfg.game).make_observation_encoder(game).shape)
+    game, shape = cfg.new_game()
     sizes = [int(np.prod(shape)), *cfg.hidden]
 
     def layer(inputs: int, outputs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -281,10 +249,8 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
         return weight, np.zeros(outputs, dtype=np.float32)
 
     trunk = [layer(a, b) for a, b in zip(sizes, sizes[1:], strict=False)]
-    heads = {
-        "policy": layer(sizes[-1], game.num_actions),
-        "value": layer(sizes[-1], cfg.num_players),
-    }
+    outputs = {"policy": game.num_actions, "value": cfg.num_players}
+    heads = {name: layer(sizes[-1], n) for name, n in outputs.items()}
     return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
@@ -296,15 +262,9 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
     torch.manual_seed(cfg.seed)
     limit_threads()  # one torch / BLAS thread (TABLETOP_ZOO_THREADS asks for more)
     rng = np.random.default_rng(cfg.seed)
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    spec = get_spec(cfg.game)
-    shape = tuple(spec.make_observation_encoder(game).shape)
-    meta = {
-        **network_meta(cfg, shape, game.num_actions),
-        "config": {
-            k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")
-        },
-    }
+    game, shape = cfg.new_game()
+    config = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("out", "overwrite")}
+    meta = {**network_meta(cfg, shape, game.num_actions), "config": config}
     network = _Network(int(np.prod(shape)), cfg.hidden, game.num_actions, cfg.num_players)
     optimizer = torch.optim.Adam(
         network.modules.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay
@@ -347,7 +307,8 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
         log(json.dumps(row))
         network.export(meta).save(out)
         if next_checkpoint is not None and seconds >= next_checkpoint:
-            network.export({**meta, "history": list(history)}).save(checkpoint_path(out, seconds))
+            copy = out.with_name(f"{out.stem}_cpu{int(seconds):05d}s.npz")  # CPU-s so far
+            network.export({**meta, "history": list(history)}).save(copy)
             next_checkpoint += cfg.checkpoint_seconds
         if cfg.max_seconds is not None and seconds >= cfg.max_seconds:
             break

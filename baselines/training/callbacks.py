@@ -1,7 +1,6 @@
-"""SB3 callbacks of a training run: snapshots for self-play, periodic evaluations (and the
-best model), resumable checkpoints, the progress bar and the CPU-seconds of the updates.
-This module imports stable-baselines3 (and so torch): only ``train`` imports it.
-"""
+"""SB3 callbacks of a training run: self-play snapshots, evaluations (and the best model),
+checkpoints, the progress bar, the updates' CPU-seconds. Imports stable-baselines3 (and so
+torch): only ``train`` imports it."""
 
 from __future__ import annotations
 
@@ -20,17 +19,12 @@ __all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"
 
 
 class SnapshotCallback(BaseCallback):
-    """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically:
-    :func:`~tabletop_zoo.envs._files.atomic_path`, a hidden temporary file renamed over
-    the target, deleted if the save fails) and log how often each opponent played
-    (``pool.counts`` of an :class:`OpponentPool` or of the compiled engine's pool)."""
+    """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically) and
+    log how often each opponent played (``pool.counts`` of either engine's pool)."""
 
     def __init__(self, snapshot_dir: Path, every: int, pool: OpponentPool | Any = None) -> None:
         super().__init__()
-        self.snapshot_dir = snapshot_dir
-        self.every = every
-        self.pool = pool
-        self.last = 0
+        self.snapshot_dir, self.every, self.pool, self.last = snapshot_dir, every, pool, 0
 
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
@@ -38,9 +32,8 @@ class SnapshotCallback(BaseCallback):
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
             with atomic_path(self.snapshot_dir / f"step_{self.num_timesteps}.zip") as temporary:
                 self.model.save(temporary)
-            if self.pool is not None:
-                for name, n in sorted(self.pool.counts.items()):
-                    self.logger.record(f"pool/{name}", n)
+            for name, n in sorted(getattr(self.pool, "counts", {}).items()):
+                self.logger.record(f"pool/{name}", n)
         return True
 
 
@@ -50,10 +43,7 @@ class EvalCallback(BaseCallback):
 
     def __init__(self, cfg: Any, every: int) -> None:
         super().__init__()
-        self.cfg = cfg
-        self.every = every
-        self.last = 0
-        self.best = -1.0
+        self.cfg, self.every, self.last, self.best = cfg, every, 0, -1.0
 
     def _on_step(self) -> bool:
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
@@ -111,8 +101,7 @@ class ProgressCallback(BaseCallback):
 
     def __init__(self, total: int) -> None:
         super().__init__()
-        self.total = total
-        self.bar: Any = None
+        self.total, self.bar = total, None
 
     def _on_training_start(self) -> None:
         from tqdm import tqdm
@@ -142,15 +131,11 @@ class UpdateTimer(BaseCallback):
         self._since = time.process_time()
 
     def _on_rollout_start(self) -> None:
-        self._add()
-
-    def _on_training_end(self) -> None:
-        self._add()
-
-    def _add(self) -> None:
         if self._since is not None:
             self.cpu_seconds += time.process_time() - self._since
             self._since = None
+
+    _on_training_end = _on_rollout_start
 
     def _on_step(self) -> bool:
         return True

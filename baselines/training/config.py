@@ -1,8 +1,6 @@
-"""Training configuration: generic defaults, per-game overrides from the registry, checks.
-
-A ``None`` field of :class:`TrainConfig` takes :data:`GENERIC_DEFAULTS`, overridden by the
-game's ``GameSpec.train_overrides`` (``tabletop_zoo.envs.registry``); a value set by the
-caller always wins. :meth:`TrainConfig.resolved` fills them in and checks every value.
+"""Training configuration: a ``None`` field of :class:`TrainConfig` takes
+:data:`GENERIC_DEFAULTS`, overridden by the game's ``GameSpec.train_overrides``; a value
+set by the caller always wins. :meth:`TrainConfig.resolved` fills them in and checks all.
 """
 
 from __future__ import annotations
@@ -49,16 +47,11 @@ def defaults_for(game: str) -> dict[str, Any]:
     return {**GENERIC_DEFAULTS, **get_spec(game).train_overrides}
 
 
-def _first_game() -> str:
-    """The first game of the registry: the default of :attr:`TrainConfig.game`."""
-    return next(iter(GAMES))
-
-
 @dataclass
 class TrainConfig:
     """Everything a training run needs; ``None`` fields take the defaults of the game."""
 
-    game: str = field(default_factory=_first_game)
+    game: str = field(default_factory=lambda: next(iter(GAMES)))  # the registry's first
     num_players: int | None = None  # default: the game's smallest player count
     name: str | None = None  # run folder name; default a fresh "<game>_<players>p_seed<seed>"
     runs_dir: str = "runs"
@@ -91,13 +84,9 @@ class TrainConfig:
     resumed_at: tuple[int, ...] = ()  # the steps this run resumed from (--resume)
 
     def resolved(self) -> TrainConfig:
-        """A copy with the game's defaults filled in and every value checked.
-
-        Bad values raise :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a
-        ``ValueError``) naming what is allowed. Without a ``name``, the run folder is the
-        first free one of ``<game>_<N>p_seed<S>``, ``..._2``, ``..._3`` (so a re-run never
-        collides with an earlier run).
-        """
+        """A copy with the game's defaults filled in and every value checked (an
+        :class:`~tabletop_zoo.envs.errors.InvalidOptionError` names what is allowed); without
+        a ``name``, the first free run folder of ``<game>_<N>p_seed<S>``, ``..._2``, ..."""
         spec = get_spec(self.game)  # unknown game: lists the allowed ones
         self._check_values()
         for key in self.env_kwargs:
@@ -112,19 +101,9 @@ class TrainConfig:
                 raise InvalidOptionError("the opponent pool cannot hold 'human' agents")
             check_agent_fits(make_agent(agent_spec, trust=self.trust_models), env, agent_spec)
         env.close()
-        defaults = defaults_for(self.game)
-        values = {
-            k: (v if getattr(self, k) is None else getattr(self, k)) for k, v in defaults.items()
-        }
+        values = {k: v for k, v in defaults_for(self.game).items() if getattr(self, k) is None}
         cfg = dataclasses.replace(self, num_players=num_players, **values)
-        for key in (
-            "timesteps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "eval_games",
-            "final_eval_games",
-        ):
+        for key in "timesteps n_envs n_steps batch_size eval_games final_eval_games".split():
             if getattr(cfg, key) < 1:
                 raise InvalidOptionError(f"{key} must be >= 1, got {getattr(cfg, key)}")
         for key in ("snapshot_every", "eval_every"):
@@ -139,15 +118,12 @@ class TrainConfig:
         """``engine`` checked, or its default ``python``: a seed trains the same model on
         every install (``fast``, the compiled engine, plays other games from the same seed,
         so it is asked for by name)."""
-        spec = get_spec(self.game)
-        compiled = spec.fast_engine is not None and fast_path_available()
-        if self.engine is None:
+        if self.engine in (None, "python"):
             return "python"
         if self.engine not in ENGINES:
             raise InvalidOptionError(f"engine must be one of {ENGINES}, got {self.engine!r}")
-        if self.engine == "python":
-            return "python"
-        if not compiled:
+        spec = get_spec(self.game)
+        if spec.fast_engine is None or not fast_path_available():
             why = "has no compiled engine" if spec.fast_engine is None else "needs numba"
             raise InvalidOptionError(
                 f"engine 'fast': {self.game} {why} (pip install 'tabletop-zoo[fast]'); "
@@ -176,11 +152,8 @@ class TrainConfig:
             raise InvalidOptionError("the opponent pool needs at least one baseline agent")
         check_seed(self.seed)
         checks = [
-            (
-                "net_arch",
-                all(isinstance(n, int) and 1 <= n <= MAX_LAYER for n in self.net_arch),
-                f"in 1..{MAX_LAYER} each",
-            ),
+            ("net_arch", all(isinstance(n, int) and 1 <= n <= MAX_LAYER for n in self.net_arch),
+             f"in 1..{MAX_LAYER} each"),
             ("learning_rate", self.learning_rate > 0, "> 0"),
             ("gamma", 0 < self.gamma <= 1, "in (0, 1]"),
             ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),

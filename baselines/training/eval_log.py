@@ -118,14 +118,8 @@ def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str =
     series: dict[str, list[tuple[int, float, float, float]]] = {}
     with Path(eval_csv).open() as f:
         for row in csv.DictReader(f):
-            series.setdefault(row["opponent"], []).append(
-                (
-                    int(row["timesteps"]),
-                    float(row["win_rate"]),
-                    float(row["win_ci_low"]),
-                    float(row["win_ci_high"]),
-                )
-            )
+            rates = (float(row[name]) for name in ("win_rate", "win_ci_low", "win_ci_high"))
+            series.setdefault(row["opponent"], []).append((int(row["timesteps"]), *rates))
     for opponent, points in series.items():
         points.sort()
         t, w, lo, hi = (np.array(v) for v in zip(*points, strict=True))
@@ -133,14 +127,8 @@ def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str =
         ax.fill_between(t, lo, hi, alpha=0.2)
     for i, step in enumerate(resumed_at):
         ax.axvline(step, color="grey", linestyle="--", label=None if i else "resumed")
-    return save_curve(
-        fig,
-        ax,
-        png_path,
-        xlabel="timesteps",
-        ylabel="win rate (all seats)",
-        title=title or "learning curve",
-    )
+    return save_curve(fig, ax, png_path, xlabel="timesteps", ylabel="win rate (all seats)",
+                      title=title or "learning curve")  # fmt: skip
 
 
 def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) -> list[EvalRow]:
@@ -149,21 +137,11 @@ def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) ->
     from tabletop_zoo.baselines.agents.ppo import PPOAgent
 
     learner = PPOAgent(model, deterministic=True, name="learner")
-    stats = evaluate_agent(
-        learner,
-        cfg.game,
-        cfg.num_players,
-        EVAL_OPPONENTS,
-        games_per_seat,
-        seed=(cfg.seed + 1_000_003 + timesteps) % SEED_LIMIT,
-        env_kwargs=cfg.env_kwargs,
-    )
+    seed = (cfg.seed + 1_000_003 + timesteps) % SEED_LIMIT
+    stats = evaluate_agent(learner, cfg.game, cfg.num_players, EVAL_OPPONENTS, games_per_seat,
+                           seed=seed, env_kwargs=cfg.env_kwargs)  # fmt: skip
     rows = [EvalRow(**dataclasses.asdict(s), timesteps=timesteps) for s in stats]
-    append_eval_csv(cfg.run_dir / "eval.csv", rows)
-    plot_learning_curve(
-        cfg.run_dir / "eval.csv",
-        cfg.run_dir / "learning_curve.png",
-        title=f"{cfg.name}: {cfg.game}, {cfg.num_players} players",
-        resumed_at=cfg.resumed_at,
-    )
+    append_eval_csv(path := cfg.run_dir / "eval.csv", rows)
+    title = f"{cfg.name}: {cfg.game}, {cfg.num_players} players"
+    plot_learning_curve(path, cfg.run_dir / "learning_curve.png", title, cfg.resumed_at)
     return rows

@@ -1,12 +1,7 @@
-"""Export a trained PPO actor as a NumPy network (reference models): a MaskablePPO model's
-(:func:`export_ppo_actor`) or the weights ``scripts/ppo_vector.py --save`` writes
-(:func:`export_ppo_vector`; the network is :mod:`tabletop_zoo.baselines.training.ppo_vector`'s).
-
-Only what playing needs is kept: SB3's ``MlpPolicy`` actor (the policy half of the
-``mlp_extractor``, tanh, and the ``action_net``), without the critic and the optimizer
-state, as float16 :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` weights. The
-exported network picks the same action as the deterministic ``PPOAgent`` (up to float16
-rounding of near-equal logits). Needs the ``train`` extra.
+"""Export a trained PPO actor (a MaskablePPO model's or :mod:`.ppo_vector`'s weights) as a
+NumPy :class:`~tabletop_zoo.baselines.agents.numpy_net.DenseNet` (reference models): only
+the actor, as float16 weights, picking the same action as the deterministic ``PPOAgent``
+(up to float16 rounding of near-equal logits). Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["export_ppo_actor", "export_ppo_vector", "read_ppo_vector_weights"]
+__all__ = ["export_ppo_actor", "export_ppo_vector", "linear_pair", "read_ppo_vector_weights"]
 
 #: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.Agent`: a trunk
 #: (flatten, linear, relu, linear, relu), the policy logits (``actor``) and the value
@@ -29,13 +24,22 @@ __all__ = ["export_ppo_actor", "export_ppo_vector", "read_ppo_vector_weights"]
 _PPO_VECTOR_LAYERS = ("trunk.1", "trunk.3", "actor", "critic")
 
 
-def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
-    """The actor of a MaskablePPO model (instance or ``.zip`` path) as a :class:`DenseNet`.
+def linear_pair(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A linear layer's torch tensors as float32 ``(weight (inputs, outputs), bias)``."""
+    return weight.detach().float().numpy().T.copy(), bias.detach().float().numpy().copy()
 
-    ``meta`` describes it (``game``, ``num_players``, ...); ``kind``, ``observation_shape``
-    and ``num_actions`` are filled in from the model. A path is read without unpickling
-    (:func:`~tabletop_zoo.baselines.agents.ppo_file.load_ppo_model`) unless ``trust``.
-    """
+
+def _ppo_net(trunk: list, policy: tuple, activation: str, meta: dict[str, Any],
+             shape: tuple[int, ...], num_actions: int) -> DenseNet:  # fmt: skip
+    """A PPO actor as a :class:`DenseNet`, ``meta`` completed with its kind and sizes."""
+    info = {"kind": "ppo", "observation_shape": list(shape), "num_actions": int(num_actions)}
+    return DenseNet(trunk, {"policy": policy}, activation, {**meta, **info})
+
+
+def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = False) -> DenseNet:
+    """The actor of a MaskablePPO model (instance or ``.zip`` path, read without unpickling
+    unless ``trust``) as a :class:`DenseNet`: SB3's ``MlpPolicy`` policy half of the
+    ``mlp_extractor`` and its ``action_net``. ``meta`` describes it (``game``, ...)."""
     require_extra("train", "exporting a PPO model", ("torch", "sb3_contrib"))
     from torch import nn
 
@@ -53,26 +57,17 @@ def export_ppo_actor(model_or_path: Any, meta: dict[str, Any], trust: bool = Fal
     if activations - {"Tanh"} and activations - {"ReLU"}:
         raise InvalidOptionError(f"unsupported activations {sorted(activations)}")
     activation = "relu" if activations == {"ReLU"} else "tanh"
-
-    def pair(linear: Any) -> tuple[np.ndarray, np.ndarray]:
-        return linear.weight.detach().numpy().T.copy(), linear.bias.detach().numpy().copy()
-
-    trunk = [pair(m) for m in layers if isinstance(m, nn.Linear)]
-    info = dict(meta)
-    info["kind"] = "ppo"
-    info["observation_shape"] = list(model.observation_space.shape)
-    info["num_actions"] = int(model.action_space.n)
-    return DenseNet(trunk, {"policy": pair(policy.action_net)}, activation, info)
+    trunk = [linear_pair(m.weight, m.bias) for m in layers if isinstance(m, nn.Linear)]
+    actor = linear_pair(policy.action_net.weight, policy.action_net.bias)
+    shape, num_actions = model.observation_space.shape, model.action_space.n
+    return _ppo_net(trunk, actor, activation, meta, shape, num_actions)
 
 
 def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
-    """The tensors of ``scripts/ppo_vector.py --save`` weights, by layer name.
-
-    Read as tensors only (``torch.load(..., weights_only=True)``: nothing in the file runs);
-    a file that is not torch weights, or whose tensors are not ppo_vector's layers (a weight
-    matrix and a bias of matching length each), is a
-    :class:`~tabletop_zoo.envs.errors.ModelFileError`; a missing file an ``OSError``.
-    """
+    """The tensors of ``ppo-vector --save`` weights by layer name, read as tensors only
+    (nothing in the file runs); a file that is not torch weights of ppo_vector's layers (a
+    weight matrix and a bias of matching length each) is a
+    :class:`~tabletop_zoo.envs.errors.ModelFileError`, a missing file an ``OSError``."""
     require_extra("train", "reading ppo_vector weights", ("torch",))
     import torch
 
@@ -101,30 +96,20 @@ def read_ppo_vector_weights(path: str | Path) -> dict[str, Any]:
 def export_ppo_vector(
     path: str | Path, meta: dict[str, Any], observation_shape: tuple[int, ...], num_actions: int
 ) -> DenseNet:
-    """The actor of ``scripts/ppo_vector.py --save`` weights as a relu :class:`DenseNet`.
-
-    The file is read by :func:`read_ppo_vector_weights`. ``meta`` describes the network
-    (``game``, ``num_players``, ...); weights that do not take ``observation_shape`` and
-    give ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`.
-    """
+    """The actor of :func:`read_ppo_vector_weights` weights as a relu :class:`DenseNet`
+    (``meta`` describes it); weights that do not take ``observation_shape`` and give
+    ``num_actions`` are a :class:`~tabletop_zoo.envs.errors.ModelFileError`."""
     weights = read_ppo_vector_weights(path)
-
-    def pair(layer: str) -> tuple[np.ndarray, np.ndarray]:
-        weight, bias = weights[f"{layer}.weight"], weights[f"{layer}.bias"]
-        return weight.float().numpy().T.copy(), bias.float().numpy().copy()
-
-    trunk = [pair("trunk.1"), pair("trunk.3")]
-    policy = pair("actor")
+    layers = [
+        linear_pair(weights[f"{n}.weight"], weights[f"{n}.bias"]) for n in _PPO_VECTOR_LAYERS[:3]
+    ]
+    *trunk, policy = layers
     inputs = int(np.prod(observation_shape))
     chain = [inputs, *(w.shape[1] for w, _ in trunk)]
-    shapes = [w.shape for w, _ in [*trunk, policy]]
+    shapes = [w.shape for w, _ in layers]
     if shapes != [(chain[0], chain[1]), (chain[1], chain[2]), (chain[2], num_actions)]:
         raise ModelFileError(
             f"{path}: its layers {shapes} do not take {inputs} inputs and give {num_actions} "
             "actions (another game or player count?)"
         )
-    info = dict(meta)
-    info["kind"] = "ppo"
-    info["observation_shape"] = list(observation_shape)
-    info["num_actions"] = int(num_actions)
-    return DenseNet(trunk, {"policy": policy}, "relu", info)
+    return _ppo_net(trunk, policy, "relu", meta, observation_shape, num_actions)

@@ -1,12 +1,9 @@
 """The self-play opponent pool: fixed baselines plus frozen snapshots of the learner.
 
-At every reset the single-agent env asks the pool for an agent per other seat: a baseline
-or, with probability ``self_play_prob`` once some exist, one of the newest ``max_snapshots``
-snapshots (``snapshot_dir/step_N.zip``). A snapshot samples from its actor exported to
-NumPy (:func:`~.export.export_ppo_actor`): the distribution of
-``PPOAgent(deterministic=False)`` at a fraction of the cost, and a copy that never changes
-while the learner trains. ``DummyVecEnv`` envs share one pool per process
-(:func:`shared_pool`); ``SubprocVecEnv`` workers each read the same folder.
+A snapshot samples from its actor exported to NumPy (:func:`~.export.export_ppo_actor`):
+the distribution of ``PPOAgent(deterministic=False)`` at a fraction of the cost, and a copy
+that never changes while the learner trains. ``DummyVecEnv`` envs share one pool per
+process (:func:`shared_pool`); ``SubprocVecEnv`` workers each read the same folder.
 """
 
 from __future__ import annotations
@@ -26,11 +23,10 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 __all__ = [
     "COMPILED_BASELINES",
     "SNAPSHOT_PATTERN",
+    "SHARED_POOLS",
     "BatchedOpponentPool",
     "OpponentPool",
-    "forget_shared_pool",
     "shared_pool",
-    "shared_pool_of",
 ]
 
 COMPILED_BASELINES = ("random", "greedy")
@@ -39,26 +35,49 @@ COMPILED_BASELINES = ("random", "greedy")
 SNAPSHOT_PATTERN = re.compile(r"^step_(\d+)\.zip$")
 
 
-class OpponentPool:
-    """Opponents for self-play: fixed baselines plus frozen snapshots read from a folder.
+class _SnapshotPool:
+    """Both pools: the newest ``max_snapshots`` snapshots of ``snapshot_dir`` (``step_N.zip``)
+    loaded as they appear; ``counts``: seats played by each opponent's name."""
 
-    Call it with a ``np.random.Generator`` (as ``SingleAgentEnv`` does at each reset) to
-    get one agent per other seat. Each seat independently gets a snapshot with
-    probability ``self_play_prob`` (when any exist), else a uniformly chosen baseline.
-    ``trust``: baseline model files may be loaded by unpickling (``make_agent``'s
-    ``trust``); snapshots are always read without unpickling.
-    """
+    def __init__(self, snapshot_dir: str | Path | None, self_play_prob: float,
+                 max_snapshots: int) -> None:  # fmt: skip
+        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
+        self.self_play_prob = self_play_prob
+        self.max_snapshots = max_snapshots
+        self.loaded: dict[int, Any] = {}  # step -> the loaded snapshot
+        self.newest: list[int] = []  # the steps new draws take from
+        self.counts: dict[str, int] = {}
 
-    def __init__(
-        self,
-        num_opponents: int,
-        baselines: Sequence[str] = ("random", "greedy"),
-        snapshot_dir: str | Path | None = None,
-        self_play_prob: float = 0.5,
-        max_snapshots: int = 5,
-        seed: int | None = None,
-        trust: bool = False,
-    ) -> None:
+    def refresh(self, in_use: np.ndarray | None = None) -> None:
+        """Load snapshots that appeared; drop those neither newest nor in ``in_use``."""
+        if self.snapshot_dir is None or not self.snapshot_dir.is_dir():
+            return
+        names = map(SNAPSHOT_PATTERN.match, os.listdir(self.snapshot_dir))
+        self.newest = sorted(int(m.group(1)) for m in names if m is not None)
+        self.newest = self.newest[-self.max_snapshots :]
+        keep = set(self.newest) | set(() if in_use is None else np.unique(in_use).tolist())
+        for step in [s for s in self.loaded if s not in keep]:
+            del self.loaded[step]
+        for step in (s for s in self.newest if s not in self.loaded):
+            net = export_ppo_actor(self.snapshot_dir / f"step_{step}.zip", {"snapshot_step": step})
+            self.loaded[step] = self._snapshot(net, step)
+
+    def _snapshot(self, net: Any, step: int) -> Any:
+        """What the pool keeps of snapshot ``step``'s NumPy actor ``net``: the net itself."""
+        return net
+
+
+class OpponentPool(_SnapshotPool):
+    """Called with a ``np.random.Generator`` (as ``SingleAgentEnv`` does at each reset): one
+    agent per other seat, a snapshot with probability ``self_play_prob`` (once any exist),
+    else a uniformly chosen baseline. ``trust``: baseline model files may be unpickled
+    (``make_agent``'s ``trust``); snapshots never are."""
+
+    def __init__(self, num_opponents: int, baselines: Sequence[str] = ("random", "greedy"),
+                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
+                 max_snapshots: int = 5, seed: int | None = None,
+                 trust: bool = False) -> None:  # fmt: skip
+        super().__init__(snapshot_dir, self_play_prob, max_snapshots)
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
         self._snapshot_seeds = np.random.SeedSequence(seed).spawn(1)[0]
@@ -66,45 +85,22 @@ class OpponentPool:
             make_agent(s, seed=int(x), trust=trust) for s, x in zip(baselines, seeds, strict=True)
         ]
         self.baseline_names = list(baselines)
-        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
-        self.self_play_prob = self_play_prob
-        self.max_snapshots = max_snapshots
-        self.snapshots: dict[int, Any] = {}  # step -> frozen PPOAgent
-        self.counts: dict[str, int] = {}  # opponent name -> seats played
 
-    def refresh(self) -> None:
-        """Load snapshots that appeared in ``snapshot_dir``; keep the newest ones."""
-        if self.snapshot_dir is None or not self.snapshot_dir.is_dir():
-            return
-        steps = sorted(
-            int(m.group(1))
-            for m in map(SNAPSHOT_PATTERN.match, os.listdir(self.snapshot_dir))
-            if m is not None
-        )[-self.max_snapshots :]
-        for step in list(self.snapshots):
-            if step not in steps:
-                del self.snapshots[step]
-        for step in steps:
-            if step not in self.snapshots:
-                self.snapshots[step] = self._load_snapshot(step)
-
-    def _load_snapshot(self, step: int) -> Any:
-        """The snapshot ``step_<step>.zip`` as a sampling NumPy policy agent."""
+    def _snapshot(self, net: Any, step: int) -> Any:
+        """The snapshot as a sampling NumPy policy agent."""
         from tabletop_zoo.baselines.agents.reference import PolicyNetAgent
 
-        net = export_ppo_actor(self.snapshot_dir / f"step_{step}.zip", {"snapshot_step": step})
         seed = int(self._snapshot_seeds.generate_state(1)[0]) ^ step
         return PolicyNetAgent(net, name=f"snapshot_{step}", deterministic=False, seed=seed)
 
     def sample(self, rng: np.random.Generator) -> list[Any]:
         """One agent per other seat."""
         self.refresh()
-        snapshot_steps = sorted(self.snapshots)
         chosen = []
         for _ in range(self.num_opponents):
-            if snapshot_steps and rng.random() < self.self_play_prob:
-                step = snapshot_steps[int(rng.integers(len(snapshot_steps)))]
-                agent, name = self.snapshots[step], f"snapshot_{step}"
+            if self.newest and rng.random() < self.self_play_prob:
+                step = self.newest[int(rng.integers(len(self.newest)))]
+                agent, name = self.loaded[step], f"snapshot_{step}"
             else:
                 i = int(rng.integers(len(self.baselines)))
                 agent, name = self.baselines[i], self.baseline_names[i]
@@ -115,57 +111,34 @@ class OpponentPool:
     __call__ = sample
 
 
-_POOLS: dict[str | None, OpponentPool] = {}
+SHARED_POOLS: dict[str | None, OpponentPool] = {}
+"""This process's pool of each run (by ``cfg.name``), made by :func:`shared_pool`."""
 
 
 def shared_pool(cfg: Any, rank: int) -> OpponentPool:
     """One pool per run (``cfg.name``) per process, so DummyVecEnv envs share it."""
-    if cfg.name not in _POOLS:
-        _POOLS[cfg.name] = OpponentPool(
+    if cfg.name not in SHARED_POOLS:
+        SHARED_POOLS[cfg.name] = OpponentPool(
             num_opponents=cfg.num_players - 1,
             baselines=cfg.baselines,
             snapshot_dir=cfg.run_dir / "snapshots",
             self_play_prob=cfg.self_play_prob,
             max_snapshots=cfg.max_snapshots,
             seed=cfg.seed + 7919 * rank,
-            trust=getattr(cfg, "trust_models", False),
+            trust=cfg.trust_models,
         )
-    return _POOLS[cfg.name]
+    return SHARED_POOLS[cfg.name]
 
 
-def forget_shared_pool(name: str | None) -> None:
-    """Drop this process's pool of the run ``name`` (a new run of that name starts afresh)."""
-    _POOLS.pop(name, None)
+class BatchedOpponentPool(_SnapshotPool):
+    """The batched twin of :class:`OpponentPool` on a compiled engine
+    (``tabletop_zoo.wrappers.sb3.BatchedOpponents``), drawing by its rules per other seat
+    at the start of each episode: the compiled ``baselines`` (``random``, ``greedy``) or
+    snapshots; ``seed`` seeds the snapshots' sampling."""
 
-
-def shared_pool_of(name: str | None) -> OpponentPool | None:
-    """This process's pool of the run ``name``, if :func:`shared_pool` made one."""
-    return _POOLS.get(name)
-
-
-class BatchedOpponentPool:
-    """Opponents for self-play in batch on a compiled engine: compiled baselines plus frozen
-    snapshots (``tabletop_zoo.wrappers.sb3.BatchedOpponents``).
-
-    The batched twin of :class:`OpponentPool`, drawing by its rules at the start of each
-    episode, per other seat.
-
-    Args:
-        baselines: ``"random"`` and/or ``"greedy"`` (the compiled players).
-        snapshot_dir: folder of snapshots, or ``None`` for baselines only.
-        self_play_prob: chance that a seat gets a snapshot (once any exist).
-        max_snapshots: how many of the newest snapshots take part.
-        seed: seed of the snapshots' sampling.
-    """
-
-    def __init__(
-        self,
-        baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
-        snapshot_dir: str | Path | None = None,
-        self_play_prob: float = 0.5,
-        max_snapshots: int = 5,
-        seed: int | None = None,
-    ) -> None:
+    def __init__(self, baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
+                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
+                 max_snapshots: int = 5, seed: int | None = None) -> None:  # fmt: skip
         baselines = tuple(baselines)
         if not baselines or any(b not in COMPILED_BASELINES for b in baselines):
             raise InvalidOptionError(
@@ -176,32 +149,9 @@ class BatchedOpponentPool:
             raise InvalidOptionError(f"self_play_prob must be in [0, 1], got {self_play_prob}")
         if max_snapshots < 1:
             raise InvalidOptionError(f"max_snapshots must be >= 1, got {max_snapshots}")
+        super().__init__(snapshot_dir, self_play_prob, max_snapshots)
         self.baselines = baselines
-        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
-        self.self_play_prob = self_play_prob
-        self.max_snapshots = max_snapshots
         self.rng = np.random.default_rng(seed)
-        self.nets: dict[int, Any] = {}  # step -> DenseNet (loaded snapshots)
-        self.newest: list[int] = []  # the steps new episodes draw from
-        self.counts: dict[str, int] = {}  # opponent name -> seats played
-
-    def refresh(self, in_use: np.ndarray | None = None) -> None:
-        """Load snapshots that appeared; drop those neither newest nor in ``in_use``."""
-        if self.snapshot_dir is None or not self.snapshot_dir.is_dir():
-            return
-        names = map(SNAPSHOT_PATTERN.match, os.listdir(self.snapshot_dir))
-        steps = sorted(int(m.group(1)) for m in names if m is not None)
-        self.newest = steps[-self.max_snapshots :]
-        keep = set(self.newest) | set(() if in_use is None else np.unique(in_use).tolist())
-        for step in [s for s in self.nets if s not in keep]:
-            del self.nets[step]
-        for step in self.newest:
-            if step not in self.nets:
-                self.nets[step] = self._load(step)
-
-    def _load(self, step: int) -> Any:
-        assert self.snapshot_dir is not None
-        return export_ppo_actor(self.snapshot_dir / f"step_{step}.zip", {"snapshot_step": step})
 
     def draw(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         """Opponent codes of ``shape`` seats: a snapshot's step (>= 0), or ``-1 - k`` for
@@ -220,6 +170,6 @@ class BatchedOpponentPool:
     def sample_actions(self, step: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Snapshot ``step``'s actions for a batch: one forward pass, then a sample from the
         softmax over the legal actions of each row (Gumbel-max)."""
-        logits = self.nets[step].forward(observations)["policy"].astype(np.float64)
+        logits = self.loaded[step].forward(observations)["policy"].astype(np.float64)
         noise = -np.log(-np.log(self.rng.random(logits.shape) + 1e-300) + 1e-300)
         return np.where(masks, logits + noise, -np.inf).argmax(axis=1)

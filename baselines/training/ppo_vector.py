@@ -6,11 +6,9 @@ the arguments (:class:`PPOVectorConfig`), the env (:func:`make_envs`), the agent
 The learner takes a random seat in each of ``num_envs`` games stepped together by the
 compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are played inside
 the batch by compiled ``random`` or ``greedy`` players, or by a frozen copy of the learner
-(``snapshot``, refreshed every ``snapshot_every`` updates; random until the first one). A
-comma list mixes them: each other seat of each episode draws one entry, uniformly. Illegal
-actions are masked out of the policy. The weights file holds tensors only;
-:func:`~tabletop_zoo.baselines.training.export.read_ppo_vector_weights` reads it. Needs the
-``fast`` and ``train`` extras (numba, torch).
+(``snapshot``, refreshed every ``snapshot_every`` updates; random until the first one); a
+comma list mixes them, one entry drawn per other seat and episode. Illegal actions are
+masked out of the policy. Needs the ``fast`` and ``train`` extras (numba, torch).
 """
 
 from __future__ import annotations
@@ -129,9 +127,8 @@ def save_weights(agent: Agent, path: str) -> None:
 
 
 def load_weights(agent: Agent, path: str) -> None:
-    """Load :func:`save_weights` weights into ``agent`` (tensors only, nothing in the file
-    runs); a file that is not such weights, or weights of another game, player count or
-    hidden size, is a :class:`ModelFileError` and loads nothing."""
+    """Load :func:`save_weights` weights into ``agent`` (tensors only); weights of another
+    game, player count or hidden size are a :class:`ModelFileError` and load nothing."""
     weights = read_ppo_vector_weights(path)
     expected = agent.state_dict()
     if any(weights[name].shape != expected[name].shape for name in expected):

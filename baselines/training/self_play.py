@@ -2,43 +2,32 @@
 
 :func:`play_self_play_games` plays ``parallel_games`` games in lockstep. At every step each
 game adds up to ``leaves_per_game`` leaves to its own PUCT tree (a slot of the
-:class:`~tabletop_zoo.baselines.agents.tree.Forest` that
-:class:`~tabletop_zoo.baselines.agents.puct.PUCTSearch` searches with): a game about to move
-asks for its root position, a game searching descends its tree to a new child, again and again
-with a virtual loss on the paths of its pending leaves (as ``PUCTSearch`` collects a batch;
-a descent that meets a pending leaf ends the game's step). With one leaf per game per step
-(the default) no virtual loss is needed. The positions of all these leaves are built
-together, the unfinished ones are valued by **one** network call, and each leaf's value is
-backed up its path.
-A game whose search has used its ``num_simulations`` leaves (or whose Gumbel schedule,
-:class:`~tabletop_zoo.baselines.agents.puct.GumbelHalving`, is over) plays its move;
-a finished game hands in its decisions and its slot starts the next game. With a fixed
-``opponent`` network (:mod:`.self_play_opponent`) in some games, a root position at its seat
-is not searched: the opponent moves (one network call for all such roots of the step).
-
-The positions live on the compiled engine (``envs/<game>/fast``: one batched step per
-tree level, batched legal masks and observation planes) when the fast path is available
-(:func:`~tabletop_zoo.envs.registry.fast_path_available`: numba installed and
-``TABLETOP_ZOO_FAST`` not ``0``), and on the Python rules engine otherwise. Both give
-the same legal actions (ascending), the same observation planes and the same values of
-finished games, and every random draw (game seeds, Dirichlet or Gumbel noise, move
-sampling) comes from the one NumPy generator in the same order, so a seed gives the same
-games and the same trained network either way; only the speed differs.
+:class:`~tabletop_zoo.baselines.agents.tree.Forest`): a game about to move asks for its
+root position, a searching game descends its tree to new children, with a virtual loss on
+the paths of its pending leaves (as ``PUCTSearch`` collects a batch). The positions of all
+these leaves are built together (:mod:`.self_play_positions`, on either engine), the
+unfinished ones valued by **one** network call, and each leaf's value backed up its path.
+A game whose search is over plays its move; a finished game hands in its decisions and its
+slot starts the next game. Every random draw comes from the one NumPy generator in the same
+order, so a seed gives the same games on either engine. A fixed ``opponent``
+(:func:`load_opponent`) is there because a network that only meets itself can keep a hole
+that one fixed opponent walks into every time (docs/results.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.baselines.agents.alphazero import absolute_values, game_values
 from tabletop_zoo.baselines.agents.dense_rows import mask_columns
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet, legal_action, segment_softmax
 from tabletop_zoo.baselines.agents.puct import GumbelHalving
+from tabletop_zoo.baselines.agents.reference import reference_path
 from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, NEW_LEAF, Forest, RootView
-from tabletop_zoo.baselines.training.self_play_opponent import opponent_actions
 from tabletop_zoo.baselines.training.self_play_positions import (
     CompiledPositions,
     Leaves,
@@ -46,9 +35,10 @@ from tabletop_zoo.baselines.training.self_play_positions import (
     PythonPositions,
     segments,
 )
+from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
-__all__ = ["Record", "SelfPlayStats", "play_self_play_games"]
+__all__ = ["Record", "SelfPlayStats", "load_opponent", "opponent_actions", "play_self_play_games"]
 
 #: One decision: observation planes of the seat to act, legal mask, policy target and the
 #: value of every seat relative to the seat to act (filled in when the game ends).
@@ -83,15 +73,8 @@ class _Game:
 class _SelfPlay:
     """The lockstep loop of :func:`play_self_play_games` (one instance per call)."""
 
-    def __init__(
-        self,
-        net: DenseNet,
-        cfg: Any,
-        num_games: int,
-        rng: Any,
-        compiled: bool,
-        opponent: DenseNet | None = None,
-    ):
+    def __init__(self, net: DenseNet, cfg: Any, num_games: int, rng: Any, compiled: bool,
+                 opponent: DenseNet | None = None) -> None:  # fmt: skip
         spec = get_spec(cfg.game)
         self.game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
         self.net, self.cfg, self.num_games, self.rng = net, cfg, num_games, rng
@@ -160,16 +143,6 @@ class _SelfPlay:
         g.halving, g.forced = None, []
         self.searching[slot], self.simulations[slot] = False, 0
 
-    def next_forced(self, g: _Game) -> int | None:
-        """Gumbel: the forced root child of ``g``'s next simulation, or None once its
-        search is over."""
-        while not g.forced:
-            phase = g.halving.next_phase()
-            if phase is None:
-                return None
-            g.forced = phase
-        return g.forced.pop(0)
-
     def descend(self, slots: np.ndarray) -> Paths:
         """Each searching game of ``slots`` descends to up to ``leaves_per_game`` new leaves
         (games meeting a finished position back it up and go again; games whose search is
@@ -177,7 +150,7 @@ class _SelfPlay:
         cfg, f = self.cfg, self.forest
         width = f.node_player.shape[1]  # a path is no longer than a tree has nodes
         pending = np.zeros(len(self.games), dtype=np.int64)  # new leaves per slot this step
-        found = [Paths.empty(width)]
+        found = [Paths.roots([], width)]
         while len(slots):
             going, first = self._budget(slots, pending)
             if not len(going):
@@ -209,12 +182,13 @@ class _SelfPlay:
                 g = self.games[slot]
                 if pending[slot] and not g.forced:  # the phase is over: its values first
                     continue
-                forced = self.next_forced(g)
-                if forced is None:
+                while not g.forced and (phase := g.halving.next_phase()) is not None:
+                    g.forced = phase  # the root children of the Gumbel schedule's next phase
+                if not g.forced:  # the schedule is over
                     self.decide(slot)
                 else:
                     going.append(slot)
-                    first.append(forced)
+                    first.append(g.forced.pop(0))
             return np.array(going, dtype=np.int64), np.array(first, dtype=np.int64)
         over = self.simulations[slots] + pending[slots] >= cfg.num_simulations
         for slot in slots[over & (pending[slots] == 0)].tolist():
@@ -282,19 +256,13 @@ class _SelfPlay:
         seats = np.array([self.games[int(s)].opponent_seat for s in paths.slots])
         turn = np.flatnonzero(choosing & (found.players == seats))
         if len(turn):
-            picked = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
-            moves[turn] = picked
+            moves[turn] = opponent_actions(self.opponent, found.planes[turn], found.masks[turn])
             self.stats.opponent_moves += len(turn)
         return moves
 
-    def _grow(
-        self,
-        paths: Paths,
-        at: np.ndarray,
-        players: np.ndarray,
-        legal: tuple[np.ndarray, np.ndarray, np.ndarray],
-        values: np.ndarray,
-    ) -> None:
+    def _grow(self, paths: Paths, at: np.ndarray, players: np.ndarray,
+              legal: tuple[np.ndarray, np.ndarray, np.ndarray],
+              values: np.ndarray) -> None:  # fmt: skip
         """Add the nodes of entries ``at`` of ``paths`` (their seats to act, their legal
         actions as ``(actions, starts, priors)`` of every entry) and back the leaves up."""
         if not len(at):
@@ -333,26 +301,54 @@ class _SelfPlay:
         return self.out, self.stats
 
 
-def play_self_play_games(
-    net: DenseNet,
-    cfg: Any,
-    num_games: int,
-    rng: np.random.Generator,
-    fast: bool | None = None,
-    opponent: DenseNet | None = None,
-) -> tuple[list[Record], SelfPlayStats]:
-    """Play ``num_games`` self-play games of ``cfg`` (a checked
-    :class:`~tabletop_zoo.baselines.training.alphazero.AlphaZeroConfig`), ``parallel_games``
-    at a time, every seat searching with ``net``; return their decisions (games in the
-    order they finished) and what was done. Draws only from ``rng``.
-
-    ``fast``: the compiled engine and compiled tree kernels (``None``: when
-    :func:`~tabletop_zoo.envs.registry.fast_path_available`; ``False``: the Python engine
-    and the kernels as Python). The games are the same either way.
-
-    ``opponent``: a fixed policy network (:mod:`.self_play_opponent`) that takes one seat
-    of a game with probability ``cfg.opponent_share`` (drawn from ``rng`` as each game
-    starts; nothing is drawn without an opponent); its moves are not recorded."""
+def play_self_play_games(net: DenseNet, cfg: Any, num_games: int, rng: np.random.Generator,
+                         fast: bool | None = None, opponent: DenseNet | None = None
+                         ) -> tuple[list[Record], SelfPlayStats]:  # fmt: skip
+    """Play ``num_games`` self-play games of a checked ``AlphaZeroConfig`` ``cfg``, every
+    seat searching with ``net``; their decisions (games in the order they finished) and what
+    was done. Draws only from ``rng``. ``fast``: the compiled engine and tree kernels
+    (``None``: when :func:`~tabletop_zoo.envs.registry.fast_path_available`). ``opponent``:
+    a fixed policy network that takes one seat (drawn uniformly) of a game with probability
+    ``cfg.opponent_share`` (drawn as each game starts; nothing is drawn without one) and
+    plays its most probable legal action there, unsearched and unrecorded."""
     spec = get_spec(cfg.game)
     compiled = spec.fast_engine is not None and (fast_path_available() if fast is None else fast)
     return _SelfPlay(net, cfg, num_games, rng, compiled, opponent).run()
+
+
+def load_opponent(
+    spec: str, game: str, num_players: int, shape: tuple[int, ...], num_actions: int
+) -> DenseNet:
+    """The network of opponent ``spec``: ``ref:NAME`` (a shipped reference model, its hash
+    checked) or a network file (a PPO export, or an AlphaZero network whose policy head
+    plays without search), checked to be a policy of ``game`` with ``num_players`` reading
+    planes of ``shape``; :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (or its
+    ``ModelFileError``) otherwise."""
+    path = reference_path(spec[4:]) if spec.startswith("ref:") else Path(spec)
+    net = DenseNet.load(path)
+    meta, label = net.meta, f"opponent {spec!r}"
+    if "policy" not in net.heads:
+        raise InvalidOptionError(f"{label}: the network has no policy head")
+    found = (meta.get("game"), meta.get("num_players"), meta.get("num_actions"))
+    if found != (game, num_players, num_actions):
+        raise InvalidOptionError(
+            f"{label} is a network of {found[0]!r} with {found[1]} players and {found[2]} "
+            f"actions, not of {game!r} with {num_players} players and {num_actions} actions"
+        )
+    if tuple(meta.get("observation_shape", ())) != tuple(shape):
+        raise InvalidOptionError(
+            f"{label} reads observations of shape {meta.get('observation_shape')}, "
+            f"the game's are {list(shape)}"
+        )
+    mismatch = net.layer_mismatch()
+    if mismatch:
+        raise ModelFileError(f"{label}: {mismatch}")
+    return net
+
+
+def opponent_actions(net: DenseNet, planes: np.ndarray, masks: np.ndarray) -> list[int]:
+    """The opponent's move in each position (``planes`` of the seat to act, legal
+    ``masks``): the legal action with the largest logit, all rows in one network call."""
+    legal = [np.flatnonzero(mask) for mask in masks]
+    logits, _ = net.forward_rows(planes, legal)
+    return [legal_action(row, actions) for row, actions in zip(logits, legal, strict=True)]

@@ -1,11 +1,7 @@
-"""The positions of batched self-play's games (:mod:`.self_play`) on either engine.
-
-:class:`PythonPositions` keeps each game's current position as a Python rules-engine
-state, :class:`CompiledPositions` as a row of the compiled engine. Both answer the same
-questions the same way: the positions after a batch of action paths (:meth:`leaves`: seat
-to act, legal actions as a mask, observation planes of the seat to act, and the value of
-a finished game), a move played, a game's final value. The compiled one builds a batch of
-leaves with one batched engine step per tree level and batched masks and planes.
+"""The positions of batched self-play's games (:mod:`.self_play`) on either engine, both
+answering the same questions the same way: :class:`PythonPositions` as Python rules-engine
+states, :class:`CompiledPositions` as rows of the compiled engine (a batch of leaves in one
+batched engine step per tree level, with batched masks and planes).
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CompiledPositions", "Leaves", "Paths", "PythonPositions", "empty_leaves", "segments"]
+__all__ = ["CompiledPositions", "Leaves", "Paths", "PythonPositions", "segments"]
 
 
 @dataclass
@@ -29,12 +25,8 @@ class Leaves:
 
 
 class PythonPositions:
-    """The games' current positions as Python rules-engine states.
-
-    ``spec``: the game's registry entry; ``game``: its rules Game object; ``shape``: the
-    observation shape; ``slots``: the number of games at once; ``value``: the value of
-    every seat of a finished or cut position (``game_values`` with the run's settings).
-    """
+    """The games' current positions (``slots`` of them) as Python rules-engine states;
+    ``value``: the value of every seat of a finished or cut position (``game_values``)."""
 
     engine = "python"
 
@@ -59,7 +51,10 @@ class PythonPositions:
         """The positions after ``actions[i, :lengths[i]]`` from the position of game
         ``slots[i]``."""
         k = len(slots)
-        leaves = empty_leaves(k, self.game.num_actions, self.shape)
+        masks = np.zeros((k, self.game.num_actions), dtype=bool)
+        leaves = Leaves(
+            np.zeros(k, dtype=np.int64), masks, np.zeros((k, *self.shape), np.float32), {}
+        )
         for i, slot in enumerate(slots.tolist()):
             state = self.roots[slot].clone()
             for action in actions[i, : lengths[i]].tolist():
@@ -114,16 +109,6 @@ class CompiledPositions:
         return Leaves(players, masks, planes, values)
 
 
-def empty_leaves(k: int, num_actions: int, shape: tuple[int, ...]) -> Leaves:
-    """``k`` leaves, zero-filled, to be filled in."""
-    return Leaves(
-        np.zeros(k, dtype=np.int64),
-        np.zeros((k, num_actions), dtype=bool),
-        np.zeros((k, *shape), dtype=np.float32),
-        {},
-    )
-
-
 def segments(starts: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For segments ``[starts[i], starts[i + 1])`` of a flat array: the positions of the
     segments ``rows`` (in that order) end to end, and where each begins among them."""
@@ -144,10 +129,10 @@ class Paths:
     lengths: np.ndarray
 
     @staticmethod
-    def empty(width: int) -> Paths:
-        """No entries, paths ``width`` long."""
-        none, grid = np.zeros(0, dtype=np.int64), np.zeros((0, width), dtype=np.int64)
-        return Paths(none, grid, grid, none)
+    def roots(slots: list[int], width: int) -> Paths:
+        """One root request (a path of length 0, room for ``width``) per slot of ``slots``."""
+        grid = np.zeros((len(slots), width), dtype=np.int64)
+        return Paths(np.array(slots, dtype=np.int64), grid, grid, np.zeros(len(slots), np.int64))
 
     @staticmethod
     def joined(parts: list[Paths]) -> Paths:
@@ -163,6 +148,4 @@ class Paths:
 
     def with_roots(self, roots: list[int]) -> Paths:
         """These entries and one root request per slot of ``roots``."""
-        grid = np.zeros((len(roots), self.edges.shape[1]), dtype=np.int64)
-        lengths = np.zeros(len(roots), dtype=np.int64)
-        return Paths.joined([self, Paths(np.array(roots, dtype=np.int64), grid, grid, lengths)])
+        return Paths.joined([self, Paths.roots(roots, self.edges.shape[1])])

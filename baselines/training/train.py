@@ -1,12 +1,11 @@
 """MaskablePPO self-play training against a pool of opponents.
 
-The learner plays a random seat of a :class:`~tabletop_zoo.wrappers.single_agent.
-SingleAgentEnv` whose other seats the shared :class:`~.opponents.OpponentPool` fills at
-every reset (baselines and frozen snapshots); with ``engine="fast"`` the games run on the
-compiled engine (:class:`~tabletop_zoo.wrappers.sb3.CompiledVecEnv`) with the same
-opponents inside the batch. Everything goes to ``runs_dir/name/``: ``config.json``,
-``progress.csv`` (tensorboard too if installed), ``snapshots/step_N.zip``, ``eval.csv``,
-``learning_curve.png``, ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``::
+The learner plays a random seat of a ``SingleAgentEnv`` whose other seats the shared
+:class:`~.opponents.OpponentPool` fills at every reset; with ``engine="fast"`` the games run
+on the compiled engine with the same opponents inside the batch. Everything goes to
+``runs_dir/name/``: ``config.json``, ``progress.csv`` (tensorboard too if installed),
+``snapshots/step_N.zip``, ``eval.csv``, ``learning_curve.png``, ``best_model.zip``,
+``final_model.zip``, ``checkpoint.pt``::
 
     result = train(TrainConfig(timesteps=20_000, name="demo"))
     print(format_eval_table(result.final_eval))
@@ -26,11 +25,7 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
-from tabletop_zoo.baselines.training.opponents import (
-    forget_shared_pool,
-    shared_pool,
-    shared_pool_of,
-)
+from tabletop_zoo.baselines.training.opponents import SHARED_POOLS, shared_pool
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.extras import require_extra
 
@@ -75,13 +70,9 @@ def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
             import torch  # noqa: F401 - loaded first, so that its threads are limited too
 
             limit_threads()
-        env = SingleAgentEnv(
-            make_raw_env(cfg.game, cfg.num_players, **cfg.env_kwargs),
-            opponent=shared_pool(cfg, rank),
-            learner_seat=None,
-            seed=cfg.seed * 1000 + rank,
-        )
-        return Monitor(env)
+        raw = make_raw_env(cfg.game, cfg.num_players, **cfg.env_kwargs)
+        pool, seed = shared_pool(cfg, rank), cfg.seed * 1000 + rank
+        return Monitor(SingleAgentEnv(raw, opponent=pool, learner_seat=None, seed=seed))
 
     return thunk
 
@@ -95,38 +86,12 @@ def _compiled_vec_env(cfg: TrainConfig) -> tuple[Any, Any]:
     from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env
 
     options = dict(cfg.env_kwargs)
-    reward_mode = options.pop("reward_mode", "win")
-    max_turns = options.pop("max_turns", None)
-    pool = BatchedOpponentPool(
-        cfg.baselines,
-        cfg.run_dir / "snapshots",
-        cfg.self_play_prob,
-        cfg.max_snapshots,
-        seed=cfg.seed + 7919,
-    )
-    envs = make_sb3_vec_env(
-        cfg.game,
-        cfg.n_envs,
-        cfg.num_players,
-        pool,
-        reward_mode,
-        max_turns,
-        seed=cfg.seed * 1000,
-        **options,
-    )
+    reward_mode, max_turns = options.pop("reward_mode", "win"), options.pop("max_turns", None)
+    pool_args = (cfg.baselines, cfg.run_dir / "snapshots", cfg.self_play_prob, cfg.max_snapshots)
+    pool = BatchedOpponentPool(*pool_args, seed=cfg.seed + 7919)
+    envs = make_sb3_vec_env(cfg.game, cfg.n_envs, cfg.num_players, pool, reward_mode, max_turns,
+                            seed=cfg.seed * 1000, **options)  # fmt: skip
     return VecMonitor(envs), pool
-
-
-def _logger_formats(verbose: int) -> list[str]:
-    """csv, stdout when ``verbose``, and tensorboard only if it is installed."""
-    formats = ["csv"] + (["stdout"] if verbose else [])
-    try:
-        import tensorboard  # noqa: F401
-
-        formats.append("tensorboard")
-    except ImportError:
-        pass
-    return formats
 
 
 def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
@@ -134,22 +99,20 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import CSVOutputFormat, configure
 
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        n_steps=cfg.n_steps,
-        batch_size=cfg.batch_size,
-        n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate,
-        gamma=cfg.gamma,
-        gae_lambda=cfg.gae_lambda,
-        ent_coef=cfg.ent_coef,
-        policy_kwargs={"net_arch": list(cfg.net_arch)},
-        seed=cfg.seed,
-        device=cfg.device,
-        verbose=cfg.verbose,
+    names = (
+        "n_steps batch_size n_epochs learning_rate gamma gae_lambda ent_coef seed device verbose"
     )
-    model.set_logger(configure(str(cfg.run_dir), _logger_formats(cfg.verbose)))
+    settings = {name: getattr(cfg, name) for name in names.split()}
+    policy_kwargs = {"net_arch": list(cfg.net_arch)}
+    model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs, **settings)
+    formats = ["csv"] + (["stdout"] if cfg.verbose else [])
+    try:  # tensorboard only if it is installed
+        import tensorboard  # noqa: F401
+
+        formats.append("tensorboard")
+    except ImportError:
+        pass
+    model.set_logger(configure(str(cfg.run_dir), formats))
     for output in (o for o in model.logger.output_formats if isinstance(o, CSVOutputFormat)):
         output.keys = progress.split("\n", 1)[0].split(",") if progress else []
         output.file.write(progress)
@@ -160,23 +123,14 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
           checkpoint_every: float = DEFAULT_EVERY,
           resume: dict | None = None) -> TrainResult:  # fmt: skip
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
-
-    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra (a
-    one-line :class:`~tabletop_zoo.envs.extras.MissingExtraError` names the install command
-    otherwise). Bad settings raise ``InvalidOptionError`` before anything is written.
-    """
+    ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra; bad
+    settings raise ``InvalidOptionError`` before anything is written."""
     require_extra("train", "training (tabletop_zoo.baselines.training.train)")
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from tabletop_zoo.baselines.training.callbacks import (
-        CheckpointCallback,
-        EvalCallback,
-        ProgressCallback,
-        SnapshotCallback,
-        UpdateTimer,
-    )
+    from tabletop_zoo.baselines.training import callbacks
 
     cfg = config.resolved()
     if resume is None:
@@ -188,35 +142,34 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     progress = "" if resume is None else _back_to(cfg, resume["counters"][0])
     conf = dataclasses.asdict(cfg)
     write_text_atomic(run_dir / "config.json", json.dumps(conf, indent=2, default=str) + "\n")
-    forget_shared_pool(cfg.name)
+    SHARED_POOLS.pop(cfg.name, None)  # a new run of that name starts afresh
 
     if cfg.engine == "fast":
         vec_env, pool = _compiled_vec_env(cfg)
     else:
         thunks = [_make_env_fn(cfg, i) for i in range(cfg.n_envs)]
         vec_env = SubprocVecEnv(thunks) if cfg.vec == "subproc" else DummyVecEnv(thunks)
-        pool = shared_pool_of(cfg.name)
+        pool = SHARED_POOLS.get(cfg.name)
     model = _new_model(cfg, vec_env, progress)
-    update_timer = UpdateTimer()
-    callbacks = [update_timer, SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool),
-                 EvalCallback(cfg, cfg.eval_every)]  # fmt: skip
+    update_timer = callbacks.UpdateTimer()
+    snapshots = callbacks.SnapshotCallback(run_dir / "snapshots", cfg.snapshot_every, pool)
+    chain = [update_timer, snapshots, callbacks.EvalCallback(cfg, cfg.eval_every)]
     checkpoints = Checkpoints(run_dir, "train", checkpoint_every, bool(resume))
-    callbacks.append(CheckpointCallback(checkpoints, conf, *callbacks[1:]))
+    chain.append(callbacks.CheckpointCallback(checkpoints, conf, *chain[1:]))
     if resume is not None:
-        callbacks[-1].restore(model, resume)
+        chain[-1].restore(model, resume)
         vec_env.seed((cfg.seed + model.num_timesteps) % 2**31)  # new games from here
         log(f"resuming {run_dir} from step {model.num_timesteps} of its checkpoint")
     if cfg.progress_bar:
-        callbacks.append(ProgressCallback(cfg.timesteps))
+        chain.append(callbacks.ProgressCallback(cfg.timesteps))
     log(
         f"training {cfg.game} ({cfg.num_players} players) for {cfg.timesteps} steps on the "
         f"{cfg.engine} engine -> {run_dir}"
     )
-    start = time.perf_counter()
-    cpu_start = time.process_time()
+    start, cpu_start = time.perf_counter(), time.process_time()
     left = cfg.timesteps - model.num_timesteps  # from a checkpoint's step on (0: a new run)
     try:
-        model.learn(left, callback=CallbackList(callbacks), reset_num_timesteps=False)
+        model.learn(left, callback=CallbackList(chain), reset_num_timesteps=False)
     except ValueError:  # torch's check of the logits, once the weights went nan
         check_finite(f"step {model.num_timesteps}", *model.policy.parameters())
         raise
@@ -230,8 +183,7 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv
     checkpoints.remove()
-    seconds = time.perf_counter() - start
-    update_cpu_seconds = update_timer.cpu_seconds
+    seconds, update_cpu_seconds = time.perf_counter() - start, update_timer.cpu_seconds
     return TrainResult(
         cfg, run_dir, model_path, rows, seconds, learn_cpu_seconds, update_cpu_seconds
     )

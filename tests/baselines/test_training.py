@@ -84,7 +84,7 @@ def test_evaluate_agent_plays_every_seat() -> None:
 @pytest.mark.slow
 def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     from tabletop_zoo.baselines.training import train
-    from tabletop_zoo.baselines.training.opponents import shared_pool_of
+    from tabletop_zoo.baselines.training.opponents import SHARED_POOLS
 
     cfg = TrainConfig(
         game="mole_hill",
@@ -125,10 +125,10 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
         mine, theirs = safe.policy.state_dict(), trusted.policy.state_dict()
         assert all(torch.equal(mine[k], theirs[k]) for k in theirs) and mine.keys() == theirs.keys()
     # once snapshots existed, self_play_prob=1 made the pool pick them
-    pool = shared_pool_of("tiny")
+    pool = SHARED_POOLS.get("tiny")
     assert any(name.startswith("snapshot_") for name in pool.counts)
     # snapshots play their exported actor by sampling (NumPy, no SB3 predict per move)
-    snapshot = next(iter(pool.snapshots.values()))
+    snapshot = next(iter(pool.loaded.values()))
     assert type(snapshot).__name__ == "PolicyNetAgent" and not snapshot.deterministic
     rows = list(csv.DictReader((run / "eval.csv").open()))
     assert {r["opponent"] for r in rows} == {"random", "greedy"}
@@ -154,7 +154,7 @@ def test_tiny_self_play_run_writes_everything(tmp_path, recwarn) -> None:
     (other / "tmp_40.zip").write_bytes(b"half written")  # ignored
     pool = OpponentPool(1, snapshot_dir=other, max_snapshots=2, self_play_prob=1.0, seed=0)
     picked = {pool(np.random.default_rng(i))[0].name for i in range(10)}
-    assert sorted(pool.snapshots) == [20, 30]
+    assert sorted(pool.loaded) == [20, 30]
     assert picked <= {"snapshot_20", "snapshot_30"}
 
 

@@ -121,10 +121,10 @@ class CountingNet:
 def test_snapshot_sampling_follows_the_policy_over_the_legal_actions() -> None:
     pool = BatchedOpponentPool(("random",), seed=0)
     logits = np.array([0.0, 1.0, 2.0, 5.0, 0.5])
-    pool.nets[7] = CountingNet(logits)
+    pool.loaded[7] = CountingNet(logits)
     masks = np.tile([True, True, True, False, True], (20_000, 1))
     actions = pool.sample_actions(7, np.zeros((20_000, 3)), masks)
-    assert pool.nets[7].batches == [20_000]  # one forward pass for the whole batch
+    assert pool.loaded[7].batches == [20_000]  # one forward pass for the whole batch
     frequencies = np.bincount(actions, minlength=5) / len(actions)
     np.testing.assert_allclose(frequencies, masked_softmax(logits, masks[0]), atol=0.015)
     assert frequencies[3] == 0
@@ -139,7 +139,7 @@ def test_snapshots_play_inside_the_batch(game: str, players: int, tmp_path) -> N
     pool = BatchedOpponentPool(("random", "greedy"), tmp_path, self_play_prob=0.7, seed=0)
     envs = make_sb3_vec_env(game, 16, players, opponent=pool, seed=0)
     envs.reset()
-    assert list(pool.nets) == [16] and isinstance(pool.nets[16], DenseNet)
+    assert list(pool.loaded) == [16] and isinstance(pool.loaded[16], DenseNet)
     batches: list[int] = []
     sample = pool.sample_actions
     pool.sample_actions = lambda c, o, m: batches.append(len(o)) or sample(c, o, m)
@@ -177,4 +177,4 @@ def test_maskable_ppo_trains_a_few_hundred_steps(game: str, players: int, tmp_pa
     model.save(tmp_path / "step_256.zip")
     model.learn(256, reset_num_timesteps=False)
     assert model.num_timesteps == 512
-    assert 256 in pool.nets
+    assert 256 in pool.loaded
