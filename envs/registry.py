@@ -129,8 +129,7 @@ class GameSpec:
         """
         if self.fast_engine is None:
             raise InvalidOptionError(f"{self.name} has no compiled engine")
-        module, _, name = self.fast_engine.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _import_attribute(self.fast_engine)
 
     def gui_module(self) -> ModuleType | None:
         """Import and return :attr:`gui` (``None`` if the game has none)."""
@@ -267,25 +266,22 @@ def spec_of(obj: Any) -> GameSpec:
 def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.env_module_object().raw_env(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.env_module_object().raw_env(num_players=players, **options)
 
 
 def make_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The AEC env of ``game`` with PettingZoo's classic wrappers (``<game>_v0.env``)."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.env_module_object().env(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.env_module_object().env(num_players=players, **options)
 
 
 def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The rules engine's Game object of ``game`` (call ``new_initial_state()`` on it)."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.game_class()(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.game_class()(num_players=players, **options)
 
 
 #: Environment variable that turns the fast path off: ``TABLETOP_ZOO_FAST=0``.
