@@ -37,11 +37,12 @@ __all__ = ["FastEngineBase", "FastStateBase"]
 
 class FastEngineBase:
     """What the batched compiled engines of both games share (``FastArktia``,
-    ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets ``batch`` (its
-    game's ``fast.batch`` module), ``player_column`` (the row's column holding the seat to
-    act, -1 once the game is over), ``config_column`` (the column holding
-    :func:`configuration_fingerprint`), ``num_actions``, ``state_width`` and ``config``, and
-    gives ``_check_rows``.
+    ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets the attributes
+    below and gives ``_check_rows``: ``batch`` (its game's ``fast.batch`` module),
+    ``state_class`` (its one-row view), ``score`` (the compiled score of a row and seat),
+    ``player_column`` (the seat to act, -1 once the game is over), ``config_column`` (the
+    :func:`configuration_fingerprint`), and what the ``batch`` kernels take besides the
+    rows: ``_greedy_tables`` (greedy actions) and ``_restart_args`` (step and random play).
 
     Every public method that takes rows checks them first (:meth:`check_states`): a row
     that is not a position of this configuration gets an ``InvalidStateError`` (a
@@ -51,6 +52,10 @@ class FastEngineBase:
     """
 
     batch: Any
+    state_class: Any
+    score: Any
+    _greedy_tables: tuple
+    _restart_args: tuple
     player_column: int
     config_column: int
     num_actions: int
@@ -216,11 +221,45 @@ class FastEngineBase:
     ) -> StepResult:  # pragma: no cover
         raise NotImplementedError
 
-    def _zero_results(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Zeroed ``(rewards, done, cut, scores)`` of a step on ``b`` games."""
+    def _zero_results(self, b: int) -> StepResult:
+        """The zeroed result of a step on ``b`` games (the kernels fill it in)."""
         n = self.num_players
-        return (np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
-                np.zeros((b, n), np.int64))  # fmt: skip
+        return StepResult(np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
+                          np.zeros((b, n), np.int64))  # fmt: skip
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        states = self.check_states(states)  # read-only: a writeable copy
+        out = np.full(len(states), -1, dtype=np.int64)
+        active = active_rows(active, len(states))
+        self.batch.greedy_actions(states, active, *self._greedy_tables, out)
+        return out
+
+    def scores(self, states: np.ndarray) -> np.ndarray:
+        """``(B, num_players)`` int64 scores as the positions stand (the rules engine's)."""
+        states = self.check_states(states)  # read-only: a writeable copy
+        seats = range(self.num_players)
+        return np.array([[self.score(row, s) for s in seats] for row in states], dtype=np.int64)
+
+    def random_play(
+        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
+    ) -> tuple[int, int]:
+        """Uniform random play entirely in compiled code; returns (steps, finished games).
+
+        Games that reach a turn limit restart and count as finished.
+        """
+        seed = check_count("seed", seed, 0, 2**32 - 1)
+        steps_per_game = check_count("steps_per_game", steps_per_game)
+        states = self.new_states(batch_size, seed)
+        play = self.batch.random_play_parallel if parallel else self.batch.random_play
+        games = play(states, steps_per_game, seed, *self._restart_args)
+        return batch_size * steps_per_game, int(games)
+
+    def wrap(self, row: np.ndarray) -> Any:
+        """The engine-protocol view (``state_class``) of a copy of one compiled row
+        (checked like :meth:`check_row`)."""
+        return self.state_class(self, np.array(self.check_row(row)))
 
     def _step_inputs(
         self, states: np.ndarray, actions: Any, active: Any

@@ -42,7 +42,6 @@ from tabletop_zoo.envs.errors import (
 from tabletop_zoo.envs.fast_base import FastEngineBase
 from tabletop_zoo.envs.fast_checks import (
     active_rows,
-    check_count,
     check_opponent,
     configuration_fingerprint,
     seat_array,
@@ -64,6 +63,8 @@ class FastArktia(FastEngineBase):
     """Batched compiled Arktia for the configuration of ``game`` (an :class:`ArktiaGame`)."""
 
     batch = B
+    state_class = FastArktiaState
+    score = staticmethod(score)
     player_column = K.CUR
     config_column = K.CONFIG
     row_problems = B.ROW_PROBLEMS
@@ -103,6 +104,8 @@ class FastArktia(FastEngineBase):
         self.observation_shape = (layout.num_rows, layout.num_cols,
                                   O.plane_offsets(self.num_players)["num_planes"])  # fmt: skip
         self.initial_row = self.from_state(initial)
+        self._greedy_tables = (self.tables,)
+        self._restart_args = (self.max_turns, self.initial_row, self.tables)
 
     def __repr__(self) -> str:
         return f"FastArktia({self.game!r}, max_turns={self.max_turns})"
@@ -127,34 +130,18 @@ class FastArktia(FastEngineBase):
         check_opponent(opponent)
         b = len(states)
         seats = seat_array(seats, b)  # checked by the public twin
-        rewards, done, cut, scores = self._zero_results(b)
+        result = self._zero_results(b)
         B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
-                         self.max_turns, self.tables, rewards, done, cut, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
-
-    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
-        """The greedy agent's choice per game: best (result, score margin) one ply deep,
-        ties broken uniformly at random (-1 where inactive or over)."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        out = np.full(len(states), -1, dtype=np.int64)
-        B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
-        return out
-
-    def scores(self, states: np.ndarray) -> np.ndarray:
-        """``(B, n)`` scores (R21) as the positions stand."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        return np.array(
-            [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
-        )
+                         self.max_turns, self.tables, *result)  # fmt: skip
+        return result
 
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
         actions, active = self._step_inputs(states, actions, active)
-        rewards, done, cut, scores = self._zero_results(len(states))
-        B.step_batch(states, actions, active, bool(autoreset), self.max_turns, self.initial_row,
-                     self.tables, rewards, done, cut, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
+        result = self._zero_results(len(states))
+        B.step_batch(states, actions, active, bool(autoreset), *self._restart_args, *result)
+        return result
 
     def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
         return states[index, K.LEGAL : K.LEGAL + states[index, K.LEGAL_COUNT]].tolist()
@@ -164,20 +151,6 @@ class FastArktia(FastEngineBase):
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
         O.encode_batch(states, seats, self._cells, self._sizes, obs)
         return obs
-
-    def random_play(
-        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
-    ) -> tuple[int, int]:
-        """Uniform random play entirely in compiled code; returns (steps, finished games).
-
-        Games that reach ``max_turns`` restart and count as finished.
-        """
-        seed = check_count("seed", seed, 0, 2**32 - 1)
-        steps_per_game = check_count("steps_per_game", steps_per_game)
-        states = self.new_states(batch_size)
-        play = B.random_play_parallel if parallel else B.random_play
-        games = play(states, steps_per_game, seed, self.max_turns, self.initial_row, self.tables)
-        return batch_size * steps_per_game, int(games)
 
     # ---------------------------------------------------------------- conversion
     def from_state(self, state: ArktiaState) -> np.ndarray:
@@ -297,11 +270,6 @@ class FastArktia(FastEngineBase):
     def canonical(self, row: np.ndarray) -> np.ndarray:
         """The meaningful part of a row (the legal list's unused tail cut off)."""
         return row[: K.LEGAL + row[K.LEGAL_COUNT]]
-
-    def wrap(self, row: np.ndarray) -> FastArktiaState:
-        """The engine-protocol view of a copy of one compiled row (checked like
-        :meth:`check_row`)."""
-        return FastArktiaState(self, np.array(self.check_row(row)))
 
     def new_initial_state(self, seed: int | None = None) -> FastArktiaState:
         """Engine protocol: a new game as a :class:`FastArktiaState`."""
