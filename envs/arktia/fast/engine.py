@@ -33,6 +33,7 @@ from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
+from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
 from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
@@ -95,15 +96,10 @@ class FastArktia(FastEngineBase):
             self.num_players,
             f"FastArktia({self.game!r})",
         )
-        initial = self.game.new_initial_state()
-        total = sum(sum(initial.reserve(s)) + sum(initial.neutral_reserve(s))
-                    for s in range(self.num_players))  # fmt: skip
-        self._cells, self._sizes = O.observation_tables(
-            layout, self.num_players, total, self.max_turns
-        )
-        self.observation_shape = (layout.num_rows, layout.num_cols,
-                                  O.plane_offsets(self.num_players)["num_planes"])  # fmt: skip
-        self.initial_row = self.from_state(initial)
+        encoder = ArktiaObservationEncoder(self.game, self.max_turns)
+        self.observation_shape = encoder.shape
+        self._cells, self._sizes = O.observation_tables(encoder)
+        self.initial_row = self.from_state(self.game.new_initial_state())
         self._greedy_tables = (self.tables,)
         self._restart_args = (self.max_turns, self.initial_row, self.tables)
 
