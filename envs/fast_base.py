@@ -330,12 +330,39 @@ class FastStateBase:
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
-    #: the game's compiled simulation loop of ``MCTSAgent`` (a ``staticmethod``; one per game,
-    #: see :mod:`..fast_search`) and what its kernels read besides the row
+    #: the game's compiled loops (``staticmethod``\ s): the simulations of ``MCTSAgent``
+    #: (see :mod:`..fast_search`), a random rollout and the greedy rule's best actions;
+    #: ``_kernel_context()`` is what they read besides the row
     _search_loop: Any = None
+    _rollout_loop: Any = None
+    _greedy_loop: Any = None
+    #: the dtype of the values the rollout loop writes (the one its search loop uses)
+    _rollout_dtype: Any = np.float64
 
     def _kernel_context(self) -> Any:  # pragma: no cover - subclasses give it
         raise NotImplementedError
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.engine.num_players
+
+    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth``
+        decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
+        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
+        (+1/-1/0 from the scores as they then stand). Mutates the row."""
+        words = check_words(words)
+        out = np.zeros(self.num_players, dtype=self._rollout_dtype)
+        depth = -1 if max_depth is None else max_depth
+        self._rollout_loop(self.row, depth, self._kernel_context(), words, out)
+        return [float(x) for x in out]
+
+    def greedy_best(self) -> list[int]:
+        """The actions the greedy rule ranks best (result if the game ends, then score
+        margin, one ply deep), ascending; the agent draws one of them."""
+        out = np.empty(self.engine.num_actions, dtype=np.int64)
+        return out[: self._greedy_loop(self.row, self._kernel_context(), out)].tolist()
 
     def search_tree(
         self,
@@ -359,9 +386,9 @@ class FastStateBase:
         unchanged) if not."""
         raise NotImplementedError
 
-    def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it
+    def scores(self) -> list[int]:
         """Score per seat as the position stands."""
-        raise NotImplementedError
+        return [int(self.engine.score(self.row, s)) for s in range(self.num_players)]
 
     def returns(self) -> list[float]:
         """+1/-1/0 per seat from the scores at the end (``results.win_returns``), zeros
