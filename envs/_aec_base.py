@@ -161,7 +161,6 @@ class TurnBasedAECEnv(AECEnv):
         reward_mode: str = "win",
         max_turns: int | None = None,
         renderer_class: Callable[[EngineGame], ImageRenderer] | None = None,
-        ansi_renderer: Callable[[Any, str], str] | None = None,
         observation_layout: str = "hwc",
     ) -> None:
         super().__init__()
@@ -181,7 +180,6 @@ class TurnBasedAECEnv(AECEnv):
         self.engine = engine
         self.encoder = encoder
         self._renderer_class = renderer_class
-        self._ansi_renderer = ansi_renderer
         self._renderer: ImageRenderer | None = None
         num_players, num_actions = engine.num_players, engine.num_actions
         self.num_actions = num_actions
@@ -244,11 +242,6 @@ class TurnBasedAECEnv(AECEnv):
     def _observation(self, seat: int) -> np.ndarray:
         planes = self.encoder.encode(self.game_state, seat)
         return np.ascontiguousarray(np.moveaxis(planes, -1, 0)) if self.channels_first else planes
-
-    def _render_ansi(self) -> str:
-        if self._ansi_renderer is None:
-            return str(self.game_state)
-        return self._ansi_renderer(self.game_state, self._ansi_header())
 
     def _update_infos(self) -> None:
         scores = list(self.game_state.scores())
@@ -404,8 +397,9 @@ class TurnBasedAECEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         self._require_game("render()")
-        if self.render_mode == "ansi":
-            return self._render_ansi()
+        if self.render_mode == "ansi":  # the engine's text board under the game's header
+            header = self._ansi_header()
+            return f"{header}\n{self.game_state}" if header else str(self.game_state)
         if self.render_mode == "svg":
             return self._render_svg()
         picture = self.renderer.draw(self.game_state)

@@ -1,4 +1,4 @@
-"""Drawing Mole Hill positions: ``ansi`` text and ``rgb_array`` images (numpy only).
+"""Drawing Mole Hill positions: ``rgb_array`` images (numpy only).
 
 Images use the shared primitives of :mod:`tabletop_zoo.envs._render` (no pygame):
 a checkered lawn, flowers in the top-left corner of their space, the centre hole, rods as
@@ -40,12 +40,6 @@ PAPER = (235, 230, 215)
 LEGEND_LINE = 18
 LEGEND_HEIGHT = 3 * LEGEND_LINE + 8
 BOARD_HEIGHT = MARGIN + board.ROWS * CELL + 8
-
-
-def render_ansi(state: MoleHillState, header: str = "") -> str:
-    """Text picture: the engine's board (``str(state)``) preceded by an optional header."""
-    text = str(state)
-    return f"{header}\n{text}" if header else text
 
 
 def space_centre(space: int) -> tuple[float, float]:
