@@ -33,7 +33,7 @@ from tabletop_zoo.envs._render import HumanWindow
 from tabletop_zoo.envs._svg import state_svg
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
-from tabletop_zoo.envs.results import score_margins, win_returns
+from tabletop_zoo.envs.results import final_result, score_margins
 
 REWARD_MODES = ("win", "score")
 
@@ -323,12 +323,9 @@ class TurnBasedAECEnv(AECEnv):
 
     def _final_rewards(self) -> list[float]:
         """Rewards of the position as it stands (end of game or truncation)."""
-        scores = self.game_state.scores()
         if self.reward_mode == "score":
-            return score_margins(scores)
-        if self.game_state.is_terminal():
-            return [float(r) for r in self.game_state.returns()]
-        return win_returns(scores)
+            return score_margins(self.game_state.scores())
+        return final_result(self.game_state)[0]
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""

@@ -21,7 +21,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from tabletop_zoo.baselines.agents import Agent, MCTSAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.results import final_result
 from tabletop_zoo.wrappers._openspiel_parameters import (
     CHANCE_SEEDS,
     DEFAULT_MAX_MOVES,
@@ -219,9 +219,7 @@ class TabletopState(pyspiel.State):
         n = self.tabletop_game.num_players()
         if state is None or not self.is_terminal():
             return [0.0] * n
-        if state.is_terminal():
-            return [float(r) for r in state.returns()]
-        return [float(r) for r in win_returns(state.scores())]
+        return final_result(state)[0]
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The observation planes of ``player`` (default: the seat to move), flat and
