@@ -29,7 +29,7 @@ from tabletop_zoo.envs.fast_checks import (
 )
 from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.fast_random import check_words
-from tabletop_zoo.envs.fast_search import run_search
+from tabletop_zoo.envs.fast_search import new_tree, set_node
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["FastEngineBase", "FastStateBase"]
@@ -373,13 +373,18 @@ class FastStateBase:
         max_depth: int | None = None,
         solve: bool = True,
     ) -> tuple[tuple, int]:
-        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
-        the tree arrays and node count. Draws from ``words``; the row is not changed."""
-        return run_search(
-            self._search_loop, self.row, self._kernel_context(), self.current_player,
-            root_actions, self.num_players, self.engine.num_actions, check_words(words),
-            simulations, exploration, max_depth, solve,
-        )  # fmt: skip
+        """``MCTSAgent``'s search in compiled code (the game's ``_search_loop`` over the
+        tree of :mod:`..fast_search`) with ``root_actions`` (already shuffled) untried at
+        the root: the tree arrays and node count. Draws from ``words``; the row is not
+        changed."""
+        words = check_words(words)
+        tree = new_tree(simulations + 1, self.num_players, self.engine.num_actions)
+        actions = np.asarray(root_actions, dtype=np.int64)
+        set_node(tree, 0, self.current_player, actions, len(actions))
+        depth = -1 if max_depth is None else int(max_depth)
+        count = self._search_loop(self.row, self._kernel_context(), tree, words, simulations,
+                                  float(exploration), depth, solve)  # fmt: skip
+        return tree, int(count)
 
     def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
         """Play ``action`` (an int in range) in compiled code if it is legal; False (row
