@@ -1,9 +1,6 @@
 """The bases of the compiled engines of every game: the batched engine's row checks and
 shared methods (:class:`FastEngineBase`) and the one-game view behind the engine protocol
-(:class:`FastStateBase`).
-
-Imported by each game's ``fast/engine.py`` and ``fast/state.py``; needs no numba itself
-(the subclasses bring the compiled code).
+(:class:`FastStateBase`), subclassed by each game's ``fast/engine.py`` and ``fast/state.py``.
 """
 
 from __future__ import annotations
@@ -169,7 +166,7 @@ class FastEngineBase:
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
         self.check_states(states, writeable=True)
-        self._reset_games(states, self.check_which(which, len(states)))
+        self._reset_games(states, active_rows(which, len(states), "which"))
 
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -266,28 +263,20 @@ class FastEngineBase:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The checked ``actions`` and ``active`` mask of a step on ``states``;
         IllegalActionError (nothing changed) naming the first game whose action is not
-        legal and its legal actions (:meth:`_legal_list`, at most 20)."""
+        legal and its legal actions (at most 20)."""
         actions = check_actions(actions, len(states))
         active = active_rows(active, len(states))
         bad = self.batch.first_illegal(states, actions, active)
         if bad >= 0:
-            legal = self._legal_list(states, bad)
+            legal = np.flatnonzero(self._legal_mask(states[bad : bad + 1])[0]).tolist()
             raise IllegalActionError(
                 f"game {bad}: action {actions[bad]} is not legal; legal: {legal[:20]}"
             )
         return actions, active
 
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:  # pragma: no cover
-        """The legal actions of game ``index``, as the error of a step lists them."""
-        raise NotImplementedError
-
     def check_new_batch(self, batch_size: Any) -> int:
         """``batch_size`` as an int 0..2**24 (InvalidOptionError)."""
         return check_count("batch_size", batch_size, 0, 2**24)
-
-    def check_which(self, which: Any, batch_size: int) -> np.ndarray:
-        """A ``(batch_size,)`` bool row selection (InvalidOptionError)."""
-        return active_rows(which, batch_size, "which")
 
 
 class FastStateBase:

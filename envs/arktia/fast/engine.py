@@ -139,9 +139,6 @@ class FastArktia(FastEngineBase):
         B.step_batch(states, actions, active, bool(autoreset), *self._restart_args, *result)
         return result
 
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
-        return states[index, K.LEGAL : K.LEGAL + states[index, K.LEGAL_COUNT]].tolist()
-
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)

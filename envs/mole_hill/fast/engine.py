@@ -123,9 +123,6 @@ class FastMoleHill(FastEngineBase):
                result.rewards, result.terminated, result.final_scores)  # fmt: skip
         return result
 
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
-        return np.flatnonzero(self._legal_mask(states[index : index + 1])[0]).tolist()
-
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
