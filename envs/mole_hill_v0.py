@@ -12,18 +12,12 @@
 
 Each agent plays both roles (mole one round, gardener the other), so both use
 the same action space; the action encoding and notation are in
-:mod:`tabletop_zoo.envs.mole_hill.board`. Observation planes are relative to
-the observing agent ("me" / "opponent"); ``state()`` gives the same planes from
-``player_0``'s side (seat-absolute). ``env.unwrapped.game_state`` (alias ``game``) is the live
+:mod:`tabletop_zoo.envs.mole_hill.board`. ``env.unwrapped.game_state`` is the live
 :class:`~tabletop_zoo.envs.mole_hill.MoleHillState` (agents must not mutate it),
-``env.unwrapped.engine`` the :class:`~tabletop_zoo.envs.mole_hill.MoleHillGame`,
-``env.unwrapped.encoder`` the observation encoder. ``raw_env(num_players=2,
-render_mode=None, reward_mode="win", max_turns=None, random_flowers=False,
-observation_layout="hwc")``; the code is
-in :mod:`tabletop_zoo.envs.mole_hill.env`. Calls out of order on ``raw_env`` raise
-:class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live
-env continue the same game (``docs/errors.md``). The observation planes are documented
-in :mod:`tabletop_zoo.envs.mole_hill.observation`.
+``env.unwrapped.engine`` the :class:`~tabletop_zoo.envs.mole_hill.MoleHillGame`. The turn
+cycle, rewards, errors and copies are those of every game
+(:mod:`tabletop_zoo.envs._aec_base`); the observation planes (relative to the observing
+agent) are documented in :mod:`tabletop_zoo.envs.mole_hill.observation`.
 """
 
 from tabletop_zoo.envs.mole_hill.env import ALLOWED_OPTIONS, env, raw_env

@@ -1,9 +1,6 @@
-"""Mole Hill as a two-player PettingZoo AEC environment (``raw_env``, ``env``, options).
-
-The turn cycle, rewards, masks, observation, ``state()`` and rendering are those of
-:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`; this module builds the engine,
-the observation encoder and the renderer, and declares the options. The env card is the
-docstring of :mod:`tabletop_zoo.envs.mole_hill_v0`.
+"""Mole Hill as a two-player PettingZoo AEC environment: the engine, encoder and renderer
+given to :class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`, and the options (the env
+card is the docstring of :mod:`tabletop_zoo.envs.mole_hill_v0`).
 """
 
 from __future__ import annotations
