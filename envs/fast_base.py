@@ -22,7 +22,9 @@ from tabletop_zoo.envs.fast_checks import (
     active_rows,
     check_actions,
     check_count,
+    check_opponent,
     check_seats,
+    seat_array,
 )
 from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.fast_random import check_words
@@ -39,7 +41,8 @@ class FastEngineBase:
     ``state_class`` (its one-row view), ``score`` (the compiled score of a row and seat),
     ``player_column`` (the seat to act, -1 once the game is over), ``config_column`` (the
     :func:`configuration_fingerprint`), and what the ``batch`` kernels take besides the
-    rows: ``_greedy_tables`` (greedy actions) and ``_restart_args`` (step and random play).
+    rows: ``_greedy_tables`` (greedy actions), ``_opponent_args`` (compiled opponents) and
+    ``_restart_args`` (step and random play).
 
     Every public method that takes rows checks them first (:meth:`check_states`): a row
     that is not a position of this configuration gets an ``InvalidStateError`` (a
@@ -53,6 +56,7 @@ class FastEngineBase:
     score: Any
     _greedy_tables: tuple
     _restart_args: tuple
+    _opponent_args: tuple
     player_column: int
     config_column: int
     num_actions: int
@@ -183,8 +187,16 @@ class FastEngineBase:
 
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:  # pragma: no cover
-        raise NotImplementedError
+    ) -> StepResult:
+        check_opponent(opponent)
+        b = len(states)
+        seats = seat_array(seats, b)  # checked by the public twin
+        result = self._zero_results(b)
+        greedy = opponent == "greedy"
+        self.batch.play_opponents(
+            states, seats, active_rows(active, b), greedy, *self._opponent_args, *result
+        )
+        return result
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, *observation_shape)`` float32 planes, game ``i`` seen by ``seats[i]`` (the
@@ -215,8 +227,11 @@ class FastEngineBase:
 
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:  # pragma: no cover
-        raise NotImplementedError
+    ) -> StepResult:
+        actions, active = self._step_inputs(states, actions, active)
+        result = self._zero_results(len(states))
+        self.batch.step(states, actions, active, bool(autoreset), *self._restart_args, *result)
+        return result
 
     def _zero_results(self, b: int) -> StepResult:
         """The zeroed result of a step on ``b`` games (the kernels fill it in)."""

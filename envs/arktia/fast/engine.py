@@ -42,13 +42,10 @@ from tabletop_zoo.envs.errors import (
 )
 from tabletop_zoo.envs.fast_base import FastEngineBase
 from tabletop_zoo.envs.fast_checks import (
-    active_rows,
-    check_opponent,
     configuration_fingerprint,
     seat_array,
 )
 from tabletop_zoo.envs.fast_common import bit_list
-from tabletop_zoo.envs.fast_protocol import StepResult
 
 __all__ = ["FastArktia", "FastArktiaState"]
 
@@ -101,6 +98,7 @@ class FastArktia(FastEngineBase):
         self._cells, self._sizes = O.observation_tables(encoder)
         self.initial_row = self.from_state(self.game.new_initial_state())
         self._greedy_tables = (self.tables,)
+        self._opponent_args = (self.max_turns, self.tables)
         self._restart_args = (self.max_turns, self.initial_row, self.tables)
 
     def __repr__(self) -> str:
@@ -119,25 +117,6 @@ class FastArktia(FastEngineBase):
 
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         states[which] = self.initial_row
-
-    def _play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        check_opponent(opponent)
-        b = len(states)
-        seats = seat_array(seats, b)  # checked by the public twin
-        result = self._zero_results(b)
-        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
-                         self.max_turns, self.tables, *result)  # fmt: skip
-        return result
-
-    def _step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        actions, active = self._step_inputs(states, actions, active)
-        result = self._zero_results(len(states))
-        B.step_batch(states, actions, active, bool(autoreset), *self._restart_args, *result)
-        return result
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin

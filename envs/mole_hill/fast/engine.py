@@ -28,14 +28,11 @@ from tabletop_zoo.envs.errors import (
 )
 from tabletop_zoo.envs.fast_base import FastEngineBase
 from tabletop_zoo.envs.fast_checks import (
-    active_rows,
     check_count,
-    check_opponent,
     configuration_fingerprint,
     seat_array,
 )
 from tabletop_zoo.envs.fast_common import bit_list
-from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
@@ -58,6 +55,7 @@ class FastMoleHill(FastEngineBase):
     state_class = FastMoleHillState
     score = staticmethod(score)
     _greedy_tables = ()
+    _opponent_args = ()
     player_column = K.PLAYER
     config_column = K.CONFIG
     row_problems = B.ROW_PROBLEMS
@@ -102,26 +100,6 @@ class FastMoleHill(FastEngineBase):
         rows = np.flatnonzero(which)
         if len(rows):
             states[rows] = self.new_states(len(rows))
-
-    def _play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        check_opponent(opponent)
-        b = len(states)
-        seats = seat_array(seats, b)  # checked by the public twin
-        result = self._zero_results(b)
-        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
-                         result.rewards, result.terminated, result.final_scores)  # fmt: skip
-        return result
-
-    def _step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        actions, active = self._step_inputs(states, actions, active)
-        result = self._zero_results(len(states))
-        B.step(states, actions, active, bool(autoreset), *self._restart_args,
-               result.rewards, result.terminated, result.final_scores)  # fmt: skip
-        return result
 
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
