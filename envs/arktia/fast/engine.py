@@ -235,10 +235,6 @@ class FastArktia(FastEngineBase):
         ]
         return ArktiaState.from_json(json.dumps(data))
 
-    def legal_list(self, row: np.ndarray) -> list[int]:
-        """The legal actions stored in a row, ascending."""
-        return row[K.LEGAL : K.LEGAL + row[K.LEGAL_COUNT]].tolist()
-
     def canonical(self, row: np.ndarray) -> np.ndarray:
         """The meaningful part of a row (the legal list's unused tail cut off)."""
         return row[: K.LEGAL + row[K.LEGAL_COUNT]]

@@ -132,7 +132,7 @@ class FastArktiaState(FastStateBase):
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
-        return self.engine.legal_list(self.row)
+        return self.row[K.LEGAL : K.LEGAL + self.row[K.LEGAL_COUNT]].tolist()
 
     def _apply_checked(self, action: int) -> bool:
         return _apply_checked(self.row, action, self.engine.tables)
