@@ -192,10 +192,7 @@ class TurnBasedAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
-                {
-                    "observation": planes,
-                    "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
-                }
+                action_mask=spaces.Box(0, 1, (num_actions,), dtype=np.int8), observation=planes
             )
             for a in self.possible_agents
         }
