@@ -35,13 +35,8 @@ def _flower(space: int, colour: tuple[int, int, int]) -> str:
 
 def _edge_box(edge: int, half: float) -> dict[str, float]:
     """``x, y, width, height`` of a bar of half-thickness ``half`` on ``edge``."""
-    a, b = board.EDGE_SPACES[edge]
-    ay, ax = space_centre(a)
-    if b == a + 1:  # vertical bar on the edge to the right of a
-        x = ax + CELL / 2
-        return {"x": x - half, "y": ay - CELL / 2, "width": 2 * half, "height": float(CELL)}
-    y = ay + CELL / 2
-    return {"x": ax - CELL / 2, "y": y - half, "width": float(CELL), "height": 2 * half}
+    y0, x0, y1, x1 = pic.edge_rect(edge, half)
+    return {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}
 
 
 @functools.cache
