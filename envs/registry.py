@@ -26,6 +26,7 @@ from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import module_available
 
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
@@ -312,10 +313,7 @@ def fast_path_available() -> bool:
 def _numba_installed() -> bool:
     """Whether numba can be imported, looked up once per process: without numba every
     lookup searches the whole path, and the agents ask on every call."""
-    try:
-        return importlib.util.find_spec("numba") is not None
-    except (ImportError, ValueError):
-        return False
+    return module_available("numba")
 
 
 def fast_engine(
