@@ -104,10 +104,7 @@ class Layout:
             near = [(r + dr, c + dc) for dr, dc in DIRECTIONS]
             nb = tuple(sorted(pos[rc] for rc in near if rc in pos))
             neighbours.append(nb)
-            m = 0
-            for t in nb:
-                m |= 1 << t
-            masks.append(m)
+            masks.append(sum(1 << t for t in nb))
             per_dir = []
             for dr, dc in DIRECTIONS:
                 ray = []

@@ -93,15 +93,12 @@ class ArktiaObservationEncoder:
         self.shape = (self.num_rows, self.num_cols, self.num_planes)
 
         # slot_of[observer][owner]: owner 0..3 or NEUTRAL (4) -> colour slot
+        seats = np.arange(n, dtype=np.intp)
         self.slot_of = np.zeros((n, NEUTRAL + 1), dtype=np.intp)
-        for observer in range(n):
-            for owner in range(n):
-                self.slot_of[observer, owner] = (owner - observer) % n
-            self.slot_of[observer, NEUTRAL] = n
+        self.slot_of[:, :n] = (seats[None, :] - seats[:, None]) % n
+        self.slot_of[:, NEUTRAL] = n
         # seat_at[observer][slot]: the seat in slot ``slot`` (inverse of slot_of)
-        self.seat_at = np.array(
-            [[(observer + s) % n for s in range(n)] for observer in range(n)], dtype=np.intp
-        )
+        self.seat_at = (seats[:, None] + seats[None, :]) % n
         # all pieces of the game: every reserve of the initial state, own and neutral (R5)
         initial = game.new_initial_state()
         self.total_pieces = sum(
