@@ -17,16 +17,15 @@ both ways and :class:`FastArktiaState` offers the engine protocol on one row.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState, serialization
 from tabletop_zoo.envs.arktia.constants import (
     DEFAULT_MAX_TURNS,
-    KIND_LETTERS,
     NEUTRAL,
+    ROUND_PHASES,
     STACK_SHAPES,
 )
 from tabletop_zoo.envs.arktia.fast import batch as B
@@ -34,6 +33,7 @@ from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
+from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot
 from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
@@ -192,48 +192,42 @@ class FastArktia(FastEngineBase):
         """The Python state of a compiled row, rebuilt through ``from_json`` (which checks
         material, connectivity and the legal actions with the reference rules)."""
         row = self.check_row(row)  # read-only: a writeable copy
-        data = json.loads(self.game.new_initial_state().to_json())
-        names = self.game.layout.names
-        n = self.num_players
-        alive = bit_list(row[K.ALIVE])
+        n, layout = self.num_players, self.game.layout
 
-        def colour_json(owner: int) -> int | str:
-            return "neutral" if owner == NEUTRAL else owner
+        def cut(column: int, count: int) -> tuple[int, ...]:
+            return tuple(row[column : column + count].tolist())
 
-        data["stacks"] = {
-            names[t]: [
-                [colour_json(int(piece) // 3), KIND_LETTERS[int(piece) % 3]]
-                for piece in row[K.PIECES + 3 * t : K.PIECES + 3 * t + row[K.HEIGHT + t]]
-            ]
-            for t in alive
-        }
-        data["melted_tiles"] = [names[t] for t in range(len(names)) if t not in alive]
-        data["reserves"] = [row[K.RESERVE + 3 * s : K.RESERVE + 3 * s + 3].tolist()
-                            for s in range(n)]  # fmt: skip
-        data["neutral_reserves"] = [
-            row[K.NEUTRAL_RESERVE + 3 * s : K.NEUTRAL_RESERVE + 3 * s + 3].tolist()
-            for s in range(n)
+        def mask(word: Any) -> int:  # a tile set as a Python int (bit 63 included)
+            return sum(1 << t for t in bit_list(word))
+
+        rnd = int(row[K.ROUND])
+        phase = {K.CHOOSE: "choose", K.MELT_SUB: "melt"}.get(int(row[K.SUB]), ROUND_PHASES[rnd])
+        pieces = [cut(K.PIECES + 3 * t, row[K.HEIGHT + t]) for t in range(layout.num_tiles)]
+        pending = range(row[K.PENDING_COUNT])
+        groups = [
+            cut(K.PENDING_GROUPS + e * K.MAX_GROUPS, row[K.PENDING_SIZE + e]) for e in pending
         ]
-        data["removed"] = row[K.REMOVED : K.REMOVED + n].tolist()
-        data["melted"] = row[K.MELTED : K.MELTED + n].tolist()
-        data["round"] = int(row[K.ROUND])
-        sub = row[K.SUB]
-        main = ("setup", "opening", "opening", "normal")[int(row[K.ROUND])]
-        data["phase"] = "choose" if sub == K.CHOOSE else "melt" if sub == K.MELT_SUB else main
-        data["current_player"] = int(row[K.CUR])
-        data["ended"] = [s for s in range(n) if row[K.ENDED + s]]
-        data["turn"] = int(row[K.TURN])
-        data["pending_choices"] = [
-            {
-                "colour": colour_json(int(row[K.PENDING_COLOUR + e])),
-                "groups": [
-                    [names[t] for t in bit_list(row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i])]
-                    for i in range(row[K.PENDING_SIZE + e])
-                ],
-            }
-            for e in range(row[K.PENDING_COUNT])
-        ]
-        return ArktiaState.from_json(json.dumps(data))
+        snapshot = ArktiaSnapshot(
+            num_players=n,
+            neutral_pieces=self.game.neutral_pieces,
+            layout=layout,
+            alive=mask(row[K.ALIVE]),
+            stacks=tuple(tuple(divmod(piece, 3) for piece in stack) for stack in pieces),
+            reserves=tuple(cut(K.RESERVE + 3 * s, 3) for s in range(n)),
+            neutral_reserves=tuple(cut(K.NEUTRAL_RESERVE + 3 * s, 3) for s in range(n)),
+            removed=cut(K.REMOVED, n),
+            melted=cut(K.MELTED, n),
+            round=rnd,
+            phase=phase,
+            current_player=int(row[K.CUR]),
+            ended=tuple(bool(x) for x in cut(K.ENDED, n)),
+            turn=int(row[K.TURN]),
+            pending_choices=tuple(
+                (int(row[K.PENDING_COLOUR + e]), tuple(mask(g) for g in group))
+                for e, group in enumerate(groups)
+            ),
+        )
+        return ArktiaState.from_json(serialization.dumps(snapshot))
 
     def canonical(self, row: np.ndarray) -> np.ndarray:
         """The meaningful part of a row (the legal list's unused tail cut off)."""
