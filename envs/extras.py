@@ -58,11 +58,8 @@ def _installed_from_a_clone() -> bool:
 
 
 def install_command(extra: str) -> str:
-    """The pip command that installs ``extra`` the way this package was installed.
-
-    tabletop-zoo is not published on a package index, so a non-editable install (a wheel,
-    ``pip install .``) is told to install from a clone as well.
-    """
+    """The pip command that installs ``extra`` the way this package was installed (not
+    being on a package index, a non-editable install is told to use a clone as well)."""
     if _installed_from_a_clone():
         return f'pip install -e ".[{extra}]"'
     return f'pip install ".[{extra}]" in a clone of the tabletop-zoo repository'

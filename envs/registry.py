@@ -123,11 +123,8 @@ class GameSpec:
         return [(self.golden_name(n, seed), n, seed) for n, seed in self.golden_seeds]
 
     def fast_engine_class(self) -> type:
-        """Import and return the compiled engine's class.
-
-        Raises ImportError (saying how to install the ``fast`` extra) when numba is
-        missing, and InvalidOptionError when the game has no compiled engine.
-        """
+        """Import and return the compiled engine's class (ImportError saying how to
+        install the ``fast`` extra without numba; InvalidOptionError if there is none)."""
         if self.fast_engine is None:
             raise InvalidOptionError(f"{self.name} has no compiled engine")
         return _import_attribute(self.fast_engine)
@@ -216,11 +213,8 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType(_REGISTERED)
 
 @contextmanager
 def extended(spec: GameSpec) -> Iterator[GameSpec]:
-    """Add ``spec`` to :data:`GAMES` inside a ``with`` block (tests, experiments).
-
-    Everything that iterates ``GAMES`` (scripts, generic tests, registration) sees the
-    extra game until the block ends.
-    """
+    """Add ``spec`` to :data:`GAMES` (so to everything that iterates it) inside a ``with``
+    block (tests, experiments)."""
     if spec.name in _REGISTERED:
         raise InvalidOptionError(f"a game named {spec.name!r} is already registered")
     _REGISTERED[spec.name] = spec
@@ -290,15 +284,10 @@ FAST_SWITCH = "TABLETOP_ZOO_FAST"
 
 
 def fast_path_available() -> bool:
-    """Whether the compiled engines are used where the package chooses the engine (the
-    search agents, see :func:`fast_state`): the ``fast`` extra (numba) is installed and
-    the environment variable ``TABLETOP_ZOO_FAST`` is not ``0``.
-
-    The switch changes speed only: both paths give the same games for a seed.
-    ``TABLETOP_ZOO_FAST`` other than ``0``, ``1`` or empty is an
-    :class:`InvalidOptionError`. Asking for a compiled engine by name
-    (:func:`fast_engine`, the vector env) is not affected by the switch.
-    """
+    """Whether the search agents use the compiled engines (:func:`fast_state`): numba is
+    installed and ``TABLETOP_ZOO_FAST`` is not ``0`` (other than ``0``, ``1`` or empty:
+    InvalidOptionError). Speed only: both paths give the same games for a seed; a compiled
+    engine asked for by name (:func:`fast_engine`, the vector env) ignores the switch."""
     switch = os.environ.get(FAST_SWITCH, "").strip()
     if switch not in ("", "0", "1"):
         raise InvalidOptionError(f"{FAST_SWITCH} must be 0 (off) or 1 (on), got {switch!r}")
@@ -319,11 +308,8 @@ def _numba_installed() -> bool:
 def fast_engine(
     game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
 ) -> FastEngine:
-    """The compiled batched engine of ``game`` for these game options (imports numba).
-
-    ``max_turns``: truncation limit for games that have one (default: the env's).
-    ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
-    """
+    """The compiled batched engine of ``game`` for these game options (imports numba;
+    ImportError without it); ``max_turns``: the truncation limit (default: the env's)."""
     engine_class = get_spec(game).fast_engine_class()
     rules = new_game(game, num_players, **options)
     return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)
