@@ -14,6 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
+from tabletop_zoo.envs.fast_checks import active_rows
 
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
@@ -129,12 +130,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         if mask is not None:
             if not self._ready:
                 raise UsageError("reset(options={'reset_mask': ...}) before a full reset()")
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise InvalidOptionError(
-                    f"reset_mask must be a bool array of shape ({self.num_envs},), "
-                    f"got {mask.dtype} {mask.shape}"
-                )
+            mask = active_rows(mask, self.num_envs, "reset_mask")
         return self._undoable(self._reset, seed, mask)
 
     def _reset(
