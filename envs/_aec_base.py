@@ -83,10 +83,10 @@ def positive_int_option(name: str, value: Any) -> int:
     return number
 
 
-def reward_mode_option(value: Any) -> str:
-    """``value`` if it is one of :data:`REWARD_MODES`, else :class:`InvalidOptionError`."""
-    if not isinstance(value, str) or value not in REWARD_MODES:
-        raise InvalidOptionError(f"reward_mode must be one of {REWARD_MODES}, got {value!r}")
+def choice_option(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else :class:`InvalidOptionError`."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidOptionError(f"{name} must be one of {choices}, got {value!r}")
     return value
 
 
@@ -175,7 +175,7 @@ class TurnBasedAECEnv(AECEnv):
                 f"render_mode must be None or one of {modes}, got {render_mode!r}"
             )
         self.render_mode = render_mode
-        self.reward_mode = reward_mode_option(reward_mode)
+        self.reward_mode = choice_option("reward_mode", reward_mode, REWARD_MODES)
         self.max_turns = None if max_turns is None else positive_int_option("max_turns", max_turns)
         self.engine = engine
         self.encoder = encoder

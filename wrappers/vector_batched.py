@@ -12,7 +12,12 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
+from tabletop_zoo.envs._aec_base import (
+    REWARD_MODES,
+    choice_option,
+    positive_int_option,
+    seat_option,
+)
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
 from tabletop_zoo.envs.fast_checks import active_rows
 
@@ -91,7 +96,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat = seat_option(
             "learner_seat", learner_seat, engine.num_players, "a random seat per episode"
         )
-        reward_mode = reward_mode_option(reward_mode)
+        reward_mode = choice_option("reward_mode", reward_mode, REWARD_MODES)
         self.autoreset_mode = modes[key]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.engine = engine
