@@ -12,6 +12,7 @@ one crashes on every Python game, OpenSpiel 2.0.2); :class:`AgentBot` seats our 
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any
 
 import numpy as np
@@ -351,15 +352,11 @@ def _register() -> list[str]:
     for spec in GAMES.values():
         name = short_name(spec.name)
         if name not in registered:
-            default_type = _game_type(spec, None, stochastic=False)
-
-            def factory(params: dict[str, Any] | None = None, _game: str = spec.name) -> Any:
-                return TabletopGame(_game, params)
-
-            pyspiel.register_game(default_type, factory)
+            factory = functools.partial(load_game, spec.name)
+            pyspiel.register_game(_game_type(spec, None, stochastic=False), factory)
             # OpenSpiel's registry outlives the interpreter: a factory whose last reference
             # it drops after shutdown is freed without the GIL and aborts the process. One
-            # reference that is never released keeps the two small functions alive.
+            # reference that is never released keeps the small factories alive.
             _FACTORIES[name] = factory
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(factory))
         names.append(name)
