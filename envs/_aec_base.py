@@ -343,10 +343,7 @@ class TurnBasedAECEnv(AECEnv):
             raise UsageError(
                 f"observe({agent!r}): no such agent; the agents are {self.possible_agents}"
             )
-        return {
-            "observation": self._observation(seat),
-            "action_mask": self.action_mask(agent),
-        }
+        return {"observation": self._observation(seat), "action_mask": self.action_mask(agent)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; UsageError before ``reset()``."""

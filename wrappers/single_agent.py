@@ -23,12 +23,7 @@ from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.envs._aec_base import choice_option, seat_option
 from tabletop_zoo.envs._json import short
-from tabletop_zoo.envs.errors import (
-    IllegalActionError,
-    InvalidOptionError,
-    UsageError,
-    as_integer,
-)
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError, as_integer
 
 __all__ = ["SingleAgentEnv", "make_env"]
 

@@ -116,12 +116,7 @@ def _last_mark(action: int | None) -> list[str]:
     name = board.ACTION_NAMES[action]
     if action < board.ROD_OFFSET:
         y, x = space_centre(action)
-        box = {
-            "x": x - CELL / 2 + 2,
-            "y": y - CELL / 2 + 2,
-            "width": CELL - 4,
-            "height": CELL - 4,
-        }
+        box = {"x": x - CELL / 2 + 2, "y": y - CELL / 2 + 2, "width": CELL - 4, "height": CELL - 4}
     else:
         box = _edge_box(action - board.ROD_OFFSET, 7.0)
     return [el("rect", **box, fill="none", stroke=LAST, stroke_width=3, data_last=name)]

@@ -41,10 +41,7 @@ from tabletop_zoo.envs.errors import (
     as_integer,
 )
 from tabletop_zoo.envs.fast_base import FastEngineBase
-from tabletop_zoo.envs.fast_checks import (
-    configuration_fingerprint,
-    seat_array,
-)
+from tabletop_zoo.envs.fast_checks import configuration_fingerprint, seat_array
 from tabletop_zoo.envs.fast_common import bit_list
 
 __all__ = ["FastArktia", "FastArktiaState"]
