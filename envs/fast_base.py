@@ -297,8 +297,8 @@ class FastEngineBase:
 class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
-    go through the pure-Python state (text, notation, JSON). A subclass gives ``scores``
-    and the compiled ``legal_actions`` and ``_apply_checked``."""
+    go through the pure-Python state (text, notation, JSON). A subclass gives the compiled
+    ``legal_actions``, ``_apply_checked`` and loops (below)."""
 
     __slots__ = ("engine", "row")
 
@@ -409,6 +409,10 @@ class FastStateBase:
     def to_state(self) -> Any:
         """The equivalent pure-Python state."""
         return self.engine.to_state(self.row)
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of ``action`` in this position."""
+        return self.to_state().action_to_string(action)
 
     def string_to_action(self, text: str) -> int:
         """Parse notation, checked against this position."""

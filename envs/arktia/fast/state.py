@@ -136,7 +136,3 @@ class FastArktiaState(FastStateBase):
 
     def _apply_checked(self, action: int) -> bool:
         return _apply_checked(self.row, action, self.engine.tables)
-
-    def action_to_string(self, action: int) -> str:
-        """Notation of ``action`` in this position."""
-        return self.to_state().action_to_string(action)

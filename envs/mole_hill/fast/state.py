@@ -6,8 +6,6 @@ Python engine's rollouts play."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tabletop_zoo.envs import fast_search as S
@@ -135,22 +133,18 @@ class FastMoleHillState(FastStateBase):
     """One compiled game behind the engine protocol (``legal_actions``, ``apply_action``,
     ``clone``, ...); text, notation and JSON go through the Python state."""
 
-    __slots__ = ("_buffer",)
-
-    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
-        super().__init__(engine, row, trusted)
-        self._buffer = engine._scratch  # scratch for action lists (never kept)
-
+    __slots__ = ()
     _search_loop = staticmethod(_search)
     _rollout_loop = staticmethod(_rollout)
     _greedy_loop = staticmethod(_greedy_best)
 
     def _kernel_context(self) -> np.ndarray:
-        return self._buffer
+        return self.engine._scratch  # the engine's scratch for action lists (never kept)
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
-        return self._buffer[: _legal_list(self.row, self._buffer)].tolist()
+        buffer = self.engine._scratch
+        return buffer[: _legal_list(self.row, buffer)].tolist()
 
     def _apply_checked(self, action: int) -> bool:
         return _apply_checked(self.row, action)
