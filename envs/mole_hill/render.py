@@ -40,6 +40,8 @@ PAPER = (235, 230, 215)
 LEGEND_LINE = 18
 LEGEND_HEIGHT = 3 * LEGEND_LINE + 8
 BOARD_HEIGHT = MARGIN + board.ROWS * CELL + 8
+#: The picture's size: the 7 x 9 board, then the legend.
+HEIGHT, WIDTH = BOARD_HEIGHT + LEGEND_HEIGHT, MARGIN + board.COLS * CELL + 8
 
 
 def space_centre(space: int) -> tuple[float, float]:
@@ -73,19 +75,17 @@ class MoleHillImageRenderer:
     def __init__(self, game: MoleHillGame) -> None:
         """The picture size is fixed by the 7 x 9 board."""
         self.game = game
-        self.height = BOARD_HEIGHT + LEGEND_HEIGHT
-        self.width = MARGIN + board.COLS * CELL + 8
+        self.height, self.width = HEIGHT, WIDTH
 
     def draw(self, state: MoleHillState) -> np.ndarray:
-        """The picture of ``state``."""
+        """The picture of ``state`` (:func:`draw_board`)."""
         return draw_board(state)
 
 
 def draw_board(state: MoleHillState) -> np.ndarray:
     """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole,
     and the legend under the board."""
-    h, w = BOARD_HEIGHT + LEGEND_HEIGHT, MARGIN + board.COLS * CELL + 8
-    img = _render.blank_image(h, w, PAPER)
+    img = _render.blank_image(HEIGHT, WIDTH, PAPER)
     for s in range(board.NUM_SPACES):
         r, c = divmod(s, board.COLS)
         y, x = MARGIN + r * CELL, MARGIN + c * CELL

@@ -18,8 +18,6 @@ from tabletop_zoo.envs.mole_hill import render as pic
 from tabletop_zoo.envs.mole_hill.render import CELL, MARGIN, space_centre
 from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MOLE_PIECES, MoleHillState
 
-WIDTH = MARGIN + board.COLS * CELL + 8
-
 
 def _flower(space: int, colour: tuple[int, int, int]) -> str:
     y, x = space_centre(space)
@@ -106,7 +104,7 @@ def board_svg(state: MoleHillState, last_action: int | None = None) -> tuple[int
     key += "red flower 2, white flower 1"
     for k, line in enumerate((*pic.legend_lines(state), key)):
         out.append(el("text", line, x=MARGIN, y=pic.BOARD_HEIGHT + 14 + k * pic.LEGEND_LINE))
-    return WIDTH, pic.BOARD_HEIGHT + pic.LEGEND_HEIGHT, out
+    return pic.WIDTH, pic.HEIGHT, out
 
 
 def _last_mark(action: int | None) -> list[str]:
