@@ -139,13 +139,9 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
             finished = [a for a in self.agents if a in self._seen]
             obs = {a: self._observe(a) for a in finished}
             rewards = {a: float(self.aec.rewards[a]) for a in finished}
-            return (
-                obs,
-                rewards,
-                {"__all__": terminated, **dict.fromkeys(finished, terminated)},
-                {"__all__": truncated, **dict.fromkeys(finished, truncated)},
-                {},
-            )
+            terminateds = {"__all__": terminated, **dict.fromkeys(finished, terminated)}
+            truncateds = {"__all__": truncated, **dict.fromkeys(finished, truncated)}
+            return obs, rewards, terminateds, truncateds, {}
         nxt = self.aec.agent_selection
         rewards = {} if acted is None or acted in self._opponents else {acted: 0.0}
         return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}
