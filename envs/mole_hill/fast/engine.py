@@ -35,10 +35,7 @@ __all__ = ["FastMoleHill", "FastMoleHillState"]
 
 
 def _space_mask(spaces: Any) -> int:
-    mask = 0
-    for s in spaces:
-        mask |= 1 << int(s)
-    return mask
+    return sum(1 << int(s) for s in spaces)  # the spaces are distinct
 
 
 class FastMoleHill(FastEngineBase):
