@@ -1,18 +1,15 @@
 """tabletop_zoo.envs: PettingZoo AEC environments for the games of ``registry.GAMES``.
 
 ``from tabletop_zoo.envs import <game>_v0`` gives a game's env module (``env()`` and
-``raw_env``). Importing this package registers every game's PettingZoo id and Gymnasium
-id (``GameSpec.pettingzoo_id``, ``GameSpec.gymnasium_id``). It imports neither torch nor
-pygame.
+``raw_env``). Its parent package ``tabletop_zoo``, imported first, registers every game's
+PettingZoo id and Gymnasium id (``GameSpec.pettingzoo_id``, ``GameSpec.gymnasium_id``). It
+imports neither torch nor pygame.
 """
 
 from types import ModuleType
 
 from tabletop_zoo.envs._lazy import import_submodule
-from tabletop_zoo.envs._registration import register_all
 from tabletop_zoo.envs.registry import GAMES
-
-register_all()
 
 #: The versioned env modules (``<game>_v0``), importable as attributes of this package.
 __all__ = [spec.env_module.rsplit(".", 1)[1] for spec in GAMES.values()]

@@ -1,29 +1,18 @@
-"""A small generic base class for turn-based PettingZoo AEC environments over a rules engine.
+"""A generic base class for turn-based PettingZoo AEC environments over a rules engine.
 
-The engine follows :mod:`tabletop_zoo.envs.protocol` (``EngineGame``, ``EngineState``).
-:class:`TurnBasedAECEnv` owns everything PettingZoo needs:
-``agents`` / ``possible_agents`` (``player_0`` .. ``player_{n-1}``, seat ``i`` =
-``player_i``), ``agent_selection`` taken from ``game.current_player`` (so an
-engine may give one seat several decisions in a row, or skip seats whose game
-is over), ``rewards`` / ``_cumulative_rewards`` / ``terminations`` /
-``truncations`` / ``infos``, end-of-game rewards, the action mask, ``state()``,
-``render()`` dispatch and ``close()``.
+The engine follows :mod:`tabletop_zoo.envs.protocol`. :class:`TurnBasedAECEnv` owns what
+PettingZoo needs: agents ``player_0`` .. ``player_{n-1}`` (seat ``i`` = ``player_i``),
+``agent_selection`` from ``game.current_player`` (one seat may take several decisions in
+a row), rewards, flags, infos, the action mask, ``state()``, rendering and ``close()``.
 
 Rewards are 0 until the game ends; then every agent gets ``game.returns()``
-(``reward_mode="win"``) or its score minus the best other score
-(``reward_mode="score"``), and all agents terminate together. With
-``max_turns`` set, all agents are truncated after that many turns (hook
-``_turns_played()``, by default the number of actions) and rewarded from the
-scores as the position stands, with the same reward mode.
-The raw env raises :class:`IllegalActionError` (from the engine) on an illegal
-action and changes nothing, and :class:`UsageError` on a call out of order (``step``
-before ``reset``, after the end, ...); :func:`wrap_classic` gives the usual PettingZoo
-classic behaviour instead (illegal move ends the game with -1 for the offender).
+(``reward_mode="win"``) or its score minus the best other score (``"score"``), and all
+terminate together. With ``max_turns``, all are truncated after that many turns (hook
+``_turns_played()``) and rewarded from the scores as the position stands. The raw env
+raises :class:`IllegalActionError` on an illegal action (nothing changes) and
+:class:`UsageError` on a call out of order; :func:`wrap_classic` gives PettingZoo's classic
+behaviour instead (an illegal move ends the game with -1 for the offender).
 ``copy.deepcopy`` and ``pickle`` of a live env continue the same game.
-
-Composition: the constructor takes the engine's Game, an observation encoder and, for
-images, a renderer (docs/DESIGN.md); ``self.game_state`` is the live engine state. Hooks:
-``_new_game(seed)``, ``_turns_played()`` and ``_ansi_header()``.
 """
 
 from __future__ import annotations
@@ -44,7 +33,7 @@ from tabletop_zoo.envs._render import HumanWindow
 from tabletop_zoo.envs._svg import state_svg
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
-from tabletop_zoo.envs.results import score_margins, win_returns
+from tabletop_zoo.envs.results import final_result, score_margins
 
 REWARD_MODES = ("win", "score")
 
@@ -94,10 +83,10 @@ def positive_int_option(name: str, value: Any) -> int:
     return number
 
 
-def reward_mode_option(value: Any) -> str:
-    """``value`` if it is one of :data:`REWARD_MODES`, else :class:`InvalidOptionError`."""
-    if not isinstance(value, str) or value not in REWARD_MODES:
-        raise InvalidOptionError(f"reward_mode must be one of {REWARD_MODES}, got {value!r}")
+def choice_option(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``, else :class:`InvalidOptionError`."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidOptionError(f"{name} must be one of {choices}, got {value!r}")
     return value
 
 
@@ -172,7 +161,6 @@ class TurnBasedAECEnv(AECEnv):
         reward_mode: str = "win",
         max_turns: int | None = None,
         renderer_class: Callable[[EngineGame], ImageRenderer] | None = None,
-        ansi_renderer: Callable[[Any, str], str] | None = None,
         observation_layout: str = "hwc",
     ) -> None:
         super().__init__()
@@ -186,16 +174,12 @@ class TurnBasedAECEnv(AECEnv):
             raise InvalidOptionError(
                 f"render_mode must be None or one of {modes}, got {render_mode!r}"
             )
-        reward_mode = reward_mode_option(reward_mode)
-        if max_turns is not None:
-            max_turns = positive_int_option("max_turns", max_turns)
         self.render_mode = render_mode
-        self.reward_mode = reward_mode
-        self.max_turns = max_turns
+        self.reward_mode = choice_option("reward_mode", reward_mode, REWARD_MODES)
+        self.max_turns = None if max_turns is None else positive_int_option("max_turns", max_turns)
         self.engine = engine
         self.encoder = encoder
         self._renderer_class = renderer_class
-        self._ansi_renderer = ansi_renderer
         self._renderer: ImageRenderer | None = None
         num_players, num_actions = engine.num_players, engine.num_actions
         self.num_actions = num_actions
@@ -208,10 +192,7 @@ class TurnBasedAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
-                {
-                    "observation": planes,
-                    "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
-                }
+                action_mask=spaces.Box(0, 1, (num_actions,), dtype=np.int8), observation=planes
             )
             for a in self.possible_agents
         }
@@ -249,9 +230,6 @@ class TurnBasedAECEnv(AECEnv):
         return self._renderer
 
     # ------------------------------------------------------------ hooks
-    def _new_game(self, seed: int) -> EngineState:
-        return self.engine.new_initial_state(seed)
-
     def _turns_played(self) -> int:
         return self.num_turns
 
@@ -261,14 +239,6 @@ class TurnBasedAECEnv(AECEnv):
     def _observation(self, seat: int) -> np.ndarray:
         planes = self.encoder.encode(self.game_state, seat)
         return np.ascontiguousarray(np.moveaxis(planes, -1, 0)) if self.channels_first else planes
-
-    def _render_rgb(self) -> np.ndarray:
-        return self.renderer.draw(self.game_state)
-
-    def _render_ansi(self) -> str:
-        if self._ansi_renderer is None:
-            return str(self.game_state)
-        return self._ansi_renderer(self.game_state, self._ansi_header())
 
     def _update_infos(self) -> None:
         scores = list(self.game_state.scores())
@@ -292,7 +262,7 @@ class TurnBasedAECEnv(AECEnv):
         """
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game_state = self._new_game(self._rng.getrandbits(63))
+        self.game_state = self.engine.new_initial_state(self._rng.getrandbits(63))
         self.num_turns = 0
         self._last = None
         self.agents = self.possible_agents[:]
@@ -330,23 +300,18 @@ class TurnBasedAECEnv(AECEnv):
         self._last = last
         self.num_turns += 1
         self._cumulative_rewards[agent] = 0.0
-        agents = self.agents
-        if game.is_terminal():
-            final = self._final_rewards()
-            for a in agents:
+        over = game.is_terminal()
+        if over or (self.max_turns is not None and self._turns_played() >= self.max_turns):
+            final = self._final_rewards()  # a truncation is scored as the position stands
+            flags = self.terminations if over else self.truncations
+            for a in self.agents:
                 self.rewards[a] = final[self._seat_of[a]]
-                self.terminations[a] = True
-            seat = self._seat_of[agent]
-            self.agent_selection = agents[(seat + 1) % len(agents)]
-        elif self.max_turns is not None and self._turns_played() >= self.max_turns:
-            final = self._final_rewards()  # scored as the position stands
-            for a in agents:
-                self.rewards[a] = final[self._seat_of[a]]
-                self.truncations[a] = True
-            self.agent_selection = self.possible_agents[game.current_player]
+                flags[a] = True
         else:
-            for a in agents:
-                self.rewards[a] = 0.0
+            self.rewards.update(dict.fromkeys(self.agents, 0.0))
+        if over:
+            self.agent_selection = self.agents[(self._seat_of[agent] + 1) % len(self.agents)]
+        else:
             self.agent_selection = self.possible_agents[game.current_player]
         self._update_infos()
         self._accumulate_rewards()
@@ -355,12 +320,9 @@ class TurnBasedAECEnv(AECEnv):
 
     def _final_rewards(self) -> list[float]:
         """Rewards of the position as it stands (end of game or truncation)."""
-        scores = self.game_state.scores()
         if self.reward_mode == "score":
-            return score_margins(scores)
-        if self.game_state.is_terminal():
-            return [float(r) for r in self.game_state.returns()]
-        return win_returns(scores)
+            return score_margins(self.game_state.scores())
+        return final_result(self.game_state)[0]
 
     def action_mask(self, agent: str) -> np.ndarray:
         """int8 mask of ``agent``'s legal actions (all zeros unless it is to move)."""
@@ -381,10 +343,7 @@ class TurnBasedAECEnv(AECEnv):
             raise UsageError(
                 f"observe({agent!r}): no such agent; the agents are {self.possible_agents}"
             )
-        return {
-            "observation": self._observation(seat),
-            "action_mask": self.action_mask(agent),
-        }
+        return {"observation": self._observation(seat), "action_mask": self.action_mask(agent)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last()``; UsageError before ``reset()``."""
@@ -429,15 +388,17 @@ class TurnBasedAECEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
         self._require_game("render()")
-        if self.render_mode == "ansi":
-            return self._render_ansi()
-        if self.render_mode == "rgb_array":
-            return self._render_rgb()
+        if self.render_mode == "ansi":  # the engine's text board under the game's header
+            header = self._ansi_header()
+            return f"{header}\n{self.game_state}" if header else str(self.game_state)
         if self.render_mode == "svg":
             return self._render_svg()
+        picture = self.renderer.draw(self.game_state)
+        if self.render_mode == "rgb_array":
+            return picture
         if self._window is None:
             self._window = HumanWindow(self.metadata["name"], self.metadata["render_fps"])
-        self._window.show(self._render_rgb())
+        self._window.show(picture)
         return None
 
     def close(self) -> None:

@@ -68,8 +68,8 @@ def _remove_stale_temporaries(path: Path) -> None:
                 os.unlink(path.parent / name)
 
 
-def _fsync_file(path: Path) -> None:
-    """Flush ``path``'s content to the disk."""
+def _fsync(path: Path) -> None:
+    """Flush ``path`` to the disk: a file's content, or a folder's renames."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -77,22 +77,13 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (best effort: not every system allows it)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def _replace(temporary: Path, path: Path) -> None:
     """Rename ``temporary`` over ``path`` keeping ``path``'s permission bits if it exists."""
     with contextlib.suppress(OSError):
         os.chmod(temporary, os.stat(path).st_mode & 0o7777)
     os.replace(temporary, path)
-    _fsync_folder(path.parent)
+    with contextlib.suppress(OSError):  # best effort: not every system syncs a folder
+        _fsync(path.parent)
 
 
 @contextlib.contextmanager
@@ -110,7 +101,7 @@ def atomic_path(path: str | Path, make_folder: bool = True) -> Iterator[Path]:
         yield temporary
         if not temporary.is_file():
             raise FileNotFoundError(f"nothing was written to {temporary} for {path}")
-        _fsync_file(temporary)
+        _fsync(temporary)
         _replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -25,11 +25,6 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def dumps(data: dict[str, Any]) -> str:
-    """JSON text of a snapshot dictionary (the standard ``json.dumps`` layout)."""
-    return json.dumps(data)
-
-
 def short(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters, for error messages."""
     text = repr(value)

@@ -10,18 +10,14 @@ missing raises its own one-line ``ImportError``.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from types import ModuleType
+
+from tabletop_zoo.envs.extras import module_available
 
 
 def import_submodule(package: str, name: str) -> ModuleType:
     """``package.name`` imported, or ``AttributeError`` when it is no sub-module."""
-    if not name.startswith("__"):  # dunders (__path__, __wrapped__) are never modules
-        full = f"{package}.{name}"
-        try:
-            found = importlib.util.find_spec(full) is not None
-        except (ImportError, ValueError):
-            found = False
-        if found:
-            return importlib.import_module(full)
+    # dunders (__path__, __wrapped__) are never modules
+    if not name.startswith("__") and module_available(f"{package}.{name}"):
+        return importlib.import_module(f"{package}.{name}")
     raise AttributeError(f"module {package!r} has no attribute {name!r}")

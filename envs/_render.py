@@ -94,13 +94,9 @@ _GLYPHS = {
 
 
 def draw_text(img: np.ndarray, text: str, y: int, x: int, scale: int, color: Color) -> None:
-    """Draw ``text`` with its top-left corner at ``(y, x)``.
-
-    Characters: digits, letters (drawn lower case), space and ``-:/@,.()=+|!_?``.
-
-    Each glyph is 3x5 cells of ``scale`` pixels (``@``: 5x5), with one empty cell between
-    glyphs.
-    """
+    """Draw ``text`` (digits, letters drawn lower case, space and ``-:/@,.()=+|!_?``) with
+    its top-left corner at ``(y, x)``: each glyph 3x5 cells of ``scale`` pixels (``@``:
+    5x5), one empty cell between glyphs."""
     gx = x
     for ch in text.lower():
         bits = _GLYPHS.get(ch)

@@ -23,19 +23,14 @@ Options (keyword arguments of ``env`` / ``raw_env``, in this order; the code is 
 * ``observation_layout``: ``"hwc"`` (default; planes ``(rows, cols, planes)``) or ``"chw"``
   (``(planes, rows, cols)``, for libraries whose networks want channels first).
 
-Calls out of order on ``raw_env`` (``step`` before ``reset``, after the end, ...) raise
-:class:`~tabletop_zoo.envs.errors.UsageError`; ``copy.deepcopy`` / ``pickle`` of a live
-env continue the same game (``docs/errors.md``).
-
-A turn with several decisions (move or placement, then group choices, then a melt) is
-several consecutive steps of the same agent; players whose game has ended are skipped.
-Rewards are 0 until the whole game ends (or is truncated); then every agent receives its
-final reward in the same step and all agents terminate (or are truncated) together.
-``env.unwrapped.game_state`` (alias ``game``) is the live
+The turn cycle, rewards, errors and copies are those of every game
+(:mod:`tabletop_zoo.envs._aec_base`). A turn with several decisions (move or placement,
+then group choices, then a melt) is several consecutive steps of the same agent; players
+whose game has ended are skipped. ``env.unwrapped.game_state`` is the live
 :class:`~tabletop_zoo.envs.arktia.ArktiaState`, ``env.unwrapped.engine`` the
-:class:`~tabletop_zoo.envs.arktia.ArktiaGame`, ``env.unwrapped.encoder`` the observation
-encoder; ``info`` of every agent is ``{"scores": [...]}`` (score per seat as the position stands).
-The observation planes are documented in :mod:`tabletop_zoo.envs.arktia.observation`.
+:class:`~tabletop_zoo.envs.arktia.ArktiaGame`; ``info`` of every agent is
+``{"scores": [...]}``. The observation planes are documented in
+:mod:`tabletop_zoo.envs.arktia.observation`.
 """
 
 from tabletop_zoo.envs.arktia.env import ALLOWED_OPTIONS, DEFAULT_MAX_TURNS, env, raw_env

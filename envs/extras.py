@@ -36,24 +36,20 @@ class MissingExtraError(ImportError):
     """An optional extra needed for what was asked is not installed (message: how to fix)."""
 
 
-def missing_modules(modules: tuple[str, ...] | list[str]) -> list[str]:
-    """The names in ``modules`` that cannot be imported (without importing them).
+def module_available(name: str) -> bool:
+    """Whether module ``name`` can be imported, without importing it: one already in
+    ``sys.modules`` can, a name set to ``None`` there cannot (as for ``import``)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
-    A name set to ``None`` in ``sys.modules`` counts as missing, as it does for ``import``.
-    """
-    missing = []
-    for name in modules:
-        if name in sys.modules:
-            if sys.modules[name] is None:
-                missing.append(name)
-            continue
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            missing.append(name)
-    return missing
+
+def missing_modules(modules: tuple[str, ...] | list[str]) -> list[str]:
+    """The names in ``modules`` that cannot be imported (:func:`module_available`)."""
+    return [name for name in modules if not module_available(name)]
 
 
 def _installed_from_a_clone() -> bool:
@@ -62,11 +58,8 @@ def _installed_from_a_clone() -> bool:
 
 
 def install_command(extra: str) -> str:
-    """The pip command that installs ``extra`` the way this package was installed.
-
-    tabletop-zoo is not published on a package index, so a non-editable install (a wheel,
-    ``pip install .``) is told to install from a clone as well.
-    """
+    """The pip command that installs ``extra`` the way this package was installed (not
+    being on a package index, a non-editable install is told to use a clone as well)."""
     if _installed_from_a_clone():
         return f'pip install -e ".[{extra}]"'
     return f'pip install ".[{extra}]" in a clone of the tabletop-zoo repository'

@@ -1,9 +1,6 @@
 """The bases of the compiled engines of every game: the batched engine's row checks and
 shared methods (:class:`FastEngineBase`) and the one-game view behind the engine protocol
-(:class:`FastStateBase`).
-
-Imported by each game's ``fast/engine.py`` and ``fast/state.py``; needs no numba itself
-(the subclasses bring the compiled code).
+(:class:`FastStateBase`), subclassed by each game's ``fast/engine.py`` and ``fast/state.py``.
 """
 
 from __future__ import annotations
@@ -16,32 +13,34 @@ import numpy as np
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
-    InvalidStateError,
-    WrongConfigurationError,
     as_integer,
 )
 from tabletop_zoo.envs.fast_checks import (
-    CONFIGURATIONS,
+    RowChecks,
     active_rows,
     check_actions,
     check_count,
+    check_opponent,
     check_seats,
+    seat_array,
 )
 from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.fast_random import check_words
-from tabletop_zoo.envs.fast_search import run_search
+from tabletop_zoo.envs.fast_search import new_tree, set_node
 from tabletop_zoo.envs.results import win_returns
 
 __all__ = ["FastEngineBase", "FastStateBase"]
 
 
-class FastEngineBase:
+class FastEngineBase(RowChecks):
     """What the batched compiled engines of both games share (``FastArktia``,
-    ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets ``batch`` (its
-    game's ``fast.batch`` module), ``player_column`` (the row's column holding the seat to
-    act, -1 once the game is over), ``config_column`` (the column holding
-    :func:`configuration_fingerprint`), ``num_actions``, ``state_width`` and ``config``, and
-    gives ``_check_rows``.
+    ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets the attributes
+    below and gives ``_check_rows`` (:class:`~.fast_checks.RowChecks`): ``batch`` (its
+    game's ``fast.batch`` module), ``state_class`` (its one-row view), ``score`` (the
+    compiled score of a row and seat), ``player_column`` (the seat to act, -1 once the game
+    is over), ``config_column`` (the :func:`configuration_fingerprint`), and what the
+    ``batch`` kernels take besides the rows: ``_greedy_tables`` (greedy actions),
+    ``_opponent_args`` (compiled opponents) and ``_restart_args`` (step and random play).
 
     Every public method that takes rows checks them first (:meth:`check_states`): a row
     that is not a position of this configuration gets an ``InvalidStateError`` (a
@@ -51,6 +50,11 @@ class FastEngineBase:
     """
 
     batch: Any
+    state_class: Any
+    score: Any
+    _greedy_tables: tuple
+    _restart_args: tuple
+    _opponent_args: tuple
     player_column: int
     config_column: int
     num_actions: int
@@ -58,77 +62,6 @@ class FastEngineBase:
     state_width: int
     config: np.int64
     row_problems: tuple[str, ...]
-
-    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:  # pragma: no cover
-        """(index, code) of the first bad row of ``states``, (-1, 0) if none."""
-        raise NotImplementedError
-
-    def check_states(self, states: Any, writeable: bool = False) -> np.ndarray:
-        """``states`` if it is a C-contiguous ``(B, state_width)`` ``int64`` array of rows
-        this engine can play (positions of its configuration); else InvalidStateError
-        (WrongConfigurationError naming the configuration that made the rows).
-        ``writeable``: the call will change the rows in place. A read-only array (such
-        as the vector env's ``states`` view) is returned as a writeable copy."""
-        if not isinstance(states, np.ndarray):
-            raise InvalidStateError(
-                f"states must be a NumPy int64 array of shape (B, {self.state_width}), "
-                f"got {type(states).__name__}"
-            )
-        if states.ndim != 2 or states.dtype != np.int64:
-            raise InvalidStateError(
-                f"states must be an int64 array of shape (B, {self.state_width}), "
-                f"got {states.dtype} {states.shape}"
-            )
-        if states.shape[1] != self.state_width:
-            if states.shape[1] > self.config_column and len(states):
-                self._refuse_configuration(states, 0)
-            raise WrongConfigurationError(
-                f"states have {states.shape[1]} columns, but rows of {self!r} have "
-                f"{self.state_width}: rows of another configuration?"
-            )
-        if not states.flags.c_contiguous:
-            raise InvalidStateError("states must be C-contiguous (np.ascontiguousarray)")
-        if writeable and not states.flags.writeable:
-            raise InvalidStateError("states must be writeable: this call changes the rows")
-        if not states.flags.writeable:  # read through a copy: numba compiles each kernel
-            states = states.copy()  # once for writeable arrays, not again for read-only ones
-        bad, code = self._check_rows(states)
-        if bad >= 0:
-            if code == 1:
-                self._refuse_configuration(states, bad)
-            raise InvalidStateError(
-                f"game row {bad} is not a position of {self!r}: {self.row_problems[code]}"
-            )
-        return states
-
-    def _refuse_configuration(self, states: np.ndarray, index: int) -> None:
-        """WrongConfigurationError naming who made row ``index`` (if it is not ours)."""
-        found = int(states[index, self.config_column])
-        if found == int(self.config):
-            return
-        maker = CONFIGURATIONS.get(found)
-        if maker is None:
-            players = found & 0xFF
-            maker = (
-                f"an engine for {players} players (another configuration)"
-                if 1 <= players <= 8 and found > 0xFF
-                else f"no compiled engine (configuration column {found})"
-            )
-        raise WrongConfigurationError(
-            f"game row {index} was made by {maker}; this engine is {self!r}"
-            f" ({self.num_players} players)"
-        )
-
-    def check_row(self, row: Any) -> np.ndarray:
-        """:meth:`check_states` for one ``(state_width,)`` row; returns it (a writeable
-        copy if it is read-only)."""
-        if not isinstance(row, np.ndarray) or row.ndim != 1:
-            raise InvalidStateError(
-                f"row must be a 1-d NumPy int64 array of {self.state_width} columns, "
-                f"got {type(row).__name__} {getattr(row, 'shape', '')}"
-            )
-        checked = self.check_states(row.reshape(1, -1))
-        return row if row.flags.writeable else checked[0]
 
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
@@ -164,7 +97,7 @@ class FastEngineBase:
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
         self.check_states(states, writeable=True)
-        self._reset_games(states, self.check_which(which, len(states)))
+        self._reset_games(states, active_rows(which, len(states), "which"))
 
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -181,8 +114,16 @@ class FastEngineBase:
 
     def _play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:  # pragma: no cover
-        raise NotImplementedError
+    ) -> StepResult:
+        check_opponent(opponent)
+        b = len(states)
+        seats = seat_array(seats, b)  # checked by the public twin
+        result = self._zero_results(b)
+        greedy = opponent == "greedy"
+        self.batch.play_opponents(
+            states, seats, active_rows(active, b), greedy, *self._opponent_args, *result
+        )
+        return result
 
     def observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """``(B, *observation_shape)`` float32 planes, game ``i`` seen by ``seats[i]`` (the
@@ -213,49 +154,78 @@ class FastEngineBase:
 
     def _step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:  # pragma: no cover
-        raise NotImplementedError
+    ) -> StepResult:
+        actions, active = self._step_inputs(states, actions, active)
+        result = self._zero_results(len(states))
+        self.batch.step(states, actions, active, bool(autoreset), *self._restart_args, *result)
+        return result
 
-    def _zero_results(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Zeroed ``(rewards, done, cut, scores)`` of a step on ``b`` games."""
+    def _zero_results(self, b: int) -> StepResult:
+        """The zeroed result of a step on ``b`` games (the kernels fill it in)."""
         n = self.num_players
-        return (np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
-                np.zeros((b, n), np.int64))  # fmt: skip
+        return StepResult(np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
+                          np.zeros((b, n), np.int64))  # fmt: skip
+
+    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """The greedy agent's choice per game: best (result, score margin) one ply deep,
+        ties broken uniformly at random (-1 where inactive or over)."""
+        states = self.check_states(states)  # read-only: a writeable copy
+        out = np.full(len(states), -1, dtype=np.int64)
+        active = active_rows(active, len(states))
+        self.batch.greedy_actions(states, active, *self._greedy_tables, out)
+        return out
+
+    def scores(self, states: np.ndarray) -> np.ndarray:
+        """``(B, num_players)`` int64 scores as the positions stand (the rules engine's)."""
+        states = self.check_states(states)  # read-only: a writeable copy
+        seats = range(self.num_players)
+        return np.array([[self.score(row, s) for s in seats] for row in states], dtype=np.int64)
+
+    def random_play(
+        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
+    ) -> tuple[int, int]:
+        """Uniform random play entirely in compiled code; returns (steps, finished games).
+
+        Games that reach a turn limit restart and count as finished.
+        """
+        seed = check_count("seed", seed, 0, 2**32 - 1)
+        steps_per_game = check_count("steps_per_game", steps_per_game)
+        states = self.new_states(batch_size, seed)
+        play = self.batch.random_play_parallel if parallel else self.batch.random_play
+        games = play(states, steps_per_game, seed, *self._restart_args)
+        return batch_size * steps_per_game, int(games)
+
+    def wrap(self, row: np.ndarray) -> Any:
+        """The engine-protocol view (``state_class``) of a copy of one compiled row
+        (checked like :meth:`check_row`)."""
+        return self.state_class(self, np.array(self.check_row(row)))
 
     def _step_inputs(
         self, states: np.ndarray, actions: Any, active: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """The checked ``actions`` and ``active`` mask of a step on ``states``;
         IllegalActionError (nothing changed) naming the first game whose action is not
-        legal and its legal actions (:meth:`_legal_list`, at most 20)."""
+        legal and its legal actions (at most 20)."""
         actions = check_actions(actions, len(states))
         active = active_rows(active, len(states))
         bad = self.batch.first_illegal(states, actions, active)
         if bad >= 0:
-            legal = self._legal_list(states, bad)
+            legal = np.flatnonzero(self._legal_mask(states[bad : bad + 1])[0]).tolist()
             raise IllegalActionError(
                 f"game {bad}: action {actions[bad]} is not legal; legal: {legal[:20]}"
             )
         return actions, active
 
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:  # pragma: no cover
-        """The legal actions of game ``index``, as the error of a step lists them."""
-        raise NotImplementedError
-
     def check_new_batch(self, batch_size: Any) -> int:
         """``batch_size`` as an int 0..2**24 (InvalidOptionError)."""
         return check_count("batch_size", batch_size, 0, 2**24)
-
-    def check_which(self, which: Any, batch_size: int) -> np.ndarray:
-        """A ``(batch_size,)`` bool row selection (InvalidOptionError)."""
-        return active_rows(which, batch_size, "which")
 
 
 class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
-    go through the pure-Python state (text, notation, JSON). A subclass gives ``scores``
-    and the compiled ``legal_actions`` and ``_apply_checked``."""
+    go through the pure-Python state (text, notation, JSON). A subclass gives the compiled
+    ``legal_actions``, ``_apply_checked`` and loops (below)."""
 
     __slots__ = ("engine", "row")
 
@@ -291,12 +261,39 @@ class FastStateBase:
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
-    #: the game's compiled simulation loop of ``MCTSAgent`` (a ``staticmethod``; one per game,
-    #: see :mod:`..fast_search`) and what its kernels read besides the row
+    #: the game's compiled loops (``staticmethod``\ s): the simulations of ``MCTSAgent``
+    #: (see :mod:`..fast_search`), a random rollout and the greedy rule's best actions;
+    #: ``_kernel_context()`` is what they read besides the row
     _search_loop: Any = None
+    _rollout_loop: Any = None
+    _greedy_loop: Any = None
+    #: the dtype of the values the rollout loop writes (the one its search loop uses)
+    _rollout_dtype: Any = np.float64
 
     def _kernel_context(self) -> Any:  # pragma: no cover - subclasses give it
         raise NotImplementedError
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.engine.num_players
+
+    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
+        """Uniformly random play in compiled code until the end (or ``max_depth``
+        decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
+        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
+        (+1/-1/0 from the scores as they then stand). Mutates the row."""
+        words = check_words(words)
+        out = np.zeros(self.num_players, dtype=self._rollout_dtype)
+        depth = -1 if max_depth is None else max_depth
+        self._rollout_loop(self.row, depth, self._kernel_context(), words, out)
+        return [float(x) for x in out]
+
+    def greedy_best(self) -> list[int]:
+        """The actions the greedy rule ranks best (result if the game ends, then score
+        margin, one ply deep), ascending; the agent draws one of them."""
+        out = np.empty(self.engine.num_actions, dtype=np.int64)
+        return out[: self._greedy_loop(self.row, self._kernel_context(), out)].tolist()
 
     def search_tree(
         self,
@@ -307,22 +304,27 @@ class FastStateBase:
         max_depth: int | None = None,
         solve: bool = True,
     ) -> tuple[tuple, int]:
-        """``MCTSAgent``'s search in compiled code (:func:`..fast_search.run_search`):
-        the tree arrays and node count. Draws from ``words``; the row is not changed."""
-        return run_search(
-            self._search_loop, self.row, self._kernel_context(), self.current_player,
-            root_actions, self.num_players, self.engine.num_actions, check_words(words),
-            simulations, exploration, max_depth, solve,
-        )  # fmt: skip
+        """``MCTSAgent``'s search in compiled code (the game's ``_search_loop`` over the
+        tree of :mod:`..fast_search`) with ``root_actions`` (already shuffled) untried at
+        the root: the tree arrays and node count. Draws from ``words``; the row is not
+        changed."""
+        words = check_words(words)
+        tree = new_tree(simulations + 1, self.num_players, self.engine.num_actions)
+        actions = np.asarray(root_actions, dtype=np.int64)
+        set_node(tree, 0, self.current_player, actions, len(actions))
+        depth = -1 if max_depth is None else int(max_depth)
+        count = self._search_loop(self.row, self._kernel_context(), tree, words, simulations,
+                                  float(exploration), depth, solve)  # fmt: skip
+        return tree, int(count)
 
     def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
         """Play ``action`` (an int in range) in compiled code if it is legal; False (row
         unchanged) if not."""
         raise NotImplementedError
 
-    def scores(self) -> list[int]:  # pragma: no cover - every subclass overrides it
+    def scores(self) -> list[int]:
         """Score per seat as the position stands."""
-        raise NotImplementedError
+        return [int(self.engine.score(self.row, s)) for s in range(self.num_players)]
 
     def returns(self) -> list[float]:
         """+1/-1/0 per seat from the scores at the end (``results.win_returns``), zeros
@@ -334,6 +336,10 @@ class FastStateBase:
     def to_state(self) -> Any:
         """The equivalent pure-Python state."""
         return self.engine.to_state(self.row)
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of ``action`` in this position."""
+        return self.to_state().action_to_string(action)
 
     def string_to_action(self, text: str) -> int:
         """Parse notation, checked against this position."""

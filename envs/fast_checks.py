@@ -1,5 +1,6 @@
-"""The argument checks of the compiled engines' public calls, and the configuration
-fingerprint that marks every row with the engine that made it.
+"""The argument checks of the compiled engines' public calls (their rows:
+:class:`RowChecks`), and the configuration fingerprint that marks every row with the
+engine that made it.
 
 Plain NumPy (no numba): bad input gets one of our errors (``envs/errors.py``) before any
 compiled code sees it.
@@ -12,10 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import (
+    IllegalActionError,
+    InvalidOptionError,
+    InvalidStateError,
+    WrongConfigurationError,
+    as_integer,
+)
 
 __all__ = [
     "CONFIGURATIONS",
+    "RowChecks",
     "active_rows",
     "check_actions",
     "check_count",
@@ -108,3 +116,81 @@ def active_rows(active: Any, batch_size: int, name: str = "active") -> np.ndarra
             f"{name} must be a bool array of shape ({batch_size},), got {mask.dtype} {mask.shape}"
         )
     return np.ascontiguousarray(mask)
+
+
+class RowChecks:
+    """The row checks of a batched compiled engine (:class:`~.fast_base.FastEngineBase`,
+    whose ``state_width``, ``config_column``, ``config``, ``num_players`` and
+    ``row_problems`` they read): a row that is not a position of the engine's configuration
+    gets an ``InvalidStateError`` (``WrongConfigurationError`` if another one made it)."""
+
+    def _check_rows(self, states: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+        """(index, code) of the first bad row of ``states``, (-1, 0) if none."""
+        raise NotImplementedError
+
+    def check_states(self, states: Any, writeable: bool = False) -> np.ndarray:
+        """``states`` if it is a C-contiguous ``(B, state_width)`` ``int64`` array of rows
+        this engine can play (positions of its configuration); else InvalidStateError
+        (WrongConfigurationError naming the configuration that made the rows).
+        ``writeable``: the call will change the rows in place. A read-only array (such
+        as the vector env's ``states`` view) is returned as a writeable copy."""
+        if not isinstance(states, np.ndarray):
+            raise InvalidStateError(
+                f"states must be a NumPy int64 array of shape (B, {self.state_width}), "
+                f"got {type(states).__name__}"
+            )
+        if states.ndim != 2 or states.dtype != np.int64:
+            raise InvalidStateError(
+                f"states must be an int64 array of shape (B, {self.state_width}), "
+                f"got {states.dtype} {states.shape}"
+            )
+        if states.shape[1] != self.state_width:
+            if states.shape[1] > self.config_column and len(states):
+                self._refuse_configuration(states, 0)
+            raise WrongConfigurationError(
+                f"states have {states.shape[1]} columns, but rows of {self!r} have "
+                f"{self.state_width}: rows of another configuration?"
+            )
+        if not states.flags.c_contiguous:
+            raise InvalidStateError("states must be C-contiguous (np.ascontiguousarray)")
+        if writeable and not states.flags.writeable:
+            raise InvalidStateError("states must be writeable: this call changes the rows")
+        if not states.flags.writeable:  # read through a copy: numba compiles each kernel
+            states = states.copy()  # once for writeable arrays, not again for read-only ones
+        bad, code = self._check_rows(states)
+        if bad >= 0:
+            if code == 1:
+                self._refuse_configuration(states, bad)
+            raise InvalidStateError(
+                f"game row {bad} is not a position of {self!r}: {self.row_problems[code]}"
+            )
+        return states
+
+    def _refuse_configuration(self, states: np.ndarray, index: int) -> None:
+        """WrongConfigurationError naming who made row ``index`` (if it is not ours)."""
+        found = int(states[index, self.config_column])
+        if found == int(self.config):
+            return
+        maker = CONFIGURATIONS.get(found)
+        if maker is None:
+            players = found & 0xFF
+            maker = (
+                f"an engine for {players} players (another configuration)"
+                if 1 <= players <= 8 and found > 0xFF
+                else f"no compiled engine (configuration column {found})"
+            )
+        raise WrongConfigurationError(
+            f"game row {index} was made by {maker}; this engine is {self!r}"
+            f" ({self.num_players} players)"
+        )
+
+    def check_row(self, row: Any) -> np.ndarray:
+        """:meth:`check_states` for one ``(state_width,)`` row; returns it (a writeable
+        copy if it is read-only)."""
+        if not isinstance(row, np.ndarray) or row.ndim != 1:
+            raise InvalidStateError(
+                f"row must be a 1-d NumPy int64 array of {self.state_width} columns, "
+                f"got {type(row).__name__} {getattr(row, 'shape', '')}"
+            )
+        checked = self.check_states(row.reshape(1, -1))
+        return row if row.flags.writeable else checked[0]

@@ -50,11 +50,9 @@ def jit(function):  # noqa: ANN001, ANN201 - decorator
 
 def kernel(function):  # noqa: ANN001, ANN201 - decorator
     """:func:`jit` for rules code that allocates nothing and returns no array (a game's
-    ``kernels.py``): compiled without numba's reference counting (its ``_nrt`` option).
-    Otherwise every call increments and decrements the count of each array argument (a
-    row and the game's tables): about 40% of an MCTS rollout's time where it was measured
-    (``docs/fast.md``). The caller holds the arrays for the call's duration, so the counts
-    are not needed. Code that allocates fails to compile under it."""
+    ``kernels.py``), without numba's reference counting (``_nrt``): its count updates on
+    every array argument cost a large share of a rollout (``docs/fast.md``), and the caller
+    holds the arrays anyway. Code that allocates fails to compile under it."""
     return numba.njit(cache=True, _nrt=False)(function)
 
 
@@ -70,11 +68,8 @@ def popcount(word):  # noqa: ANN001, ANN201 - numba function
 
 @jit
 def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
-    """``target[k] = source[k]`` for every ``k < len(source)``, one by one.
-
-    The same as ``target[: len(source)] = source``, which numba compiles with the shape
-    checks of NumPy's broadcasting and their error messages: about 4 CPU-seconds the first
-    time a process compiles one, every cold start."""
+    """``target[k] = source[k]`` for every ``k < len(source)``, one by one: a slice copy
+    would compile NumPy's broadcasting checks, seconds of every cold start."""
     for k in range(source.shape[0]):
         target[k] = source[k]
 

@@ -8,13 +8,12 @@ keys is the one the Python search picks. Each game's compiled state
 (``envs/<game>/fast/state.py``) runs the simulation loop with these helpers and its own
 moves and rollouts (why the loop is not shared: docs/DESIGN.md), drawing from a
 :class:`~tabletop_zoo.envs.fast_random.PythonStream` exactly what the Python search draws;
-:func:`run_search` is the shared entry point.
+``FastStateBase.search_tree`` (:mod:`.fast_base`) is the shared entry point.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,6 @@ __all__ = [
     "can_expand",
     "new_tree",
     "pop_untried",
-    "run_search",
     "select_child",
     "set_node",
 ]
@@ -181,28 +179,3 @@ def best_child(tree, node):
             best, key0, key1, key2 = child, k0, k1, k2
         child = ints[child, NEXT]
     return best
-
-
-def run_search(
-    kernel: Any,
-    row: np.ndarray,
-    context: Any,
-    player: int,
-    root_actions: list[int],
-    num_players: int,
-    num_actions: int,
-    words: np.ndarray,
-    simulations: int,
-    exploration: float,
-    max_depth: int | None,
-    solve: bool,
-) -> tuple[tuple, int]:
-    """Run a game's compiled simulation loop ``kernel`` from ``row`` (not changed) with
-    ``root_actions`` (already shuffled) untried at the root; returns the tree and its
-    node count. ``context`` is what the game's moves need (tables or a scratch buffer)."""
-    tree = new_tree(simulations + 1, num_players, num_actions)
-    actions = np.asarray(root_actions, dtype=np.int64)
-    set_node(tree, 0, player, actions, len(actions))
-    depth = -1 if max_depth is None else int(max_depth)
-    count = kernel(row, context, tree, words, simulations, float(exploration), depth, solve)
-    return tree, int(count)

@@ -26,6 +26,7 @@ from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.extras import module_available
 
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
@@ -122,15 +123,11 @@ class GameSpec:
         return [(self.golden_name(n, seed), n, seed) for n, seed in self.golden_seeds]
 
     def fast_engine_class(self) -> type:
-        """Import and return the compiled engine's class.
-
-        Raises ImportError (saying how to install the ``fast`` extra) when numba is
-        missing, and InvalidOptionError when the game has no compiled engine.
-        """
+        """Import and return the compiled engine's class (ImportError saying how to
+        install the ``fast`` extra without numba; InvalidOptionError if there is none)."""
         if self.fast_engine is None:
             raise InvalidOptionError(f"{self.name} has no compiled engine")
-        module, _, name = self.fast_engine.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _import_attribute(self.fast_engine)
 
     def gui_module(self) -> ModuleType | None:
         """Import and return :attr:`gui` (``None`` if the game has none)."""
@@ -216,11 +213,8 @@ GAMES: Mapping[str, GameSpec] = MappingProxyType(_REGISTERED)
 
 @contextmanager
 def extended(spec: GameSpec) -> Iterator[GameSpec]:
-    """Add ``spec`` to :data:`GAMES` inside a ``with`` block (tests, experiments).
-
-    Everything that iterates ``GAMES`` (scripts, generic tests, registration) sees the
-    extra game until the block ends.
-    """
+    """Add ``spec`` to :data:`GAMES` (so to everything that iterates it) inside a ``with``
+    block (tests, experiments)."""
     if spec.name in _REGISTERED:
         raise InvalidOptionError(f"a game named {spec.name!r} is already registered")
     _REGISTERED[spec.name] = spec
@@ -267,25 +261,22 @@ def spec_of(obj: Any) -> GameSpec:
 def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.env_module_object().raw_env(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.env_module_object().raw_env(num_players=players, **options)
 
 
 def make_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The AEC env of ``game`` with PettingZoo's classic wrappers (``<game>_v0.env``)."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.env_module_object().env(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.env_module_object().env(num_players=players, **options)
 
 
 def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The rules engine's Game object of ``game`` (call ``new_initial_state()`` on it)."""
     spec = get_spec(game)
-    if num_players is None:
-        num_players = spec.default_players
-    return spec.game_class()(num_players=num_players, **options)
+    players = spec.default_players if num_players is None else num_players
+    return spec.game_class()(num_players=players, **options)
 
 
 #: Environment variable that turns the fast path off: ``TABLETOP_ZOO_FAST=0``.
@@ -293,15 +284,10 @@ FAST_SWITCH = "TABLETOP_ZOO_FAST"
 
 
 def fast_path_available() -> bool:
-    """Whether the compiled engines are used where the package chooses the engine (the
-    search agents, see :func:`fast_state`): the ``fast`` extra (numba) is installed and
-    the environment variable ``TABLETOP_ZOO_FAST`` is not ``0``.
-
-    The switch changes speed only: both paths give the same games for a seed.
-    ``TABLETOP_ZOO_FAST`` other than ``0``, ``1`` or empty is an
-    :class:`InvalidOptionError`. Asking for a compiled engine by name
-    (:func:`fast_engine`, the vector env) is not affected by the switch.
-    """
+    """Whether the search agents use the compiled engines (:func:`fast_state`): numba is
+    installed and ``TABLETOP_ZOO_FAST`` is not ``0`` (other than ``0``, ``1`` or empty:
+    InvalidOptionError). Speed only: both paths give the same games for a seed; a compiled
+    engine asked for by name (:func:`fast_engine`, the vector env) ignores the switch."""
     switch = os.environ.get(FAST_SWITCH, "").strip()
     if switch not in ("", "0", "1"):
         raise InvalidOptionError(f"{FAST_SWITCH} must be 0 (off) or 1 (on), got {switch!r}")
@@ -316,20 +302,14 @@ def fast_path_available() -> bool:
 def _numba_installed() -> bool:
     """Whether numba can be imported, looked up once per process: without numba every
     lookup searches the whole path, and the agents ask on every call."""
-    try:
-        return importlib.util.find_spec("numba") is not None
-    except (ImportError, ValueError):
-        return False
+    return module_available("numba")
 
 
 def fast_engine(
     game: str, num_players: int | None = None, max_turns: int | None = None, **options: Any
 ) -> FastEngine:
-    """The compiled batched engine of ``game`` for these game options (imports numba).
-
-    ``max_turns``: truncation limit for games that have one (default: the env's).
-    ImportError if the ``fast`` extra is missing (see :func:`fast_path_available`).
-    """
+    """The compiled batched engine of ``game`` for these game options (imports numba;
+    ImportError without it); ``max_turns``: the truncation limit (default: the env's)."""
     engine_class = get_spec(game).fast_engine_class()
     rules = new_game(game, num_players, **options)
     return engine_class(rules) if max_turns is None else engine_class(rules, max_turns=max_turns)

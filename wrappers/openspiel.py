@@ -12,6 +12,7 @@ one crashes on every Python game, OpenSpiel 2.0.2); :class:`AgentBot` seats our 
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from tabletop_zoo.baselines.agents import Agent, MCTSAgent
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
-from tabletop_zoo.envs.results import win_returns
+from tabletop_zoo.envs.results import final_result
 from tabletop_zoo.wrappers._openspiel_parameters import (
     CHANCE_SEEDS,
     DEFAULT_MAX_MOVES,
@@ -219,9 +220,7 @@ class TabletopState(pyspiel.State):
         n = self.tabletop_game.num_players()
         if state is None or not self.is_terminal():
             return [0.0] * n
-        if state.is_terminal():
-            return [float(r) for r in state.returns()]
-        return [float(r) for r in win_returns(state.scores())]
+        return final_result(state)[0]
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
         """The observation planes of ``player`` (default: the seat to move), flat and
@@ -353,15 +352,11 @@ def _register() -> list[str]:
     for spec in GAMES.values():
         name = short_name(spec.name)
         if name not in registered:
-            default_type = _game_type(spec, None, stochastic=False)
-
-            def factory(params: dict[str, Any] | None = None, _game: str = spec.name) -> Any:
-                return TabletopGame(_game, params)
-
-            pyspiel.register_game(default_type, factory)
+            factory = functools.partial(load_game, spec.name)
+            pyspiel.register_game(_game_type(spec, None, stochastic=False), factory)
             # OpenSpiel's registry outlives the interpreter: a factory whose last reference
             # it drops after shutdown is freed without the GIL and aborts the process. One
-            # reference that is never released keeps the two small functions alive.
+            # reference that is never released keeps the small factories alive.
             _FACTORIES[name] = factory
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(factory))
         names.append(name)

@@ -38,15 +38,11 @@ FORMATS = (".gif", ".mp4")
 
 
 def _even_size(frame: np.ndarray, block: int = 16) -> np.ndarray:
-    """Pad ``frame`` with its corner colour to a multiple of ``block`` pixels (video codecs)."""
+    """Pad ``frame`` with its top-left colour to a multiple of ``block`` pixels (video codecs)."""
     h, w = frame.shape[:2]
-    ph, pw = -h % block, -w % block
-    if not ph and not pw:
+    if not h % block and not w % block:
         return frame
-    out = np.empty((h + ph, w + pw, 3), dtype=np.uint8)
-    out[:] = frame[0, 0]
-    out[:h, :w] = frame
-    return out
+    return _pad_to(frame, h + -h % block, w + -w % block, frame[0, 0])
 
 
 def save_animation(frames: list[np.ndarray], path: str | Path, fps: float = 2.0) -> Path:
@@ -211,7 +207,7 @@ class RecordEpisode(BaseWrapper):
         frames = [with_status(img, text, min_lines=lines) for img, text in self._pictures]
         height = max(f.shape[0] for f in frames)
         if any(f.shape[:2] != (height, width) for f in frames):
-            frames = [_pad_to(f, height, width) for f in frames]
+            frames = [_pad_to(f, height, width, f[-1, -1]) for f in frames]
         return frames + [frames[-1]] * self.final_hold
 
     def save(self, path: str | Path) -> Path:
@@ -229,9 +225,9 @@ class RecordEpisode(BaseWrapper):
         return written
 
 
-def _pad_to(frame: np.ndarray, height: int, width: int) -> np.ndarray:
-    """``frame`` in the top-left corner of a ``(height, width)`` picture of its corner colour."""
+def _pad_to(frame: np.ndarray, height: int, width: int, fill: np.ndarray) -> np.ndarray:
+    """``frame`` in the top-left corner of a ``(height, width)`` picture of colour ``fill``."""
     out = np.empty((height, width, 3), dtype=np.uint8)
-    out[:] = frame[-1, -1]
+    out[:] = fill
     out[: frame.shape[0], : frame.shape[1]] = frame
     return out

@@ -23,9 +23,7 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-    ActionMaskingTorchRLModule,
-)
+from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.rllib import flat_observation
@@ -141,13 +139,9 @@ class TurnBasedMultiAgentEnv(MultiAgentEnv):
             finished = [a for a in self.agents if a in self._seen]
             obs = {a: self._observe(a) for a in finished}
             rewards = {a: float(self.aec.rewards[a]) for a in finished}
-            return (
-                obs,
-                rewards,
-                {"__all__": terminated, **dict.fromkeys(finished, terminated)},
-                {"__all__": truncated, **dict.fromkeys(finished, truncated)},
-                {},
-            )
+            terminateds = {"__all__": terminated, **dict.fromkeys(finished, terminated)}
+            truncateds = {"__all__": truncated, **dict.fromkeys(finished, truncated)}
+            return obs, rewards, terminateds, truncateds, {}
         nxt = self.aec.agent_selection
         rewards = {} if acted is None or acted in self._opponents else {acted: 0.0}
         return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, {}

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from tabletop_zoo.envs.registry import fast_engine, get_spec
+from tabletop_zoo.envs.registry import fast_engine
 from tabletop_zoo.wrappers.vector_batched import BatchedVectorEnv
 from tabletop_zoo.wrappers.vector_pool import BatchedOpponents, PoolVectorEnv
 
@@ -122,8 +122,7 @@ def make_sb3_vec_env(
     """A :class:`CompiledVecEnv` of ``game`` (registry name): ``opponent`` is ``"random"``,
     ``"greedy"`` or a pool (:class:`BatchedOpponents`, e.g. ``tabletop_zoo.baselines.
     training.opponents.BatchedOpponentPool``); ``options`` are the game's options."""
-    spec = get_spec(game)
-    engine = fast_engine(spec.name, num_players, max_turns=max_turns, **options)
+    engine = fast_engine(game, num_players, max_turns=max_turns, **options)
     if not isinstance(opponent, str):
         env: BatchedVectorEnv = PoolVectorEnv(
             engine, num_envs, opponent, learner_seat=None, reward_mode=reward_mode, seed=seed

@@ -21,14 +21,9 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.envs._aec_base import seat_option
+from tabletop_zoo.envs._aec_base import choice_option, seat_option
 from tabletop_zoo.envs._json import short
-from tabletop_zoo.envs.errors import (
-    IllegalActionError,
-    InvalidOptionError,
-    UsageError,
-    as_integer,
-)
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError, as_integer
 
 __all__ = ["SingleAgentEnv", "make_env"]
 
@@ -85,12 +80,8 @@ class SingleAgentEnv(gymnasium.Env):
             "learner_seat", learner_seat, self.num_players, "random each episode"
         )
         seed = check_seed(seed, "seed", limit=None)
-        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
-            raise InvalidOptionError(
-                f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
-            )
+        self.illegal_action = choice_option("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.learner_seat_option = learner_seat
-        self.illegal_action = illegal_action
         first = self.possible_agents[0]
         self.observation_space = aec_env.observation_space(first)["observation"]
         self.action_space = aec_env.action_space(first)

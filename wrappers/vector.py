@@ -19,7 +19,7 @@ from typing import Any
 
 from gymnasium.vector import AutoresetMode
 
-from tabletop_zoo.envs.registry import fast_engine, get_spec
+from tabletop_zoo.envs.registry import fast_engine
 from tabletop_zoo.wrappers.vector_batched import BatchedPolicy, BatchedVectorEnv
 from tabletop_zoo.wrappers.vector_pool import OpponentMix, PoolVectorEnv
 
@@ -44,8 +44,7 @@ def make_vector_env(
     seat's player per episode (:class:`~tabletop_zoo.wrappers.vector_pool.PoolVectorEnv`).
     ``max_turns`` is the truncation limit of games that have one (default: the env's).
     """
-    spec = get_spec(game)
-    engine = fast_engine(spec.name, num_players, max_turns=max_turns, **options)
+    engine = fast_engine(game, num_players, max_turns=max_turns, **options)
     if isinstance(opponent, (list, tuple)):
         return PoolVectorEnv(engine, num_envs, OpponentMix(opponent), learner_seat=learner_seat,
                              reward_mode=reward_mode, seed=seed,

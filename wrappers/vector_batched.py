@@ -12,8 +12,14 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from tabletop_zoo.envs._aec_base import positive_int_option, reward_mode_option, seat_option
+from tabletop_zoo.envs._aec_base import (
+    REWARD_MODES,
+    choice_option,
+    positive_int_option,
+    seat_option,
+)
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
+from tabletop_zoo.envs.fast_checks import active_rows
 
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
@@ -90,7 +96,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat = seat_option(
             "learner_seat", learner_seat, engine.num_players, "a random seat per episode"
         )
-        reward_mode = reward_mode_option(reward_mode)
+        reward_mode = choice_option("reward_mode", reward_mode, REWARD_MODES)
         self.autoreset_mode = modes[key]
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.engine = engine
@@ -129,20 +135,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         if mask is not None:
             if not self._ready:
                 raise UsageError("reset(options={'reset_mask': ...}) before a full reset()")
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise InvalidOptionError(
-                    f"reset_mask must be a bool array of shape ({self.num_envs},), "
-                    f"got {mask.dtype} {mask.shape}"
-                )
-        snapshot = (self._snapshot(), self._ready) if self._transactional() else None
-        try:
-            return self._reset(seed, mask)
-        except BaseException:
-            if snapshot is not None:
-                self._restore(snapshot[0])
-                self._ready = snapshot[1]
-            raise
+            mask = active_rows(mask, self.num_envs, "reset_mask")
+        return self._undoable(self._reset, seed, mask)
 
     def _reset(
         self, seed: int | list[int] | None, mask: np.ndarray | None
@@ -181,13 +175,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                 f"game rows {np.flatnonzero(self._ended).tolist()[:8]} have ended "
                 "(autoreset_mode DISABLED): call reset(options={'reset_mask': ...}) first"
             )
-        snapshot = self._snapshot() if self._transactional() else None
-        try:
-            return self._step(actions)
-        except BaseException:
-            if snapshot is not None:
-                self._restore(snapshot)
-            raise
+        return self._undoable(self._step, actions)
 
     def _step(
         self, actions: Any
@@ -225,6 +213,18 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """Whether a step must be undoable: an opponent policy may raise or return an
         illegal action after the learner's moves were made (compiled players cannot)."""
         return callable(self.opponent)
+
+    def _undoable(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``; on any error, the env as before the call (when
+        :meth:`_transactional`)."""
+        snapshot = (self._snapshot(), self._ready) if self._transactional() else None
+        try:
+            return call(*args)
+        except BaseException:
+            if snapshot is not None:
+                self._restore(snapshot[0])
+                self._ready = snapshot[1]
+            raise
 
     def _snapshot(self) -> tuple[Any, ...]:
         """What a step may change: rows, seats, the seat generator, numba's generator."""
@@ -313,29 +313,26 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             return
         if not finals:
             b, n = self.num_envs, self.engine.num_players
-            finals["final_obs"] = np.full(b, None, dtype=object)
-            finals["final_scores"] = np.zeros((b, n), np.int64)
-            finals["_final_obs"] = np.zeros(b, dtype=bool)
-            finals["_final_scores"] = np.zeros(b, dtype=bool)
-            finals["final_info"] = {
-                "learner_seat": np.zeros(b, dtype=np.int64),
+            info = {
+                "learner_seat": np.zeros(b, np.int64),
                 "final_scores": np.zeros((b, n), np.int64),
             }
-            for key in list(finals["final_info"]):
-                finals["final_info"][f"_{key}"] = np.zeros(b, dtype=bool)
-            finals["_final_info"] = np.zeros(b, dtype=bool)
+            finals["final_obs"] = np.full(b, None, dtype=object)
+            finals["final_scores"] = np.zeros((b, n), np.int64)
+            finals["final_info"] = info
+            for group in (finals, info):  # Gymnasium's "_key" masks: which games have "key"
+                for key in list(group):
+                    group[f"_{key}"] = np.zeros(b, dtype=bool)
         last = self.engine._observe(self._states[rows], seats)
         for k, row in enumerate(rows):
             finals["final_obs"][row] = last[k]
-        finals["final_scores"][rows] = scores
-        final_info = finals["final_info"]
-        final_info["learner_seat"][rows] = seats
-        final_info["final_scores"][rows] = scores
-        for key in ("learner_seat", "final_scores"):
-            final_info[f"_{key}"][rows] = True
-        finals["_final_obs"][rows] = True
-        finals["_final_scores"][rows] = True
-        finals["_final_info"][rows] = True
+        info = finals["final_info"]
+        finals["final_scores"][rows] = info["final_scores"][rows] = scores
+        info["learner_seat"][rows] = seats
+        for group in (finals, info):
+            for key in group:
+                if key.startswith("_"):
+                    group[key][rows] = True
         self.engine._reset_games(self._states, ended)
         self._draw_seats(ended)
 

@@ -15,12 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.wrappers.vector_batched import (
-    OPPONENTS,
-    BatchedPolicy,
-    BatchedVectorEnv,
-    Outcome,
-)
+from tabletop_zoo.wrappers.vector_batched import OPPONENTS, BatchedPolicy, BatchedVectorEnv, Outcome
 
 __all__ = ["BatchedOpponents", "OpponentMix", "PoolVectorEnv"]
 

@@ -33,8 +33,7 @@ MAX_NOTATION_LENGTH = 32
 _TILE = r"([a-z][0-9]{1,2})"
 _PLACE_RE = re.compile(rf"([gdt])@{_TILE}", re.ASCII)  # parse() lower-cases its input
 _MOVE_RE = re.compile(rf"{_TILE}-{_TILE}(?:/([0-9]{{1,3}}))?", re.ASCII)
-_MELT_RE = re.compile(rf"melt\s+{_TILE}", re.ASCII)
-_KEEP_RE = re.compile(rf"keep\s+{_TILE}", re.ASCII)
+_MELT_KEEP_RE = re.compile(rf"(melt|keep)\s+{_TILE}", re.ASCII)
 
 NOTATION_HELP = (
     "expected one of: 'T@c3' (place a G, D or T on c3), 'c3-e1' (move the whole stack), "
@@ -164,10 +163,7 @@ class ActionCodec:
                 if k not in (1, 2, 3):
                     raise NotationError(f"{text!r}: /{k} must be /1, /2 or /3 (pieces taken)")
             return self.MOVE + (frm * self.num_tiles + to) * 3 + (k - 1)
-        m = _MELT_RE.fullmatch(s)
+        m = _MELT_KEEP_RE.fullmatch(s)
         if m:
-            return self.MELT + self._name(m[1], text)
-        m = _KEEP_RE.fullmatch(s)
-        if m:
-            return self.KEEP + self._name(m[1], text)
+            return (self.MELT if m[1] == "melt" else self.KEEP) + self._name(m[2], text)
         raise NotationError(f"cannot parse {text!r}: {NOTATION_HELP}")

@@ -1,9 +1,6 @@
-"""Arktia as a PettingZoo AEC environment (``raw_env``, ``env``, options).
-
-The turn cycle, rewards, masks, observation, ``state()`` and rendering are those of
-:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`; this module builds the engine,
-the observation encoder and the renderer, and declares the options. The env card is the
-docstring of :mod:`tabletop_zoo.envs.arktia_v0`.
+"""Arktia as a PettingZoo AEC environment: the engine, encoder and renderer given to
+:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`, and the options (the env card is
+the docstring of :mod:`tabletop_zoo.envs.arktia_v0`).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from tabletop_zoo.envs._aec_base import (
 )
 from tabletop_zoo.envs.arktia.constants import COLOUR_LETTERS, DEFAULT_MAX_TURNS
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
-from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer, render_ansi
+from tabletop_zoo.envs.arktia.render import ArktiaImageRenderer
 from tabletop_zoo.envs.arktia.rules import ArktiaGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
@@ -73,7 +70,6 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # Pet
             reward_mode=reward_mode,
             max_turns=max_turns,  # counts completed turns, see _turns_played()
             renderer_class=ArktiaImageRenderer,
-            ansi_renderer=render_ansi,
             observation_layout=observation_layout,
         )
 

@@ -76,6 +76,10 @@ class Picker:
         bottom = min(radius, label_top - 2.0)
         return y + (bottom - radius) / 2.0, x, (bottom + radius) / 2.0
 
+    def _selected(self, label: str, selection: tuple, tile: int) -> Choice:
+        """The highlighted spot of a chosen ``tile``: clicking it goes back to ``selection``."""
+        return Choice(label, frozenset(), selection=selection, spot=self._spot(tile), selected=True)
+
     def choices(self, state: ArktiaState, selection: tuple = ()) -> tuple[str, list[Choice]]:
         """The prompt and the clickable choices for the player to act (none when over)."""
         if state.is_terminal():
@@ -150,9 +154,7 @@ class Picker:
             prompt = (
                 f"move from {self.names[source]}: click a marked target (or the stack to cancel)"
             )
-            out.append(
-                Choice("cancel", frozenset(), selection=(), spot=self._spot(source), selected=True)
-            )
+            out.append(self._selected("cancel", (), source))
             for to, ks in moves[source].items():
                 actions = frozenset(codec.encode_move(source, to, k) for k in ks)
                 if len(ks) == 1:
@@ -167,18 +169,10 @@ class Picker:
         else:
             prompt = f"{self.names[source]}-{self.names[target]}: how many pieces from the top?"
             height = len(state.stack(source))
-            out.append(
-                Choice("cancel", frozenset(), selection=(), spot=self._spot(source), selected=True)
-            )
-            out.append(
-                Choice(
-                    "target",
-                    frozenset(),
-                    selection=("from", source),
-                    spot=self._spot(target),
-                    selected=True,
-                )
-            )
+            out += [
+                self._selected("cancel", (), source),
+                self._selected("target", ("from", source), target),
+            ]
             for k in sorted(moves[source][target]):
                 a = codec.encode_move(source, target, k)
                 words = "whole stack" if k == height else ("1 piece" if k == 1 else f"{k} pieces")

@@ -24,37 +24,28 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 2), (-1, 1), (-1, -1), (0, -2), (
 MAX_ROWS = 26  # row letters a..z
 MAX_LAYOUT_CHARS = 10_000  # far more than 26 rows of 64 tiles need
 
-DEFAULT_LAYOUTS: dict[int, str] = {
-    2: "\n".join(
-        [
-            "  o o o",
-            " o o o o",
-            "o o o o",
-            " o o o o",
-            "  o o o",
-        ]
-    ),
-    3: "\n".join(
-        [
-            "   o o o",
-            "  o o o o",
-            " o o o o o",
-            "o o o o o o",
-            " o o o o o",
-            "  o o o o",
-        ]
-    ),
-    4: "\n".join(
-        [
-            "   o o o o",
-            "  o o o o o",
-            " o o o o o o",
-            "o o o o o o",
-            " o o o o o o",
-            "  o o o o o",
-            "   o o o o",
-        ]
-    ),
+DEFAULT_LAYOUTS: dict[int, str] = {  # the boards of R2, one text line per row of tiles
+    2: """\
+  o o o
+ o o o o
+o o o o
+ o o o o
+  o o o""",
+    3: """\
+   o o o
+  o o o o
+ o o o o o
+o o o o o o
+ o o o o o
+  o o o o""",
+    4: """\
+   o o o o
+  o o o o o
+ o o o o o o
+o o o o o o
+ o o o o o o
+  o o o o o
+   o o o o""",
 }
 
 
@@ -104,10 +95,7 @@ class Layout:
             near = [(r + dr, c + dc) for dr, dc in DIRECTIONS]
             nb = tuple(sorted(pos[rc] for rc in near if rc in pos))
             neighbours.append(nb)
-            m = 0
-            for t in nb:
-                m |= 1 << t
-            masks.append(m)
+            masks.append(sum(1 << t for t in nb))
             per_dir = []
             for dr, dc in DIRECTIONS:
                 ray = []

@@ -60,19 +60,16 @@ class ArktiaObservationEncoder:
     def __init__(self, game: ArktiaGame, max_turns: int | None = None) -> None:
         """Precompute the tables for ``game``; ``max_turns`` scales the turn plane
         (default :data:`~tabletop_zoo.envs.arktia.constants.DEFAULT_MAX_TURNS`)."""
-        if max_turns is None:
-            max_turns = DEFAULT_MAX_TURNS
         layout = game.layout
         n = game.num_players
         self.num_players = n
         self.num_slots = n + 1
-        self.max_turns = max_turns
+        self.max_turns = DEFAULT_MAX_TURNS if max_turns is None else max_turns
         self.num_tiles = layout.num_tiles
         self.num_rows = layout.num_rows
         self.num_cols = layout.num_cols
-        cells = [layout.grid_pos(t) for t in range(layout.num_tiles)]
-        self.tile_rows = np.array([r for r, _ in cells], dtype=np.intp)
-        self.tile_cols = np.array([c for _, c in cells], dtype=np.intp)
+        cells = np.array([layout.grid_pos(t) for t in range(layout.num_tiles)], dtype=np.intp)
+        self.tile_rows, self.tile_cols = cells[:, 0].copy(), cells[:, 1].copy()
 
         # plane offsets, in the documented order
         c_slots = self.num_slots
@@ -93,15 +90,12 @@ class ArktiaObservationEncoder:
         self.shape = (self.num_rows, self.num_cols, self.num_planes)
 
         # slot_of[observer][owner]: owner 0..3 or NEUTRAL (4) -> colour slot
+        seats = np.arange(n, dtype=np.intp)
         self.slot_of = np.zeros((n, NEUTRAL + 1), dtype=np.intp)
-        for observer in range(n):
-            for owner in range(n):
-                self.slot_of[observer, owner] = (owner - observer) % n
-            self.slot_of[observer, NEUTRAL] = n
+        self.slot_of[:, :n] = (seats[None, :] - seats[:, None]) % n
+        self.slot_of[:, NEUTRAL] = n
         # seat_at[observer][slot]: the seat in slot ``slot`` (inverse of slot_of)
-        self.seat_at = np.array(
-            [[(observer + s) % n for s in range(n)] for observer in range(n)], dtype=np.intp
-        )
+        self.seat_at = (seats[:, None] + seats[None, :]) % n
         # all pieces of the game: every reserve of the initial state, own and neutral (R5)
         initial = game.new_initial_state()
         self.total_pieces = sum(

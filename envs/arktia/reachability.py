@@ -106,11 +106,6 @@ def _load_material(st: Any, snapshot: ArktiaSnapshot) -> None:
         raise bad(f"melted counts sum to {sum(st._melted)} but {num_melted} tiles are melted")
 
 
-def _placed(st: Any, seat: int) -> int:
-    """Own pieces ``seat`` has taken out of its reserve so far."""
-    return 3 * PIECES_PER_KIND - sum(st._reserve[seat])
-
-
 def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
     """Round, phase, turn counter, ended seats and whose decision it is (R5-R10, R19, R20)."""
     game = st.game
@@ -136,8 +131,9 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
             raise bad(f"round {rnd}: tiles melt and pieces are removed only later (R10, R15)")
         if rnd < OPENING_2 and any(len(stack) > 1 for stack in st._stacks):
             raise bad(f"round {rnd}: stacks form only by moving, from opening round 2 (R9)")
-    placed = [_placed(st, s) for s in range(n)]
+    placed = [3 * PIECES_PER_KIND - sum(st._reserve[s]) for s in range(n)]  # own pieces out
     neutral_placed = game.num_neutral - sum(neutral_left)
+    turn = neutral_placed + sum(placed)  # the turns the placements alone took
     if rnd == SETUP:
         # R5-R6: the seats place one neutral piece each in turn, seat 0 first
         if not any(neutral_left):
@@ -146,7 +142,6 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
             raise bad("player pieces left their reserve during the setup")
         if any(st._ended):
             raise bad("a player's game cannot end during the setup (R19 applies from R8 on)")
-        turn = neutral_placed
         expected = [turn // n + (1 if s < turn % n else 0) for s in range(n)]
         if [3 - left for left in neutral_left] != expected or cur != turn % n:
             raise bad(
@@ -164,7 +159,6 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
                     f"opening round 1: seat {s} has placed {placed[s]} piece(s); seats before "
                     "the current player place one each (R8), the others none yet"
                 )
-        turn = neutral_placed + sum(placed)
     elif rnd == OPENING_2:
         for s in range(n):
             if not st._ended[s] and (placed[s] not in (1, 2) or placed[s] == 2 and 0 <= cur <= s):
@@ -172,9 +166,6 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
                     f"opening round 2: seat {s} has placed {placed[s]} piece(s); one in round "
                     "1 (R8) and one more once its round-2 turn is over (R9)"
                 )
-        turn = neutral_placed + sum(placed)
-    else:
-        turn = neutral_placed + sum(placed)
     if rnd <= OPENING_1 and st._turn != turn:
         raise bad(f"turn is {st._turn}, but {turn} turns have been played to reach round {rnd}")
     if st._turn < turn:

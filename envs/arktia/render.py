@@ -1,4 +1,4 @@
-"""Drawing Arktia positions: ``ansi`` text and ``rgb_array`` images (numpy only).
+"""Drawing Arktia positions: ``rgb_array`` images (numpy only).
 
 Images use the shared primitives of :mod:`tabletop_zoo.envs._render`, so they need no
 pygame (``human`` mode shows them in a pygame window through ``_render.HumanWindow``).
@@ -65,12 +65,6 @@ LEVEL_SHIFT = 0.15
 TARGET_BOARD_WIDTH = 470
 MIN_HEX_RADIUS = 36
 KIND_NAMES = ("Globus", "Diskus", "Torus")
-
-
-def render_ansi(state: ArktiaState, header: str = "") -> str:
-    """Text picture: the engine's board (``str(state)``) preceded by an optional header."""
-    board = str(state)
-    return f"{header}\n{board}" if header else board
 
 
 class ArktiaImageRenderer:

@@ -21,6 +21,7 @@ Schema (version 1; ``"game"`` and ``"version"`` may be left out)::
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +103,7 @@ def owner_json(owner: int) -> int | str:
 def dumps(snapshot: ArktiaSnapshot) -> str:
     """The JSON text of ``snapshot`` (keys in schema order)."""
     lay = snapshot.layout
-    return _json.dumps(
+    return json.dumps(
         {
             "game": GAME_NAME,
             "version": JSON_VERSION,

@@ -10,10 +10,4 @@ is the versioned face.
 from tabletop_zoo.envs.mole_hill.board import NUM_ACTIONS, action_to_string, string_to_action
 from tabletop_zoo.envs.mole_hill.rules import MoleHillGame, MoleHillState
 
-__all__ = [
-    "NUM_ACTIONS",
-    "MoleHillGame",
-    "MoleHillState",
-    "action_to_string",
-    "string_to_action",
-]
+__all__ = ["NUM_ACTIONS", "MoleHillGame", "MoleHillState", "action_to_string", "string_to_action"]

@@ -38,18 +38,11 @@ def space_index(row: int, col: int) -> int:
     return row * COLS + col
 
 
-def _edge_spaces() -> list[tuple[int, int]]:
-    """``EDGE_SPACES[e]`` = the two spaces of edge ``e``, upper/left one first."""
-    edges = [
-        (space_index(r, c), space_index(r, c + 1)) for r in range(ROWS) for c in range(COLS - 1)
-    ]
-    edges += [
-        (space_index(r, c), space_index(r + 1, c)) for r in range(ROWS - 1) for c in range(COLS)
-    ]
-    return edges
-
-
-EDGE_SPACES: tuple[tuple[int, int], ...] = tuple(_edge_spaces())
+#: The two spaces of each edge, upper/left one first: the horizontal edges, then the vertical.
+EDGE_SPACES: tuple[tuple[int, int], ...] = (
+    *[(space_index(r, c), space_index(r, c + 1)) for r in range(ROWS) for c in range(COLS - 1)],
+    *[(space_index(r, c), space_index(r + 1, c)) for r in range(ROWS - 1) for c in range(COLS)],
+)
 # (a, b) and (b, a) -> edge index, for orthogonally adjacent spaces a, b.
 EDGE_BETWEEN: dict[tuple[int, int], int] = {}
 for _e, (_a, _b) in enumerate(EDGE_SPACES):

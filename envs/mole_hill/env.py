@@ -1,9 +1,6 @@
-"""Mole Hill as a two-player PettingZoo AEC environment (``raw_env``, ``env``, options).
-
-The turn cycle, rewards, masks, observation, ``state()`` and rendering are those of
-:class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`; this module builds the engine,
-the observation encoder and the renderer, and declares the options. The env card is the
-docstring of :mod:`tabletop_zoo.envs.mole_hill_v0`.
+"""Mole Hill as a two-player PettingZoo AEC environment: the engine, encoder and renderer
+given to :class:`~tabletop_zoo.envs._aec_base.TurnBasedAECEnv`, and the options (the env
+card is the docstring of :mod:`tabletop_zoo.envs.mole_hill_v0`).
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from pettingzoo import AECEnv
 
 from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, allowed_options, wrap_classic
 from tabletop_zoo.envs.mole_hill.observation import MoleHillObservationEncoder
-from tabletop_zoo.envs.mole_hill.render import MoleHillImageRenderer, render_ansi
+from tabletop_zoo.envs.mole_hill.render import MoleHillImageRenderer
 from tabletop_zoo.envs.mole_hill.rules import MoleHillGame
 
 #: Every keyword ``raw_env`` accepts, with what is allowed (shown on a bad option).
@@ -63,6 +60,5 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # 
             reward_mode=reward_mode,
             max_turns=max_turns,
             renderer_class=MoleHillImageRenderer,
-            ansi_renderer=render_ansi,
             observation_layout=observation_layout,
         )

@@ -10,7 +10,7 @@ import numpy as np
 
 from tabletop_zoo.envs._display import Choice
 from tabletop_zoo.envs.mole_hill import board
-from tabletop_zoo.envs.mole_hill.render import CELL, MoleHillImageRenderer, space_centre
+from tabletop_zoo.envs.mole_hill.render import CELL, MoleHillImageRenderer, edge_rect, space_centre
 from tabletop_zoo.envs.mole_hill.rules import MOLE_PIECES, NUM_ROUNDS, MoleHillState
 
 #: Half the width (pixels) of the clickable strip along an edge, and the part of each end
@@ -87,16 +87,5 @@ class Picker:
 def edge_box(edge: int) -> tuple[int, int, int, int]:
     """``(y0, x0, y1, x1)``: the clickable strip along ``edge`` (its corners left out, so
     strips never overlap)."""
-    a, b = board.EDGE_SPACES[edge]
-    ay, ax = space_centre(a)
-    half, inset = CELL / 2, EDGE_CORNER
-    if b == a + 1:  # vertical line between a and the space to its right
-        x = ax + half
-        return (
-            int(ay - half + inset),
-            int(x - EDGE_REACH),
-            int(ay + half - inset),
-            int(x + EDGE_REACH),
-        )
-    y = ay + half  # horizontal line between a and the space below it
-    return int(y - EDGE_REACH), int(ax - half + inset), int(y + EDGE_REACH), int(ax + half - inset)
+    y0, x0, y1, x1 = edge_rect(edge, EDGE_REACH, EDGE_CORNER)
+    return int(y0), int(x0), int(y1), int(x1)

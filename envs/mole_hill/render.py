@@ -1,4 +1,4 @@
-"""Drawing Mole Hill positions: ``ansi`` text and ``rgb_array`` images (numpy only).
+"""Drawing Mole Hill positions: ``rgb_array`` images (numpy only).
 
 Images use the shared primitives of :mod:`tabletop_zoo.envs._render` (no pygame):
 a checkered lawn, flowers in the top-left corner of their space, the centre hole, rods as
@@ -40,12 +40,8 @@ PAPER = (235, 230, 215)
 LEGEND_LINE = 18
 LEGEND_HEIGHT = 3 * LEGEND_LINE + 8
 BOARD_HEIGHT = MARGIN + board.ROWS * CELL + 8
-
-
-def render_ansi(state: MoleHillState, header: str = "") -> str:
-    """Text picture: the engine's board (``str(state)``) preceded by an optional header."""
-    text = str(state)
-    return f"{header}\n{text}" if header else text
+#: The picture's size: the 7 x 9 board, then the legend.
+HEIGHT, WIDTH = BOARD_HEIGHT + LEGEND_HEIGHT, MARGIN + board.COLS * CELL + 8
 
 
 def space_centre(space: int) -> tuple[float, float]:
@@ -54,25 +50,42 @@ def space_centre(space: int) -> tuple[float, float]:
     return MARGIN + (row + 0.5) * CELL, MARGIN + (col + 0.5) * CELL
 
 
+def edge_rect(edge: int, half: float, inset: float = 0.0) -> tuple[float, float, float, float]:
+    """``(y0, x0, y1, x1)`` of a bar ``2 * half`` thick along ``edge``, its ends ``inset``
+    from the corners (a negative ``inset`` runs past them)."""
+    a, b = board.EDGE_SPACES[edge]
+    ay, ax = space_centre(a)
+    if b == a + 1:  # vertical: the edge to the right of a
+        x = ax + CELL / 2
+        return ay - CELL / 2 + inset, x - half, ay + CELL / 2 - inset, x + half
+    y = ay + CELL / 2  # horizontal: the edge below a
+    return y - half, ax - CELL / 2 + inset, y + half, ax + CELL / 2 - inset
+
+
+def _draw_flower(img: np.ndarray, y: float, x: float, colour: _render.Color) -> None:
+    """Four petals of ``colour`` around a yellow heart centred at ``(y, x)``."""
+    for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        _render.fill_disc(img, y + dy * 4, x + dx * 4, 4.5, colour)
+    _render.fill_disc(img, y, x, 3, YELLOW)
+
+
 class MoleHillImageRenderer:
     """Draws Mole Hill positions as ``(height, width, 3)`` ``uint8`` arrays."""
 
     def __init__(self, game: MoleHillGame) -> None:
         """The picture size is fixed by the 7 x 9 board."""
         self.game = game
-        self.height = BOARD_HEIGHT + LEGEND_HEIGHT
-        self.width = MARGIN + board.COLS * CELL + 8
+        self.height, self.width = HEIGHT, WIDTH
 
     def draw(self, state: MoleHillState) -> np.ndarray:
-        """The picture of ``state``."""
+        """The picture of ``state`` (:func:`draw_board`)."""
         return draw_board(state)
 
 
 def draw_board(state: MoleHillState) -> np.ndarray:
     """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole,
     and the legend under the board."""
-    h, w = BOARD_HEIGHT + LEGEND_HEIGHT, MARGIN + board.COLS * CELL + 8
-    img = _render.blank_image(h, w, PAPER)
+    img = _render.blank_image(HEIGHT, WIDTH, PAPER)
     for s in range(board.NUM_SPACES):
         r, c = divmod(s, board.COLS)
         y, x = MARGIN + r * CELL, MARGIN + c * CELL
@@ -87,10 +100,7 @@ def draw_board(state: MoleHillState) -> np.ndarray:
     for spaces, colour in ((state.red_flowers, RED), (state.white_flowers, WHITE)):
         for s in spaces:  # a flower in the top-left corner stays visible under a piece
             fy, fx = space_centre(s)
-            fy, fx = fy - 0.3 * CELL, fx - 0.3 * CELL
-            for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-                _render.fill_disc(img, fy + dy * 4, fx + dx * 4, 4.5, colour)
-            _render.fill_disc(img, fy, fx, 3, YELLOW)
+            _draw_flower(img, fy - 0.3 * CELL, fx - 0.3 * CELL, colour)
     if not state.is_terminal() and state.mole_to_move:
         for s in state.mole_destinations():
             dy, dx = space_centre(s)
@@ -109,19 +119,9 @@ def draw_board(state: MoleHillState) -> np.ndarray:
     if trail:
         y, x = space_centre(trail[-1])
         _render.fill_ring(img, y, x, 0.46 * CELL, 0.36 * CELL, YELLOW)  # the mole's stack
-    for e in state.rods:
-        a, b = board.EDGE_SPACES[e]
-        ay, ax = space_centre(a)
-        if b == a + 1:  # vertical bar on the edge to the right of a
-            x = int(ax + CELL / 2)
-            top, bottom = int(ay - CELL / 2), int(ay + CELL / 2)
-            _render.fill_rect(img, top - 1, x - 4, bottom + 1, x + 4, ROD_EDGE)
-            _render.fill_rect(img, top + 1, x - 2, bottom - 1, x + 2, WHITE)
-        else:  # horizontal bar on the edge below a
-            y = int(ay + CELL / 2)
-            left, right = int(ax - CELL / 2), int(ax + CELL / 2)
-            _render.fill_rect(img, y - 4, left - 1, y + 4, right + 1, ROD_EDGE)
-            _render.fill_rect(img, y - 2, left + 1, y + 2, right - 1, WHITE)
+    for e in state.rods:  # a white bar with a dark rim, a pixel past the corners
+        _render.fill_rect(img, *map(int, edge_rect(e, 4, -1)), ROD_EDGE)
+        _render.fill_rect(img, *map(int, edge_rect(e, 2, 1)), WHITE)
     draw_legend(img, state, BOARD_HEIGHT)
     return img
 
@@ -150,17 +150,14 @@ def draw_legend(img: np.ndarray, state: MoleHillState, top: int) -> None:
         _render.draw_text(img, line, top + 2 + k * LEGEND_LINE, x0, 2, INK)
     y = top + 2 + 2 * LEGEND_LINE + 5  # middle of the third line
     x = x0 + 6
-    _render.fill_disc(img, y, x, 7, LIGHT_PIECE)
-    text = f"1-{LIGHT_PIECES}: 0 points"
-    _render.draw_text(img, text, y - 5, x + 12, 2, INK)
-    x += 12 + _render.text_size(text, 2)[1] + 18
-    _render.fill_disc(img, y, x, 7, DARK_PIECE)
-    text = f"{LIGHT_PIECES + 1}-{MOLE_PIECES}: 1 point each"
-    _render.draw_text(img, text, y - 5, x + 12, 2, INK)
-    x += 12 + _render.text_size(text, 2)[1] + 18
-    for colour, points in ((RED, "2"), (WHITE, "1")):
-        for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            _render.fill_disc(img, y + dy * 4, x + dx * 4, 4.5, colour)
-        _render.fill_disc(img, y, x, 3, YELLOW)
-        _render.draw_text(img, points, y - 5, x + 12, 2, INK)
-        x += 12 + _render.text_size(points, 2)[1] + 18
+    key = [
+        (LIGHT_PIECE, f"1-{LIGHT_PIECES}: 0 points"),
+        (DARK_PIECE, f"{LIGHT_PIECES + 1}-{MOLE_PIECES}: 1 point each"),
+    ]
+    for colour, text in [*key, (RED, "2"), (WHITE, "1")]:
+        if colour in (RED, WHITE):
+            _draw_flower(img, y, x, colour)
+        else:
+            _render.fill_disc(img, y, x, 7, colour)
+        _render.draw_text(img, text, y - 5, x + 12, 2, INK)
+        x += 12 + _render.text_size(text, 2)[1] + 18

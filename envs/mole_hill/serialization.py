@@ -15,6 +15,7 @@ Schema (version 1)::
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +60,7 @@ class MoleHillSnapshot:
 
 def dumps(snapshot: MoleHillSnapshot) -> str:
     """The JSON text of ``snapshot`` (keys in schema order)."""
-    return _json.dumps(
+    return json.dumps(
         {
             "game": GAME_NAME,
             "version": JSON_VERSION,

@@ -18,8 +18,6 @@ from tabletop_zoo.envs.mole_hill import render as pic
 from tabletop_zoo.envs.mole_hill.render import CELL, MARGIN, space_centre
 from tabletop_zoo.envs.mole_hill.rules import LIGHT_PIECES, MOLE_PIECES, MoleHillState
 
-WIDTH = MARGIN + board.COLS * CELL + 8
-
 
 def _flower(space: int, colour: tuple[int, int, int]) -> str:
     y, x = space_centre(space)
@@ -35,13 +33,8 @@ def _flower(space: int, colour: tuple[int, int, int]) -> str:
 
 def _edge_box(edge: int, half: float) -> dict[str, float]:
     """``x, y, width, height`` of a bar of half-thickness ``half`` on ``edge``."""
-    a, b = board.EDGE_SPACES[edge]
-    ay, ax = space_centre(a)
-    if b == a + 1:  # vertical bar on the edge to the right of a
-        x = ax + CELL / 2
-        return {"x": x - half, "y": ay - CELL / 2, "width": 2 * half, "height": float(CELL)}
-    y = ay + CELL / 2
-    return {"x": ax - CELL / 2, "y": y - half, "width": float(CELL), "height": 2 * half}
+    y0, x0, y1, x1 = pic.edge_rect(edge, half)
+    return {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}
 
 
 @functools.cache
@@ -111,7 +104,7 @@ def board_svg(state: MoleHillState, last_action: int | None = None) -> tuple[int
     key += "red flower 2, white flower 1"
     for k, line in enumerate((*pic.legend_lines(state), key)):
         out.append(el("text", line, x=MARGIN, y=pic.BOARD_HEIGHT + 14 + k * pic.LEGEND_LINE))
-    return WIDTH, pic.BOARD_HEIGHT + pic.LEGEND_HEIGHT, out
+    return pic.WIDTH, pic.HEIGHT, out
 
 
 def _last_mark(action: int | None) -> list[str]:
@@ -121,12 +114,7 @@ def _last_mark(action: int | None) -> list[str]:
     name = board.ACTION_NAMES[action]
     if action < board.ROD_OFFSET:
         y, x = space_centre(action)
-        box = {
-            "x": x - CELL / 2 + 2,
-            "y": y - CELL / 2 + 2,
-            "width": CELL - 4,
-            "height": CELL - 4,
-        }
+        box = {"x": x - CELL / 2 + 2, "y": y - CELL / 2 + 2, "width": CELL - 4, "height": CELL - 4}
     else:
         box = _edge_box(action - board.ROD_OFFSET, 7.0)
     return [el("rect", **box, fill="none", stroke=LAST, stroke_width=3, data_last=name)]

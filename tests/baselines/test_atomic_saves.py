@@ -66,14 +66,14 @@ def test_a_full_disk_at_the_final_save_of_training_leaves_no_torn_model(tmp_path
     pytest.importorskip("sb3_contrib")
     from tabletop_zoo.baselines.training import TrainConfig, train
 
-    real = _files._fsync_file
+    real = _files._fsync
 
     def no_space_for_zips(path):
         if str(path).endswith(".zip"):
             raise OSError(28, "No space left on device")
         real(path)
 
-    monkeypatch.setattr(_files, "_fsync_file", no_space_for_zips)
+    monkeypatch.setattr(_files, "_fsync", no_space_for_zips)
     cfg = TrainConfig(game="mole_hill", name="full", engine="python", runs_dir=str(tmp_path),
                       timesteps=64, n_envs=2, n_steps=32, batch_size=64, n_epochs=1,
                       net_arch=(8,), snapshot_every=0, eval_every=0, final_eval_games=1,

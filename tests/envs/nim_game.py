@@ -208,11 +208,6 @@ class NimRenderer:
         return img
 
 
-def render_ansi(state: NimState, header: str = "") -> str:
-    """``str(state)`` under an optional header."""
-    return f"{header}\n{state}" if header else str(state)
-
-
 ALLOWED_OPTIONS = {
     "num_players": "2, 3 or 4",
     "render_mode": "None, 'human', 'ansi' or 'rgb_array'",
@@ -256,7 +251,6 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # Pettin
             reward_mode=reward_mode,
             max_turns=max_turns,
             renderer_class=NimRenderer,
-            ansi_renderer=render_ansi,
             observation_layout=observation_layout,
         )
 

@@ -65,7 +65,7 @@ def record_end(row, i, n, max_turns, rewards, done, cut, scores):
 
 
 @jit
-def step_batch(
+def step(
     states, actions, active, autoreset, max_turns, initial, tables, rewards, done, cut, scores
 ):
     """Apply one legal action per active game; score and (optionally) restart finished

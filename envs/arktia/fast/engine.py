@@ -17,22 +17,23 @@ both ways and :class:`FastArktiaState` offers the engine protocol on one row.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState, serialization
 from tabletop_zoo.envs.arktia.constants import (
     DEFAULT_MAX_TURNS,
-    KIND_LETTERS,
     NEUTRAL,
+    ROUND_PHASES,
     STACK_SHAPES,
 )
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
+from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
+from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot
 from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
@@ -40,15 +41,8 @@ from tabletop_zoo.envs.errors import (
     as_integer,
 )
 from tabletop_zoo.envs.fast_base import FastEngineBase
-from tabletop_zoo.envs.fast_checks import (
-    active_rows,
-    check_count,
-    check_opponent,
-    configuration_fingerprint,
-    seat_array,
-)
+from tabletop_zoo.envs.fast_checks import configuration_fingerprint, seat_array
 from tabletop_zoo.envs.fast_common import bit_list
-from tabletop_zoo.envs.fast_protocol import StepResult
 
 __all__ = ["FastArktia", "FastArktiaState"]
 
@@ -64,6 +58,8 @@ class FastArktia(FastEngineBase):
     """Batched compiled Arktia for the configuration of ``game`` (an :class:`ArktiaGame`)."""
 
     batch = B
+    state_class = FastArktiaState
+    score = staticmethod(score)
     player_column = K.CUR
     config_column = K.CONFIG
     row_problems = B.ROW_PROBLEMS
@@ -94,15 +90,13 @@ class FastArktia(FastEngineBase):
             self.num_players,
             f"FastArktia({self.game!r})",
         )
-        initial = self.game.new_initial_state()
-        total = sum(sum(initial.reserve(s)) + sum(initial.neutral_reserve(s))
-                    for s in range(self.num_players))  # fmt: skip
-        self._cells, self._sizes = O.observation_tables(
-            layout, self.num_players, total, self.max_turns
-        )
-        self.observation_shape = (layout.num_rows, layout.num_cols,
-                                  O.plane_offsets(self.num_players)["num_planes"])  # fmt: skip
-        self.initial_row = self.from_state(initial)
+        encoder = ArktiaObservationEncoder(self.game, self.max_turns)
+        self.observation_shape = encoder.shape
+        self._cells, self._sizes = O.observation_tables(encoder)
+        self.initial_row = self.from_state(self.game.new_initial_state())
+        self._greedy_tables = (self.tables,)
+        self._opponent_args = (self.max_turns, self.tables)
+        self._restart_args = (self.max_turns, self.initial_row, self.tables)
 
     def __repr__(self) -> str:
         return f"FastArktia({self.game!r}, max_turns={self.max_turns})"
@@ -121,63 +115,11 @@ class FastArktia(FastEngineBase):
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         states[which] = self.initial_row
 
-    def _play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        check_opponent(opponent)
-        b = len(states)
-        seats = seat_array(seats, b)  # checked by the public twin
-        rewards, done, cut, scores = self._zero_results(b)
-        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
-                         self.max_turns, self.tables, rewards, done, cut, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
-
-    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
-        """The greedy agent's choice per game: best (result, score margin) one ply deep,
-        ties broken uniformly at random (-1 where inactive or over)."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        out = np.full(len(states), -1, dtype=np.int64)
-        B.greedy_actions(states, active_rows(active, len(states)), self.tables, out)
-        return out
-
-    def scores(self, states: np.ndarray) -> np.ndarray:
-        """``(B, n)`` scores (R21) as the positions stand."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        return np.array(
-            [[score(row, s) for s in range(self.num_players)] for row in states], dtype=np.int64
-        )
-
-    def _step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        actions, active = self._step_inputs(states, actions, active)
-        rewards, done, cut, scores = self._zero_results(len(states))
-        B.step_batch(states, actions, active, bool(autoreset), self.max_turns, self.initial_row,
-                     self.tables, rewards, done, cut, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
-
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
-        return states[index, K.LEGAL : K.LEGAL + states[index, K.LEGAL_COUNT]].tolist()
-
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
         O.encode_batch(states, seats, self._cells, self._sizes, obs)
         return obs
-
-    def random_play(
-        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
-    ) -> tuple[int, int]:
-        """Uniform random play entirely in compiled code; returns (steps, finished games).
-
-        Games that reach ``max_turns`` restart and count as finished.
-        """
-        seed = check_count("seed", seed, 0, 2**32 - 1)
-        steps_per_game = check_count("steps_per_game", steps_per_game)
-        states = self.new_states(batch_size)
-        play = B.random_play_parallel if parallel else B.random_play
-        games = play(states, steps_per_game, seed, self.max_turns, self.initial_row, self.tables)
-        return batch_size * steps_per_game, int(games)
 
     # ---------------------------------------------------------------- conversion
     def from_state(self, state: ArktiaState) -> np.ndarray:
@@ -247,61 +189,46 @@ class FastArktia(FastEngineBase):
         """The Python state of a compiled row, rebuilt through ``from_json`` (which checks
         material, connectivity and the legal actions with the reference rules)."""
         row = self.check_row(row)  # read-only: a writeable copy
-        data = json.loads(self.game.new_initial_state().to_json())
-        names = self.game.layout.names
-        n = self.num_players
-        alive = bit_list(row[K.ALIVE])
+        n, layout = self.num_players, self.game.layout
 
-        def colour_json(owner: int) -> int | str:
-            return "neutral" if owner == NEUTRAL else owner
+        def cut(column: int, count: int) -> tuple[int, ...]:
+            return tuple(row[column : column + count].tolist())
 
-        data["stacks"] = {
-            names[t]: [
-                [colour_json(int(piece) // 3), KIND_LETTERS[int(piece) % 3]]
-                for piece in row[K.PIECES + 3 * t : K.PIECES + 3 * t + row[K.HEIGHT + t]]
-            ]
-            for t in alive
-        }
-        data["melted_tiles"] = [names[t] for t in range(len(names)) if t not in alive]
-        data["reserves"] = [row[K.RESERVE + 3 * s : K.RESERVE + 3 * s + 3].tolist()
-                            for s in range(n)]  # fmt: skip
-        data["neutral_reserves"] = [
-            row[K.NEUTRAL_RESERVE + 3 * s : K.NEUTRAL_RESERVE + 3 * s + 3].tolist()
-            for s in range(n)
+        def mask(word: Any) -> int:  # a tile set as a Python int (bit 63 included)
+            return sum(1 << t for t in bit_list(word))
+
+        rnd = int(row[K.ROUND])
+        phase = {K.CHOOSE: "choose", K.MELT_SUB: "melt"}.get(int(row[K.SUB]), ROUND_PHASES[rnd])
+        pieces = [cut(K.PIECES + 3 * t, row[K.HEIGHT + t]) for t in range(layout.num_tiles)]
+        pending = range(row[K.PENDING_COUNT])
+        groups = [
+            cut(K.PENDING_GROUPS + e * K.MAX_GROUPS, row[K.PENDING_SIZE + e]) for e in pending
         ]
-        data["removed"] = row[K.REMOVED : K.REMOVED + n].tolist()
-        data["melted"] = row[K.MELTED : K.MELTED + n].tolist()
-        data["round"] = int(row[K.ROUND])
-        sub = row[K.SUB]
-        main = ("setup", "opening", "opening", "normal")[int(row[K.ROUND])]
-        data["phase"] = "choose" if sub == K.CHOOSE else "melt" if sub == K.MELT_SUB else main
-        data["current_player"] = int(row[K.CUR])
-        data["ended"] = [s for s in range(n) if row[K.ENDED + s]]
-        data["turn"] = int(row[K.TURN])
-        data["pending_choices"] = [
-            {
-                "colour": colour_json(int(row[K.PENDING_COLOUR + e])),
-                "groups": [
-                    [names[t] for t in bit_list(row[K.PENDING_GROUPS + e * K.MAX_GROUPS + i])]
-                    for i in range(row[K.PENDING_SIZE + e])
-                ],
-            }
-            for e in range(row[K.PENDING_COUNT])
-        ]
-        return ArktiaState.from_json(json.dumps(data))
-
-    def legal_list(self, row: np.ndarray) -> list[int]:
-        """The legal actions stored in a row, ascending."""
-        return row[K.LEGAL : K.LEGAL + row[K.LEGAL_COUNT]].tolist()
+        snapshot = ArktiaSnapshot(
+            num_players=n,
+            neutral_pieces=self.game.neutral_pieces,
+            layout=layout,
+            alive=mask(row[K.ALIVE]),
+            stacks=tuple(tuple(divmod(piece, 3) for piece in stack) for stack in pieces),
+            reserves=tuple(cut(K.RESERVE + 3 * s, 3) for s in range(n)),
+            neutral_reserves=tuple(cut(K.NEUTRAL_RESERVE + 3 * s, 3) for s in range(n)),
+            removed=cut(K.REMOVED, n),
+            melted=cut(K.MELTED, n),
+            round=rnd,
+            phase=phase,
+            current_player=int(row[K.CUR]),
+            ended=tuple(bool(x) for x in cut(K.ENDED, n)),
+            turn=int(row[K.TURN]),
+            pending_choices=tuple(
+                (int(row[K.PENDING_COLOUR + e]), tuple(mask(g) for g in group))
+                for e, group in enumerate(groups)
+            ),
+        )
+        return ArktiaState.from_json(serialization.dumps(snapshot))
 
     def canonical(self, row: np.ndarray) -> np.ndarray:
         """The meaningful part of a row (the legal list's unused tail cut off)."""
         return row[: K.LEGAL + row[K.LEGAL_COUNT]]
-
-    def wrap(self, row: np.ndarray) -> FastArktiaState:
-        """The engine-protocol view of a copy of one compiled row (checked like
-        :meth:`check_row`)."""
-        return FastArktiaState(self, np.array(self.check_row(row)))
 
     def new_initial_state(self, seed: int | None = None) -> FastArktiaState:
         """Engine protocol: a new game as a :class:`FastArktiaState`."""

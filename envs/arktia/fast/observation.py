@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import kernels as K
@@ -10,25 +12,6 @@ from tabletop_zoo.envs.fast_common import jit
 
 # indices into the ``layout`` array given to :func:`encode`
 L_PLAYERS, L_TILES, L_TOTAL_PIECES, L_MAX_TURNS = range(4)
-
-
-def plane_offsets(num_players: int) -> dict[str, int]:
-    """First plane of each block, in the documented order (see the encoder module)."""
-    n, slots = num_players, num_players + 1
-    offsets = {"tile": 0, "stack": 1}
-    offsets["control"] = 1 + 3 * slots * 3
-    offsets["melted"] = offsets["control"] + n
-    offsets["reserve"] = offsets["melted"] + 1
-    offsets["neutral_reserve"] = offsets["reserve"] + 3 * n
-    offsets["removed"] = offsets["neutral_reserve"] + 3 * n
-    offsets["melted_by"] = offsets["removed"] + n
-    offsets["ended"] = offsets["melted_by"] + n
-    offsets["phase"] = offsets["ended"] + n
-    offsets["to_act"] = offsets["phase"] + 5
-    offsets["choosing"] = offsets["to_act"] + n
-    offsets["turn"] = offsets["choosing"] + slots
-    offsets["num_planes"] = offsets["turn"] + 1
-    return offsets
 
 
 @jit
@@ -102,8 +85,8 @@ def encode_batch(states, observers, cells, sizes, obs):
         encode(states[i], observers[i], cells, sizes, obs[i])
 
 
-def observation_tables(layout: object, num_players: int, total_pieces: int, max_turns: int):
-    """(cells, sizes) arrays for :func:`encode` from a layout (``grid_pos`` per tile)."""
-    cells = np.array([layout.grid_pos(t) for t in range(layout.num_tiles)], dtype=np.int64)
-    sizes = np.array([num_players, layout.num_tiles, total_pieces, max_turns], dtype=np.int64)
-    return cells, sizes
+def observation_tables(encoder: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(cells, sizes) arrays for :func:`encode` from the Python encoder of the same game."""
+    cells = np.stack([encoder.tile_rows, encoder.tile_cols], axis=1).astype(np.int64)
+    sizes = [encoder.num_players, encoder.num_tiles, encoder.total_pieces, encoder.max_turns]
+    return cells, np.array(sizes, dtype=np.int64)

@@ -13,7 +13,7 @@ from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
 from tabletop_zoo.envs.fast_base import FastStateBase
 from tabletop_zoo.envs.fast_common import copy_into, jit
-from tabletop_zoo.envs.fast_random import below, check_words, shuffle
+from tabletop_zoo.envs.fast_random import below, shuffle
 
 __all__ = ["FastArktiaState", "score"]
 
@@ -117,33 +117,13 @@ class FastArktiaState(FastStateBase):
     the Python state."""
 
     __slots__ = ()
-
-    @property
-    def num_players(self) -> int:
-        """Number of seats."""
-        return self.engine.num_players
-
-    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
-        """Uniformly random play in compiled code until the end (or ``max_depth``
-        decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
-        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat (R22
-        from the scores as they then stand). Mutates the row."""
-        words = check_words(words)
-        out = np.zeros(self.engine.num_players, dtype=np.float32)
-        depth = -1 if max_depth is None else max_depth
-        _rollout(self.row, depth, self.engine.tables, words, out)
-        return [float(x) for x in out]
-
     _search_loop = staticmethod(_search)
+    _rollout_loop = staticmethod(_rollout)
+    _greedy_loop = staticmethod(_greedy_best)
+    _rollout_dtype = np.float32  # R22's rewards, as the batch kernels write them
 
-    def _kernel_context(self) -> np.ndarray:
+    def _kernel_context(self) -> tuple:
         return self.engine.tables
-
-    def greedy_best(self) -> list[int]:
-        """The actions the greedy rule ranks best (result if the game ends, then score
-        margin, one ply deep), ascending; the agent draws one of them."""
-        out = np.empty(max(1, int(self.row[K.LEGAL_COUNT])), dtype=np.int64)
-        return out[: _greedy_best(self.row, self.engine.tables, out)].tolist()
 
     @property
     def turn(self) -> int:
@@ -152,15 +132,7 @@ class FastArktiaState(FastStateBase):
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
-        return self.engine.legal_list(self.row)
+        return self.row[K.LEGAL : K.LEGAL + self.row[K.LEGAL_COUNT]].tolist()
 
     def _apply_checked(self, action: int) -> bool:
         return _apply_checked(self.row, action, self.engine.tables)
-
-    def scores(self) -> list[int]:
-        """R21 as the position stands."""
-        return [int(score(self.row, s)) for s in range(self.engine.num_players)]
-
-    def action_to_string(self, action: int) -> str:
-        """Notation of ``action`` in this position."""
-        return self.to_state().action_to_string(action)

@@ -46,9 +46,11 @@ def record_end(row, i, rewards, done, scores):
 
 
 @jit
-def step(states, actions, active, autoreset, random_flowers, red, white, rewards, done, scores):
+def step(
+    states, actions, active, autoreset, random_flowers, red, white, rewards, done, cut, scores
+):
     """Apply one legal action per active game; score and (optionally) restart the
-    games that end."""
+    games that end (``cut`` stays False: the rules end every game)."""
     for i in range(states.shape[0]):
         if not active[i]:
             continue
@@ -78,8 +80,9 @@ def greedy_actions(states, active, out):
 
 
 @jit
-def play_opponents(states, seats, active, greedy, rewards, done, scores):
-    """Random or greedy decisions until seat ``seats[i]`` is to move or the game ends."""
+def play_opponents(states, seats, active, greedy, rewards, done, cut, scores):
+    """Random or greedy decisions until seat ``seats[i]`` is to move or the game ends
+    (``cut`` stays False)."""
     buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     scratch = np.empty(K.WIDTH, dtype=np.int64)
     for i in range(states.shape[0]):

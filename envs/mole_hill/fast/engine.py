@@ -22,20 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import (
-    InvalidOptionError,
-    InvalidStateError,
-)
+from tabletop_zoo.envs.errors import InvalidOptionError, InvalidStateError
 from tabletop_zoo.envs.fast_base import FastEngineBase
-from tabletop_zoo.envs.fast_checks import (
-    active_rows,
-    check_count,
-    check_opponent,
-    configuration_fingerprint,
-    seat_array,
-)
+from tabletop_zoo.envs.fast_checks import check_count, configuration_fingerprint, seat_array
 from tabletop_zoo.envs.fast_common import bit_list
-from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
@@ -45,16 +35,17 @@ __all__ = ["FastMoleHill", "FastMoleHillState"]
 
 
 def _space_mask(spaces: Any) -> int:
-    mask = 0
-    for s in spaces:
-        mask |= 1 << int(s)
-    return mask
+    return sum(1 << int(s) for s in spaces)  # the spaces are distinct
 
 
 class FastMoleHill(FastEngineBase):
     """Batched compiled Mole Hill for the options of ``game`` (a :class:`MoleHillGame`)."""
 
     batch = B
+    state_class = FastMoleHillState
+    score = staticmethod(score)
+    _greedy_tables = ()
+    _opponent_args = ()
     player_column = K.PLAYER
     config_column = K.CONFIG
     row_problems = B.ROW_PROBLEMS
@@ -71,7 +62,11 @@ class FastMoleHill(FastEngineBase):
         self.game = game if game is not None else MoleHillGame()
         self.random_flowers = bool(self.game.random_flowers)
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
-        self._red, self._white = np.int64(_space_mask(red)), np.int64(_space_mask(white))
+        self._restart_args = (
+            self.random_flowers,
+            np.int64(_space_mask(red)),
+            np.int64(_space_mask(white)),
+        )
         self._scratch = np.empty(K.NUM_ACTIONS, dtype=np.int64)
         self.config = configuration_fingerprint(repr(self), 2, repr(self))
 
@@ -85,73 +80,22 @@ class FastMoleHill(FastEngineBase):
         seed = -1 if seed is None else check_count("seed", seed, 0, 2**32 - 1)
         states = np.zeros((batch_size, K.WIDTH), dtype=np.int64)
         states[:, K.CONFIG] = self.config
-        B.new_states(states, seed, self.random_flowers, *self._flowers)
+        B.new_states(states, seed, *self._restart_args)
         return states
 
     def _check_rows(self, states: np.ndarray) -> tuple[int, int]:
-        return B.check_rows(states, self.config, self.random_flowers, *self._flowers)
-
-    @property
-    def _flowers(self) -> tuple[np.int64, np.int64]:
-        return self._red, self._white
+        return B.check_rows(states, self.config, *self._restart_args)
 
     def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         rows = np.flatnonzero(which)
         if len(rows):
             states[rows] = self.new_states(len(rows))
 
-    def _play_opponents(
-        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
-    ) -> StepResult:
-        check_opponent(opponent)
-        b = len(states)
-        seats = seat_array(seats, b)  # checked by the public twin
-        rewards, done, cut, scores = self._zero_results(b)
-        B.play_opponents(states, seats, active_rows(active, b), opponent == "greedy",
-                        rewards, done, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
-
-    def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
-        """The greedy agent's choice per game: best (result, score margin) one ply deep,
-        ties broken uniformly at random (-1 where inactive or over)."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        out = np.full(len(states), -1, dtype=np.int64)
-        B.greedy_actions(states, active_rows(active, len(states)), out)
-        return out
-
-    def scores(self, states: np.ndarray) -> np.ndarray:
-        """``(B, 2)`` mole score per seat as the position stands (``MoleHillState.scores``)."""
-        states = self.check_states(states)  # read-only: a writeable copy
-        return np.array([[score(row, 0), score(row, 1)] for row in states], dtype=np.int64)
-
-    def _step(
-        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
-    ) -> StepResult:
-        actions, active = self._step_inputs(states, actions, active)
-        rewards, done, cut, scores = self._zero_results(len(states))
-        B.step(states, actions, active, bool(autoreset), self.random_flowers, *self._flowers,
-              rewards, done, scores)  # fmt: skip
-        return StepResult(rewards, done, cut, scores)
-
-    def _legal_list(self, states: np.ndarray, index: int) -> list[int]:
-        return np.flatnonzero(self._legal_mask(states[index : index + 1])[0]).tolist()
-
     def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
         B.observe(states, seats, obs)
         return obs.reshape(len(states), *self.observation_shape)
-
-    def random_play(
-        self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
-    ) -> tuple[int, int]:
-        """Uniform random play entirely in compiled code; returns (steps, finished games)."""
-        seed = check_count("seed", seed, 0, 2**32 - 1)
-        steps_per_game = check_count("steps_per_game", steps_per_game)
-        states = self.new_states(batch_size, seed)
-        play = B.random_play_parallel if parallel else B.random_play
-        games = play(states, steps_per_game, seed, self.random_flowers, *self._flowers)
-        return batch_size * steps_per_game, int(games)
 
     # ---------------------------------------------------------------- conversion
     def from_state(self, state: MoleHillState) -> np.ndarray:
@@ -195,11 +139,6 @@ class FastMoleHill(FastEngineBase):
                 moves.append(action_to_string(K.NUM_SPACES + rods[i]))
         data["moves"] = moves
         return MoleHillState.from_json(json.dumps(data))
-
-    def wrap(self, row: np.ndarray) -> FastMoleHillState:
-        """The engine-protocol view of one compiled row (shares no memory with ``row``;
-        checked like :meth:`check_row`)."""
-        return FastMoleHillState(self, np.array(self.check_row(row)))
 
     def new_initial_state(self, seed: int | None = None) -> FastMoleHillState:
         """Engine protocol: a new game as a :class:`FastMoleHillState`."""

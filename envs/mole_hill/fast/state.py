@@ -6,14 +6,12 @@ Python engine's rollouts play."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.fast_base import FastStateBase
 from tabletop_zoo.envs.fast_common import copy_into, jit
-from tabletop_zoo.envs.fast_random import below, check_words, shuffle
+from tabletop_zoo.envs.fast_random import below, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
@@ -135,46 +133,21 @@ class FastMoleHillState(FastStateBase):
     """One compiled game behind the engine protocol (``legal_actions``, ``apply_action``,
     ``clone``, ...); text, notation and JSON go through the Python state."""
 
-    __slots__ = ("_buffer",)
-
-    def __init__(self, engine: Any, row: np.ndarray, trusted: bool = False) -> None:
-        super().__init__(engine, row, trusted)
-        self._buffer = engine._scratch  # scratch for action lists (never kept)
-
-    num_players = 2
-
-    def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
-        """Uniformly random play in compiled code until the end (or ``max_depth`` actions),
-        each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
-        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
-        (+1/-1/0 from the scores as they then stand). Mutates the row."""
-        words = check_words(words)
-        out = np.zeros(2, dtype=np.float64)
-        depth = -1 if max_depth is None else max_depth
-        _rollout(self.row, depth, self._buffer, words, out)
-        return out.tolist()
-
+    __slots__ = ()
     _search_loop = staticmethod(_search)
+    _rollout_loop = staticmethod(_rollout)
+    _greedy_loop = staticmethod(_greedy_best)
 
     def _kernel_context(self) -> np.ndarray:
-        return self._buffer
-
-    def greedy_best(self) -> list[int]:
-        """The actions the greedy rule ranks best (result if the game ends, then score
-        margin, one ply deep), ascending; the agent draws one of them."""
-        out = np.empty(len(self._buffer), dtype=np.int64)
-        return out[: _greedy_best(self.row, self._buffer, out)].tolist()
+        return self.engine._scratch  # the engine's scratch for action lists (never kept)
 
     def legal_actions(self) -> list[int]:
         """Legal actions, ascending."""
-        return self._buffer[: _legal_list(self.row, self._buffer)].tolist()
+        buffer = self.engine._scratch
+        return buffer[: _legal_list(self.row, buffer)].tolist()
 
     def _apply_checked(self, action: int) -> bool:
         return _apply_checked(self.row, action)
-
-    def scores(self) -> list[int]:
-        """Mole score per seat as the position stands."""
-        return [int(score(self.row, 0)), int(score(self.row, 1))]
 
     def action_to_string(self, action: int) -> str:
         """Notation of ``action``."""
