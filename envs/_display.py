@@ -27,8 +27,6 @@ from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GameSpec, spec_of
 
-__all__ = ["Choice", "LastMove", "PlainGui", "game_gui", "status_lines", "with_status"]
-
 BAND: Color = (250, 250, 245)
 INK: Color = (20, 20, 20)
 TEXT_SCALE = 2

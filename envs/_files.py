@@ -20,14 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = [
-    "atomic_path",
-    "atomic_write",
-    "temporary_name",
-    "write_bytes_atomic",
-    "write_text_atomic",
-]
-
 _MARK = ".tmp-"
 
 

@@ -19,8 +19,6 @@ from tabletop_zoo.envs._display import LastMove, band_lines, status_lines
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import spec_of
 
-__all__ = ["LAST", "el", "rgb", "state_svg", "svg_module"]
-
 FONT = 13
 LINE = 17
 #: The colour that marks the last move on a board.

@@ -15,8 +15,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-__all__ = ["EXTRAS", "MissingExtraError", "install_command", "missing_modules", "require_extra"]
-
 # The import names behind each extra of pyproject.toml (distribution names differ:
 # stable-baselines3 is imported as stable_baselines3). tests/baselines/test_extras.py checks
 # that every extra listed here exists in pyproject.toml.

@@ -29,8 +29,6 @@ from tabletop_zoo.envs.fast_random import check_words
 from tabletop_zoo.envs.fast_search import new_tree, set_node
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["FastEngineBase", "FastStateBase"]
-
 
 class FastEngineBase(RowChecks):
     """What the batched compiled engines of both games share (``FastArktia``,

@@ -21,19 +21,6 @@ from tabletop_zoo.envs.errors import (
     as_integer,
 )
 
-__all__ = [
-    "CONFIGURATIONS",
-    "RowChecks",
-    "active_rows",
-    "check_actions",
-    "check_count",
-    "check_opponent",
-    "check_seats",
-    "configuration_fingerprint",
-    "seat_array",
-]
-
-
 #: Engines made in this process by fingerprint (``configuration_fingerprint``), so that a
 #: row of another configuration is refused naming the engine that made it.
 CONFIGURATIONS: dict[int, str] = {}

@@ -30,18 +30,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
-__all__ = [
-    "bit_list",
-    "compiled_random_state",
-    "copy_into",
-    "jit",
-    "kernel",
-    "lowest_bit",
-    "numba",
-    "popcount",
-    "set_compiled_random_state",
-]
-
 
 def jit(function):  # noqa: ANN001, ANN201 - decorator
     """``numba.njit`` with the settings of every compiled engine (cached on disk)."""

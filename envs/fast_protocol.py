@@ -11,8 +11,6 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["FastEngine", "StepResult"]
-
 
 class StepResult(NamedTuple):
     """What a compiled engine's ``step`` returns, one entry per game of the batch."""

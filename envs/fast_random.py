@@ -19,8 +19,6 @@ import numpy as np
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.fast_common import jit
 
-__all__ = ["PythonStream", "below", "check_words", "matches_python", "next_word", "shuffle"]
-
 _N = 624  # MT19937 state words
 _M = 397
 _MATRIX_A = 0x9908B0DF

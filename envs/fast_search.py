@@ -19,19 +19,6 @@ import numpy as np
 
 from tabletop_zoo.envs.fast_common import copy_into, jit
 
-__all__ = [
-    "COLUMNS",
-    "add_child",
-    "backup",
-    "best_child",
-    "can_descend",
-    "can_expand",
-    "new_tree",
-    "pop_untried",
-    "select_child",
-    "set_node",
-]
-
 # Integer columns of a node.
 PLAYER, VISITS, FIRST, LAST, NEXT, ACTION, UNTRIED, PROVEN = range(8)
 COLUMNS = 8

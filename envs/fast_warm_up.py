@@ -12,8 +12,6 @@ import numpy as np
 from tabletop_zoo.envs.fast_random import PythonStream, matches_python
 from tabletop_zoo.envs.registry import GAMES, fast_engine
 
-__all__ = ["main", "warm_up"]
-
 
 def warm_up() -> float:
     """Compile (first start) or load from the disk cache (later starts) every compiled

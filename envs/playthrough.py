@@ -12,8 +12,6 @@ import random
 from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import GAMES
 
-__all__ = ["EngineState", "golden_games", "golden_text", "playthrough"]
-
 
 def playthrough(state: EngineState, seed: int, title: str = "") -> str:
     """Play ``state`` to the end with seeded uniform random moves; return the record."""

@@ -11,8 +11,6 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from tabletop_zoo.envs.errors import IllegalActionError
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["EngineGame", "EngineState", "StateBase"]
-
 
 @runtime_checkable
 class EngineState(Protocol):

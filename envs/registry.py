@@ -31,22 +31,6 @@ from tabletop_zoo.envs.extras import module_available
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
 
-__all__ = [
-    "FAST_SWITCH",
-    "GAMES",
-    "GameSpec",
-    "extended",
-    "fast_engine",
-    "fast_path_available",
-    "fast_state",
-    "is_fast_state",
-    "get_spec",
-    "spec_of",
-    "make_env",
-    "make_raw_env",
-    "new_game",
-]
-
 
 @dataclass(frozen=True)
 class GameSpec:

@@ -14,16 +14,6 @@ from typing import Any
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GameSpec, get_spec
 
-__all__ = [
-    "CHANCE_SEEDS",
-    "DEFAULT_MAX_MOVES",
-    "allowed_types",
-    "engine_options",
-    "option_from_text",
-    "parameter_specification",
-    "short_name",
-]
-
 #: Default cap on player decisions per game (``max_moves``); far above a normal game.
 DEFAULT_MAX_MOVES = 1000
 #: Outcomes of the opening chance node of a stochastic variant (seeds ``0..CHANCE_SEEDS-1``).

@@ -31,8 +31,6 @@ from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import spec_of
 from tabletop_zoo.wrappers.replay import analysis_entry, frame, save_replay
 
-__all__ = ["FORMATS", "RecordEpisode", "save_animation"]
-
 #: File suffixes :func:`save_animation` writes.
 FORMATS = (".gif", ".mp4")
 

@@ -25,8 +25,6 @@ from tabletop_zoo.envs._files import write_bytes_atomic
 from tabletop_zoo.envs._svg import svg_module
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["analysis_entry", "save_replay"]
-
 _ELEMENTS = re.compile(r"(?<=>)(?=<)")  # between two tags: an SVG text in its elements
 
 

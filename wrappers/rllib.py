@@ -30,17 +30,6 @@ from tabletop_zoo.baselines.agents.rllib import flat_observation
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import make_env
 
-__all__ = [
-    "MAIN",
-    "SNAPSHOT",
-    "SnapshotCallback",
-    "TurnBasedMultiAgentEnv",
-    "module_ids",
-    "module_specs",
-    "policy_mapping",
-]
-
-
 MAIN = "main"
 SNAPSHOT = "snapshot"
 POLICY_SETUPS = ("shared", "per-seat", "snapshot")

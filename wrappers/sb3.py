@@ -20,8 +20,6 @@ from tabletop_zoo.envs.registry import fast_engine
 from tabletop_zoo.wrappers.vector_batched import BatchedVectorEnv
 from tabletop_zoo.wrappers.vector_pool import BatchedOpponents, PoolVectorEnv
 
-__all__ = ["BatchedOpponents", "CompiledVecEnv", "PoolVectorEnv", "make_sb3_vec_env"]
-
 
 class CompiledVecEnv(VecEnv):
     """SB3 ``VecEnv`` over ``env``, the Gymnasium vector env holding the games

@@ -25,8 +25,6 @@ from tabletop_zoo.envs._aec_base import choice_option, seat_option
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError, as_integer
 
-__all__ = ["SingleAgentEnv", "make_env"]
-
 OpponentSpec = Any  # Agent | str | Sequence[Agent | str] | Callable[[np.random.Generator], ...]
 ILLEGAL_ACTION_MODES = ("lose", "raise")
 _SEED_RANGE = 2**31  # seeds drawn from the env's generator for the AEC env and opponents

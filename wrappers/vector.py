@@ -23,8 +23,6 @@ from tabletop_zoo.envs.registry import fast_engine
 from tabletop_zoo.wrappers.vector_batched import BatchedPolicy, BatchedVectorEnv
 from tabletop_zoo.wrappers.vector_pool import OpponentMix, PoolVectorEnv
 
-__all__ = ["BatchedVectorEnv", "make_vector_env"]
-
 
 def make_vector_env(
     game: str,

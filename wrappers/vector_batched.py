@@ -24,8 +24,6 @@ from tabletop_zoo.envs.fast_checks import active_rows
 if TYPE_CHECKING:
     from tabletop_zoo.envs.fast_protocol import FastEngine
 
-__all__ = ["OPPONENTS", "BatchedPolicy", "BatchedVectorEnv", "Outcome"]
-
 #: ``policy(observations, action_masks) -> actions`` for the games in the batch where an
 #: opponent is to move (observations from the mover's side).
 BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -17,8 +17,6 @@ import numpy as np
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.wrappers.vector_batched import OPPONENTS, BatchedPolicy, BatchedVectorEnv, Outcome
 
-__all__ = ["BatchedOpponents", "OpponentMix", "PoolVectorEnv"]
-
 
 class BatchedOpponents(Protocol):
     """Who plays the other seats, drawn per seat per episode (implemented by

@@ -24,16 +24,6 @@ from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_inte
 from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec, is_fast_state
 from tabletop_zoo.envs.results import final_result, score_margins
 
-__all__ = [
-    "DEFAULT_SIMULATIONS",
-    "AlphaZeroAgent",
-    "NetworkEvaluator",
-    "absolute_values",
-    "check_network_meta",
-    "game_values",
-    "model_shape",
-]
-
 DEFAULT_SIMULATIONS = 64
 
 

@@ -9,8 +9,6 @@ from typing import Any
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
 
-__all__ = ["SEED_LIMIT", "check_agent_fits", "check_agent_spec", "check_seed"]
-
 SEED_LIMIT = 2**32
 """Seeds are ints in ``0 .. SEED_LIMIT - 1`` (NumPy's legacy global seed, which SB3 uses)."""
 

@@ -21,8 +21,6 @@ import numpy as np
 
 from tabletop_zoo.envs.registry import fast_path_available
 
-__all__ = ["dense_columns", "dense_layer", "flat_columns", "mask_columns", "network_rows"]
-
 
 def _layer_kernel(x, weight, bias, out):  # noqa: ANN001, ANN202 - a numba kernel
     """``out[i] = x[i] @ weight + bias`` in the module's order."""

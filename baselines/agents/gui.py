@@ -31,8 +31,6 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import spec_of
 
-__all__ = ["PlayWindow", "WindowAgent"]
-
 TARGET = (250, 210, 40)
 SELECTED = (220, 40, 40)
 HOVER = (255, 255, 255)

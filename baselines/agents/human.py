@@ -13,16 +13,6 @@ from typing import Any, TextIO
 
 import numpy as np
 
-__all__ = [
-    "COMMANDS_HELP",
-    "GameAbandoned",
-    "HumanAgent",
-    "game_texts",
-    "help_module",
-    "read_stdin",
-    "round_name",
-]
-
 STOP_WORDS = ("stop", "quit", "exit", "q")
 MOVES_WORDS = ("?", "moves")
 YES_WORDS = ("y", "yes")

@@ -24,16 +24,6 @@ from tabletop_zoo.baselines.agents.dense_rows import flat_columns, network_rows
 from tabletop_zoo.envs._files import write_bytes_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 
-__all__ = [
-    "ACTIVATIONS",
-    "MAX_NETWORK_BYTES",
-    "DenseNet",
-    "flush_subnormals",
-    "legal_action",
-    "segment_softmax",
-    "softmax",
-]
-
 ACTIVATIONS = {"relu": lambda x: np.maximum(x, 0.0), "tanh": np.tanh}
 
 

@@ -12,8 +12,6 @@ from tabletop_zoo.baselines.agents.ppo_file import load_ppo_model
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["PPOAgent"]
-
 
 class PPOAgent:
     """Plays with a MaskablePPO model, always restricted to the legal actions.

@@ -20,15 +20,6 @@ from typing import Any
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = [
-    "TRUST_HELP",
-    "SafePPOModel",
-    "find_model_file",
-    "load_ppo_model",
-    "load_tensors_only",
-    "untrusted",
-]
-
 TRUST_HELP = (
     "load ppo: and rllib: model files even if that unpickles content of the file, which can "
     "run code from it: only for files from a source you trust (default: ppo: files are read "

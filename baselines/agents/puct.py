@@ -22,8 +22,6 @@ from tabletop_zoo.baselines.agents.dense_rows import flat_columns, mask_columns
 from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, Forest, RootView
 from tabletop_zoo.envs.registry import fast_path_available, is_fast_state
 
-__all__ = ["Evaluator", "GumbelHalving", "PUCTSearch"]
-
 Evaluator = Callable[[Sequence[Any]], tuple[Sequence[np.ndarray], np.ndarray]]
 TerminalValue = Callable[[Any], Sequence[float]]
 #: New leaves valued together: actions (ascending, end to end), where each leaf's begin,

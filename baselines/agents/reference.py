@@ -22,18 +22,6 @@ from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = [
-    "MANIFEST_PATH",
-    "REFERENCE_DIR",
-    "PolicyNetAgent",
-    "file_sha256",
-    "ladder_entry",
-    "load_manifest",
-    "reference_agent",
-    "reference_entry",
-    "reference_path",
-]
-
 REFERENCE_DIR = Path(__file__).resolve().parents[1] / "reference_models"
 MANIFEST_PATH = REFERENCE_DIR / "manifest.json"
 

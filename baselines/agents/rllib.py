@@ -16,8 +16,6 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["DEFAULT_MODULE", "RLlibAgent", "flat_observation", "module_path"]
-
 DEFAULT_MODULE = "main"
 _MODULES_IN_CHECKPOINT = Path("learner_group", "learner", "rl_module")
 

@@ -21,8 +21,6 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_state, is_fast_state
 from tabletop_zoo.envs.results import win_returns
 
-__all__ = ["GreedyAgent", "MCTSAgent", "RandomAgent", "greedy_best", "legal_from_mask"]
-
 
 def _compiled(state: EngineState) -> Any | None:
     """The compiled copy of ``state`` (``state`` itself if it is a compiled one-row state)

@@ -12,8 +12,6 @@ import sys
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["THREADS_VARIABLE", "limit_threads"]
-
 THREADS_VARIABLE = "TABLETOP_ZOO_THREADS"
 
 

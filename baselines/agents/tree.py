@@ -21,8 +21,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Forest", "RootView", "backup", "descend", "expand", "kernels"]
-
 NEW_LEAF, FINISHED_LEAF, COLLISION = 0, 1, 2  # what a descent reached (``out_status``)
 
 

@@ -33,15 +33,6 @@ from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game
 
-__all__ = [
-    "AlphaZeroConfig",
-    "AlphaZeroResult",
-    "check_game_options",
-    "network_meta",
-    "random_network",
-    "train_alphazero",
-]
-
 
 @dataclass
 class AlphaZeroConfig:

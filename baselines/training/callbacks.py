@@ -15,8 +15,6 @@ from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
 
-__all__ = ["EvalCallback", "ProgressCallback", "SnapshotCallback", "UpdateTimer"]
-
 
 class SnapshotCallback(BaseCallback):
     """Every ``every`` steps save the model as ``snapshot_dir/step_N.zip`` (atomically) and

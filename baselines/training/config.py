@@ -18,8 +18,6 @@ from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
 
-__all__ = ["ENGINES", "GENERIC_DEFAULTS", "RESERVED_ENV_OPTIONS", "TrainConfig", "defaults_for"]
-
 ENGINES = ("fast", "python")
 """Where the training games run: the compiled batched engine or the Python env."""
 

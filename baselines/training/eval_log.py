@@ -20,16 +20,6 @@ from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
 from tabletop_zoo.envs._files import atomic_write, write_text_atomic
 
-__all__ = [
-    "EVAL_FIELDS",
-    "EVAL_OPPONENTS",
-    "EvalRow",
-    "append_eval_csv",
-    "format_eval_table",
-    "plot_learning_curve",
-    "run_evaluation",
-]
-
 EVAL_OPPONENTS = ("random", "greedy")
 
 

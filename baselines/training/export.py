@@ -16,8 +16,6 @@ from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["export_ppo_actor", "export_ppo_vector", "linear_pair", "read_ppo_vector_weights"]
-
 #: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.Agent`: a trunk
 #: (flatten, linear, relu, linear, relu), the policy logits (``actor``) and the value
 #: (``critic``, not exported).

@@ -20,15 +20,6 @@ from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.training.export import export_ppo_actor
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = [
-    "COMPILED_BASELINES",
-    "SNAPSHOT_PATTERN",
-    "SHARED_POOLS",
-    "BatchedOpponentPool",
-    "OpponentPool",
-    "shared_pool",
-]
-
 COMPILED_BASELINES = ("random", "greedy")
 """The baselines a compiled engine plays inside the batch."""
 

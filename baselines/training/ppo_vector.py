@@ -34,8 +34,6 @@ from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.wrappers.vector import make_vector_env
 from tabletop_zoo.wrappers.vector_batched import BatchedVectorEnv
 
-__all__ = ["Agent", "ArenaPlayer", "PPOVectorConfig", "evaluate", "load_weights", "train"]
-
 
 # ---------------------------------------------------------------- arguments
 @dataclass

@@ -38,8 +38,6 @@ from tabletop_zoo.baselines.training.self_play_positions import (
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
-__all__ = ["Record", "SelfPlayStats", "load_opponent", "opponent_actions", "play_self_play_games"]
-
 #: One decision: observation planes of the seat to act, legal mask, policy target and the
 #: value of every seat relative to the seat to act (filled in when the game ends).
 Record = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]

@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CompiledPositions", "Leaves", "Paths", "PythonPositions", "segments"]
-
 
 @dataclass
 class Leaves:

@@ -29,8 +29,6 @@ from tabletop_zoo.baselines.training.opponents import SHARED_POOLS, shared_pool
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.extras import require_extra
 
-__all__ = ["TrainResult", "silent_logger", "train"]
-
 
 @dataclass
 class TrainResult:

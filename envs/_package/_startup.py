@@ -16,8 +16,6 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["INTERRUPTED", "guard_program_start", "our_program"]
-
 INTERRUPTED = 130
 """The exit code of an interrupted command (``128 + SIGINT``, as a shell reports it)."""
 

@@ -28,8 +28,6 @@ from tabletop_zoo.envs.arktia.constants import (
 )
 from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot, bad, kinds_of
 
-__all__ = ["load_position"]
-
 
 def load_position(st: Any, snapshot: ArktiaSnapshot) -> None:
     """Fill the blank state ``st`` (an ``ArktiaState`` of the snapshot's game, fresh from

@@ -11,8 +11,6 @@ from typing import Any
 
 from tabletop_zoo.envs.arktia.constants import COLOUR_LETTERS, KIND_LETTERS
 
-__all__ = ["board_text", "cell_text"]
-
 
 def board_text(state: Any) -> str:
     """The board of ``state`` (an ``ArktiaState``) as text, one line per row of tiles

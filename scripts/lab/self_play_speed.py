@@ -35,8 +35,6 @@ from tabletop_zoo.baselines.training.self_play import Record, play_self_play_gam
 from tabletop_zoo.envs.errors import TabletopZooError
 from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
-__all__ = ["compare_self_play", "serial_self_play_game"]
-
 
 def serial_self_play_game(
     state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any

@@ -44,8 +44,6 @@ from tabletop_zoo.envs.fast_base import FastEngineBase
 from tabletop_zoo.envs.fast_checks import configuration_fingerprint, seat_array
 from tabletop_zoo.envs.fast_common import bit_list
 
-__all__ = ["FastArktia", "FastArktiaState"]
-
 _SHAPES = K.stack_table(STACK_SHAPES)
 _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}
 

@@ -15,8 +15,6 @@ from tabletop_zoo.envs.fast_base import FastStateBase
 from tabletop_zoo.envs.fast_common import copy_into, jit
 from tabletop_zoo.envs.fast_random import below, shuffle
 
-__all__ = ["FastArktiaState", "score"]
-
 
 @jit
 def score(row, seat):

@@ -31,8 +31,6 @@ from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 from tabletop_zoo.envs.mole_hill.fast.state import FastMoleHillState, score
 
-__all__ = ["FastMoleHill", "FastMoleHillState"]
-
 
 def _space_mask(spaces: Any) -> int:
     return sum(1 << int(s) for s in spaces)  # the spaces are distinct

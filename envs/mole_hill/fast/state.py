@@ -15,8 +15,6 @@ from tabletop_zoo.envs.fast_random import below, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
-__all__ = ["FastMoleHillState", "score"]
-
 
 @jit
 def score(row, seat):
