@@ -14,7 +14,6 @@ end of input stops the game. ``--gui``: :mod:`tabletop_zoo.baselines.agents.gui`
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +26,7 @@ from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round
 from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 HUMAN = "human"
@@ -73,9 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds to pause after agent moves (default 0; 0.6 with --gui)",
     )
     p.add_argument(
-        "--gui",
-        action="store_true",
-        help="play with the mouse in a pygame window (render extra)",
+        "--gui", action="store_true", help="play with the mouse in a pygame window (render extra)"
     )
     p.add_argument(
         "--quiet",
@@ -232,42 +229,30 @@ def play_gui(
     return True
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0, also when a player stops the game)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        if args.render == "human":
-            require_extra("render", cli.program("scripts/play.py") + " --render human")
-        if args.gui:
-            require_extra("render", cli.program("scripts/play.py") + " --gui")
-        if args.delay is None:
-            args.delay = 0.6 if args.gui else 0.0
+    if args.render == "human":
+        require_extra("render", cli.program("scripts/play.py") + " --render human")
+    if args.gui:
+        require_extra("render", cli.program("scripts/play.py") + " --gui")
+    if args.delay is None:
+        args.delay = 0.6 if args.gui else 0.0
+    with cli.usage_errors(parser):
         env = make_env(args.game, num_players=args.num_players)  # bad player count
         specs = seat_specs(args, len(env.possible_agents))
-        for spec in specs:
+        for spec in specs:  # a bad spec: the allowed forms; a model for another game
             if spec != HUMAN:
-                # bad spec: the allowed forms; a model for another game
                 check_agent_fits(make_agent(spec, trust=args.trust_model), env, spec)
         env.close()
-    except MissingExtraError as exc:
-        print(f"{cli.program('play.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:
-        cli.fail(parser, exc)
+    options = {"seed": args.seed, "delay": args.delay, "trust": args.trust_model}
     try:
         if args.gui:
-            play_gui(args.game, specs, seed=args.seed, delay=args.delay, trust=args.trust_model)
+            play_gui(args.game, specs, **options)
         else:
-            play(
-                args.game,
-                specs,
-                seed=args.seed,
-                render=args.render,
-                delay=args.delay,
-                quiet=args.quiet,
-                trust=args.trust_model,
-            )
+            play(args.game, specs, render=args.render, quiet=args.quiet, **options)
     except KeyboardInterrupt:
         raise cli.Interrupted("game abandoned") from None
     return 0

@@ -22,11 +22,11 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import game_log, ladder
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,12 +64,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     reproducible.add_flag(p)
     return p
-
-
-def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
-    """The ladder of the game and player count, and the specs: the agent, then its members."""
-    entry = ladder_entry(args.game, players)
-    return entry, [args.agent, *entry["members"]]
 
 
 def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
@@ -118,61 +112,34 @@ def write_csv(args: argparse.Namespace, players: int, specs: list[str], log: Gam
     return f"wrote {result.write_csv(args.csv)} ({len(games)} games)"
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:
-        require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
-    except MissingExtraError as exc:
-        print(f"{cli.program('rate.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:  # the player count, every spec and model file, the ladder: before the first game
+    require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
+    with cli.usage_errors(parser):  # the player count, every spec, model file and the ladder
         players = cli.players(args.game, args.num_players)
         args.agent = cli.check_agent(args.agent, args.game, players, flag="--agent")
-        args.against = (
-            cli.check_agents(args.against, args.game, players, flag="--against")
-            if args.against
-            else []
-        )
         if args.against:
-            specs, opening = [args.agent, *args.against], args.random_opening or 0
-        else:
-            entry, specs = ladder_specs(args, players)
-            opening = (
-                entry.get("random_opening", 0)
-                if args.random_opening is None
-                else args.random_opening
-            )
+            args.against = cli.check_agents(args.against, args.game, players, flag="--against")
+        specs, opening = [args.agent, *args.against], 0
+        if not args.against:  # the ladder's members, and its own K
+            entry = ladder_entry(args.game, players)
+            specs, opening = [args.agent, *entry["members"]], entry.get("random_opening", 0)
+        if args.random_opening is not None:
+            opening = args.random_opening
         config = {
             "command": "rate", "game": args.game, "num_players": players, "specs": specs,
             "against": bool(args.against), "rounds": args.rounds, "seed": args.seed,
             "random_opening": opening, "models": model_digests(specs),
         }  # fmt: skip
         log = GameLog(args.out, config, resume=args.resume)
-    except ValueError as exc:
-        cli.fail(parser, exc)
     start = cpu_seconds()
-    program = cli.program("python scripts/rate.py")
-    try:
-        if args.against:
-            rate_against(args, players, log)
-        else:
-            rate_on_ladder(args, players, log)
-    except IncompleteRunError as exc:  # worker processes died: the record keeps the games
-        print(
-            f"{cli.program('rate.py')}: error: {exc}; {log.stopped(program, argv)}", file=sys.stderr
-        )
-        return 1
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    except KeyboardInterrupt:
-        raise cli.Interrupted(log.stopped(program, argv)) from None
-    finally:
-        log.close()
-    log.finish()
+    with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
+        (rate_against if args.against else rate_on_ladder)(args, players, log)
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
         print(write_csv(args, players, specs, log))

@@ -2,22 +2,18 @@
 
     tabletop-zoo train                          # quick demo (the first game of the registry)
     tabletop-zoo train --game GAME --timesteps 300000 --name long_run
-    tabletop-zoo train --game GAME --num-players 3 --timesteps 200000
     tabletop-zoo train --engine fast            # the compiled batched engine (fast extra)
     tabletop-zoo train --resume runs/long_run   # continue a killed run from its checkpoint
 
-Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
-``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
-(self-play opponents), ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``
-(``--resume``). Without ``--name`` the folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``,
-``_3``, ... when taken), so re-running the same command never collides with an earlier
-run. Needs the ``train`` extra. The library code is :mod:`tabletop_zoo.baselines.training`.
+Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv``, ``eval.csv``,
+``learning_curve.png``, ``snapshots/``, ``best_model.zip``, ``final_model.zip`` and
+``checkpoint.pt``. Needs the ``train`` extra; the library is
+:mod:`tabletop_zoo.baselines.training`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
@@ -31,7 +27,7 @@ from tabletop_zoo.baselines.training import (
     format_eval_table,
     train,
 )
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -152,18 +148,15 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     checkpoint.refuse_other_flags(parser, args)
-    try:
-        require_extra("train", cli.program("scripts/train.py"))
-    except MissingExtraError as exc:
-        print(f"{cli.program('train.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:
-        # checks flag values, pool agent specs (and models), env options and the run folder
+    require_extra("train", cli.program("scripts/train.py"))
+    # flag values, pool agent specs (and models), env options and the run folder
+    with cli.usage_errors(parser, (ValueError, TypeError)):
         config, state = config_from_args(args).resolved(), None
         if args.resume is None:
             config.check_new_run_dir()
@@ -172,8 +165,6 @@ def main(argv: list[str] | None = None) -> int:
             run = Path(args.resume)
             config = TrainConfig(**settings | {"runs_dir": str(run.parent), "name": run.name,
                                  "progress_bar": config.progress_bar}).resolved()  # fmt: skip
-    except (ValueError, TypeError) as exc:
-        cli.fail(parser, exc)
     try:
         result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:
