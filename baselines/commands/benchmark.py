@@ -179,15 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=cli.SEED, default=0, help="seed of the random play (default 0)")
     p.add_argument(
-        "--out",
-        type=cli.output_file(),
-        default=None,
-        help="also write the report as JSON to this file",
+        "--out", type=cli.output_file(), help="also write the report as JSON to this file"
     )
     p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
     p.add_argument(
         "--only",
-        default=None,
         help="comma separated substrings of row names to measure, e.g. engine,go; "
         "'batched' alone: every fast-path row (default all)",
     )

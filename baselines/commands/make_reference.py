@@ -260,10 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ladder.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     ladder.add_argument(
-        "--plot",
-        type=cli.output_file(".png"),
-        default=None,
-        help="save the ratings chart (PNG) here",
+        "--plot", type=cli.output_file(".png"), help="save the ratings chart (PNG) here"
     )
     game_log.add_flags(ladder, "results/ladder")
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)

@@ -47,18 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--agents",
-        default=None,
         help=f"one spec per seat, comma separated ({cli.agent_help(human=True)}); "
         "'human' marks your seat(s) "
         "(overrides --opponent/--seat; with --watch default greedy,random,...)",
     )
     p.add_argument("--watch", action="store_true", help="agents only: watch them play")
-    p.add_argument(
-        "--seed",
-        type=cli.SEED,
-        default=None,
-        help="game and agent seed, 0..2**32-1 (default random)",
-    )
+    p.add_argument("--seed", type=cli.SEED, help="game and agent seed, 0..2**32-1 (default random)")
     p.add_argument(
         "--render",
         choices=["ansi", "human"],
@@ -68,7 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--delay",
         type=cli.number(0, 3600),
-        default=None,
         help="seconds to pause after agent moves (default 0; 0.6 with --gui)",
     )
     p.add_argument(

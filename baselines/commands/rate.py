@@ -57,7 +57,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--csv",
         type=cli.output_file(".csv"),
-        default=None,
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
     game_log.add_flags(p, "results/rate")

@@ -49,9 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli.add_game_flags(p, d.game)
     p.add_argument(
-        "--name",
-        default=None,
-        help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)",
+        "--name", help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)"
     )
     p.add_argument(
         "--runs-dir",
@@ -73,7 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--engine",
         choices=list(ENGINES),
-        default=None,
         help="where the games run: python (the Python env, one game at a time; the default, "
         "the same results on every install) or fast (compiled, batched: faster, other games)",
     )
