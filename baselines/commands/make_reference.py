@@ -175,11 +175,8 @@ def add_model(args: argparse.Namespace) -> None:
         "training_command": args.command,
         "commit": args.commit or _commit(),
         "rating": None,
+        **({"simulations": args.simulations} if kind == "alphazero" else {"policy": args.policy}),
     }
-    if kind == "alphazero":
-        entry["simulations"] = args.simulations
-    else:
-        entry["policy"] = args.policy
     manifest["models"][args.name] = entry
     try:
         _write(manifest)
