@@ -118,7 +118,3 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"wrote {', '.join(str(p) for p in paths)}, {png}  ({seconds:.1f} s)")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

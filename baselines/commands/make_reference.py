@@ -278,7 +278,3 @@ def main(argv: list[str] | None = None) -> int:
             f"the manifest is unchanged; {args.log.stopped(program, args.argv)}"
         ) from None
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

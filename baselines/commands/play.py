@@ -249,7 +249,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         raise cli.Interrupted("game abandoned") from None
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

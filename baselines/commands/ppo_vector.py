@@ -134,7 +134,3 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None
     print(f"process CPU-s in all (training, evaluation, start-up): {time.process_time():.1f}")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -143,7 +143,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.csv is not None:
         print(write_csv(args, players, specs, log))
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -183,7 +183,3 @@ def main(argv: list[str] | None = None) -> int:
             f"moves; recorded {list(recorded.scores)}, {recorded.steps})"
         )
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

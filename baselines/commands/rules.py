@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from importlib import resources
 
-from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs.registry import GAMES
 
 DECISIONS = "decisions"
@@ -82,7 +81,3 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(_without_leading_comment(rules_page(known[args.page])), end="")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -183,7 +183,3 @@ def main(argv: list[str] | None = None) -> int:
         f"{result.update_cpu_seconds:.1f} CPU-s of it in the updates)"
     )
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -138,7 +138,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"network: {result.path}  games: {result.games}  decisions: {result.decisions}")
     print(f"cpu time: {result.seconds:.0f} s")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

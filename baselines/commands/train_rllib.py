@@ -145,7 +145,3 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table.table())
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)
