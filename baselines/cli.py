@@ -41,34 +41,10 @@ from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
 
-__all__ = [
-    "SEED",
-    "Interrupted",
-    "add_game_flags",
-    "agent_help",
-    "check_agent",
-    "check_agents",
-    "check_output_file",
-    "check_output_folder",
-    "folder_problem",
-    "integer",
-    "key_values",
-    "layer_sizes",
-    "number",
-    "one_line",
-    "output_file",
-    "output_folder",
-    "players",
-    "program",
-    "run_main",
-    "running_as",
-]
-
 USAGE_ERROR = 2
 FAILURE = 1
 MAX_PROCESSES = 256
-"""The most worker processes or threads a flag may ask for (a larger number is a typo, and
-the libraries below overflow on a huge one)."""
+"""The most processes or threads a flag may ask for (more is a typo; libraries overflow)."""
 MAX_LAYER = 65_536
 """The widest network layer and the most parallel envs a flag may ask for."""
 
@@ -85,9 +61,8 @@ def program(script: str) -> str:
 
 @contextmanager
 def running_as(prog: str, args: Sequence[str] | None = None) -> Iterator[None]:
-    """Within the block, :func:`program` gives ``prog`` (the console script's
-    ``"tabletop-zoo <command>"``) and ``sys.argv`` is ``[prog, *args]`` (``args``: the
-    present ones when ``None``), so argparse's usage lines name the command as typed."""
+    """Within the block, :func:`program` gives ``prog`` and ``sys.argv`` is ``[prog, *args]``
+    (``args`` by default: the present ones), so usage lines name the command as typed."""
     global _PROGRAM
     saved = _PROGRAM, sys.argv
     _PROGRAM, sys.argv = prog, [prog, *(sys.argv[1:] if args is None else args)]
@@ -133,9 +108,8 @@ def usage_errors(
 
 @contextmanager
 def recorded_games(log: Any, script: str, argv: Sequence[str], note: str = "") -> Iterator[None]:
-    """Play a run's games into ``log`` (a ``GameLog``), closed in any case and finished
-    when the block ends; dead workers (:class:`Failed`) and Ctrl-C say, after ``note``, what
-    was recorded and how to play the rest."""
+    """Play a run's games into ``log`` (a ``GameLog``, finished after the block); dead workers
+    (:class:`Failed`) and Ctrl-C say, after ``note``, what was recorded and how to resume."""
     from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 
     again = program(f"python scripts/{script}")
@@ -185,10 +159,9 @@ _RETRY_SECONDS = 0.05
 
 
 def _ctrl_c(signum: int, frame: FrameType | None) -> None:
-    """SIGINT while a command runs: ``KeyboardInterrupt``, except inside numba or llvmlite
-    (compiling a kernel). A ``KeyboardInterrupt`` raised in llvmlite's ctypes callbacks is
-    printed as ignored and lost, and the program goes on; there the signal is sent again
-    shortly, until it lands after the compiler step."""
+    """SIGINT while a command runs: ``KeyboardInterrupt``, except inside numba or llvmlite,
+    whose ctypes callbacks print it as ignored and go on: there it is sent again shortly,
+    until it lands after the compiler step."""
     while frame is not None:
         if _COMPILER.search(frame.f_code.co_filename):
             retry = threading.Timer(_RETRY_SECONDS, os.kill, (os.getpid(), signum))
@@ -209,9 +182,6 @@ def os_error_text(exc: OSError) -> str:
     """``exc`` as ``'<file>': <reason>`` (e.g. a full disk or a missing permission)."""
     reason = exc.strerror or str(exc) or type(exc).__name__
     return f"{exc.filename!r}: {reason}" if exc.filename is not None else reason
-
-
-# ------------------------------------------------------------------ argparse types
 
 
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
@@ -288,8 +258,8 @@ def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> 
 
 
 def check_output_folder(path: str | os.PathLike) -> Path:
-    """``path`` as a Path once it is (or can be made) a folder we can write in;
-    ``InvalidOptionError`` otherwise (an empty name too: it is not the current folder)."""
+    """``path`` as a Path once it is (or can be made) a writable folder; ``InvalidOptionError``
+    otherwise (an empty name too: it is not the current folder)."""
     text = str(os.fspath(path))
     if not text.strip():
         raise InvalidOptionError("the output folder name is empty")

@@ -1,6 +1,5 @@
-"""The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md):
-``compiled``, ``batched B=<size>``, ``vector B=<size>``, ``mcts`` rows, and pgx / OpenSpiel
-anchors measured in the same run, and the measuring every row shares (:func:`measure`).
+"""The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md)
+with pgx / OpenSpiel anchors, and the measuring every row shares (:func:`measure`).
 Importing it imports no numba; the rows do."""
 
 from __future__ import annotations

@@ -69,11 +69,8 @@ def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
     env.reset(seed=seed)
     for _agent in env.agent_iter():
         obs, _reward, terminated, truncated, _info = env.last()
-        if terminated or truncated:
-            action = None
-        else:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(action)
+        done = terminated or truncated
+        env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         steps += 1
     return steps
 

@@ -3,11 +3,9 @@
     tabletop-zoo evaluate --agents random,greedy,mcts:100 --games 20
     tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
-Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``);
-``--backend ray`` plays them as Ray tasks with the same results. Writes every game to
-``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays only the others after a
-Ctrl-C, a kill or dead workers), then ``pairings.csv``, ``standings.csv``, ``games.csv``
-and ``tournament.png``. Needs the ``train`` extra; ``rllib`` for Ray.
+Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``); the
+games, ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` go to
+``--out``. Needs the ``train`` extra; ``rllib`` for ``--backend ray``.
 """
 
 from __future__ import annotations

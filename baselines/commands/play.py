@@ -5,10 +5,9 @@
     tabletop-zoo play --watch --agents greedy,random --delay 0.5
     tabletop-zoo play --gui                           # play with the mouse in a window
 
-The arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.HumanAgent`
-in your seat(s): type a move in the game's notation, or ``?``, ``board``, ``help``,
-``rules``, ``stop``. Input is read line by line from stdin, so a session can be scripted;
-end of input stops the game. ``--gui``: :mod:`tabletop_zoo.baselines.agents.gui`.
+Your seats are a :class:`~tabletop_zoo.baselines.agents.human.HumanAgent` reading stdin
+line by line (so a session can be scripted; end of input stops the game); ``--gui``:
+:mod:`tabletop_zoo.baselines.agents.gui`.
 """
 
 from __future__ import annotations
@@ -111,10 +110,8 @@ def _scores_text(names: list[str], state: Any) -> str:
 
 
 class Narrator:
-    """Prints the game as it goes: moves in notation, boards, the end of each round.
-
-    ``quiet``: the board only when a person is to move, and at the end.
-    """
+    """Prints the game as it goes: moves in notation, boards, the end of each round
+    (``quiet``: the board only when a person is to move, and at the end)."""
 
     def __init__(self, labels: list[str], humans: set[int], quiet: bool, delay: float) -> None:
         self.labels = labels

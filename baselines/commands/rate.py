@@ -4,11 +4,8 @@
 
 The agent plays every mix of the ladder's members in every seating, ``--rounds`` times;
 only its rating is fitted (Plackett-Luce ``mu`` with its 95% interval; 2 players: Elo
-too), so it lands on the ladder's scale. Prints the ladder with the newcomer in it and its
-results against each mix. ``--against SPEC`` reports placements against one opponent
-instead. Every game goes to ``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays
-only the others after a Ctrl-C, a kill or dead workers); ``--csv FILE`` writes every game
-at the end. Needs the ``train`` extra (openskill).
+too), so it lands on the ladder's scale. ``--against SPEC`` reports placements against one
+opponent instead. Needs the ``train`` extra (openskill).
 """
 
 from __future__ import annotations

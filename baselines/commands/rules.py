@@ -1,8 +1,6 @@
 """Show a game's rules: the full rules page with the project's numbered rulings
-(``docs/rules/*.md``, shipped in the package as data), or the one-screen summary that
-``rules`` at the prompt of ``tabletop-zoo play`` prints. A game names its page in its help
-module (``RULES_PAGE``).
-"""
+(``docs/rules/*.md``, package data; a game's help module names it in ``RULES_PAGE``), or the
+one-screen summary that ``rules`` at the prompt of ``tabletop-zoo play`` prints."""
 
 from __future__ import annotations
 
@@ -22,12 +20,8 @@ def rules_page(file_name: str) -> str:
 
 def pages() -> dict[str, str]:
     """``{name: page file}``: every game whose help module names a page, and the decisions."""
-    found = {}
-    for name, spec in GAMES.items():
-        page = getattr(spec.help_module(), "RULES_PAGE", None)
-        if page:
-            found[name] = page
-    return {**found, DECISIONS: DECISIONS_PAGE}
+    found = {name: getattr(spec.help_module(), "RULES_PAGE", None) for name, spec in GAMES.items()}
+    return {**{name: page for name, page in found.items() if page}, DECISIONS: DECISIONS_PAGE}
 
 
 def _title(text: str) -> str:
