@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
@@ -62,38 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
-    """Placements of the agent against each ``--against`` field."""
+def rate_against(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
+    """Placements of the agent against each ``--against`` field (``options``: of every match)."""
     print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
     for number, opponent in enumerate(args.against, start=1):
         place = ladder.rate_against(
-            args.game,
-            players,
-            args.agent,
-            opponent,
-            rounds=args.rounds,
-            seed=args.seed,
-            random_opening=args.random_opening or 0,
-            workers=args.workers,
-            trust=args.trust_model,
-            log=log.part(number),
+            args.game, players, args.agent, opponent, log=log.part(number), **options
         )
         print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
 
-def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None:
+def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
     """The agent's rating on the ladder (members fixed), with its placements per mix."""
-    rated = ladder.rate_newcomer(
-        args.game,
-        players,
-        args.agent,
-        rounds=args.rounds,
-        seed=args.seed,
-        random_opening=args.random_opening,
-        workers=args.workers,
-        trust=args.trust_model,
-        log=log,
-    )
+    rated = ladder.rate_newcomer(args.game, players, args.agent, log=log, **options)
     print("\n".join(ladder.newcomer_lines(rated)))
 
 
@@ -133,9 +115,12 @@ def main(argv: list[str] | None = None) -> int:
             "random_opening": opening, "models": model_digests(specs),
         }  # fmt: skip
         log = GameLog(args.out, config, resume=args.resume)
+    options = {"rounds": args.rounds, "seed": args.seed, "random_opening": opening}
+    options |= {"workers": args.workers, "trust": args.trust_model}
     start = cpu_seconds()
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
-        (rate_against if args.against else rate_on_ladder)(args, players, log)
+        rate = rate_against if args.against else rate_on_ladder
+        rate(args, players, log, **options)
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
         print(write_csv(args, players, specs, log))
