@@ -4,10 +4,10 @@ flags -> :func:`tabletop_zoo.baselines.training.ppo_vector.train` -> printed res
     tabletop-zoo ppo-vector --game GAME --num-players N --opponent random
     tabletop-zoo ppo-vector --opponent snapshot --snapshot-every 20 --cpu-budget 300
 
-At the end the policy is evaluated with the arena (Python env, every seat) against
-``--eval-opponents``. ``--save`` / ``--load`` write and read the weights (tensors only),
-``--resume SAVE`` continues from the checkpoint beside them. Needs the ``fast`` and
-``train`` extras (numba, torch).
+The training module (read top to bottom) says what the opponents are. At the end the
+policy is evaluated with the arena (Python env, every seat) against ``--eval-opponents``.
+``--save`` / ``--load`` write and read the weights (tensors only), ``--resume SAVE``
+continues from the checkpoint beside them. Needs the ``fast`` and ``train`` extras.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ one-file HTML replay.
 
 Every frame is the env's ``rgb_array`` picture under a status band: the move number, who
 played which move in the game's notation, the round or phase with who is to act (or the
-result) and the scores. ``--html``: :mod:`tabletop_zoo.wrappers.replay`. ``--from`` plays a
-game of a run's record again, checked against the recorded result.
+result) and the scores. Needs the ``record`` extra (``.mp4``: ``video``); ``--html``
+(:mod:`tabletop_zoo.wrappers.replay`) needs none. ``--from`` plays a game of a run's record
+again, checked against the recorded result.
 """
 
 from __future__ import annotations
