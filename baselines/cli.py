@@ -81,8 +81,7 @@ class Failed(Exception):
 
 
 def command(main: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
-    """Decorate a command's ``main``: a missing extra or :class:`Failed` anywhere in it is
-    ``<script>: error: <message>`` and exit code 1, also when a test calls ``main``."""
+    """A command's ``main`` where a missing extra or :class:`Failed` is one line, exit 1."""
     script = Path(inspect.getfile(main)).name
 
     @functools.wraps(main)
@@ -258,8 +257,8 @@ def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> 
 
 
 def check_output_folder(path: str | os.PathLike) -> Path:
-    """``path`` as a Path once it is (or can be made) a writable folder; ``InvalidOptionError``
-    otherwise (an empty name too: it is not the current folder)."""
+    """``path`` as a Path once it is (or can be made) a writable folder, else (an empty name
+    too: it is not the current folder) ``InvalidOptionError``."""
     text = str(os.fspath(path))
     if not text.strip():
         raise InvalidOptionError("the output folder name is empty")
