@@ -180,8 +180,7 @@ def play(
     quiet: bool = False,
     trust: bool = False,
 ) -> bool:
-    """Run one game with the given seat specs; True when it finished, False when stopped.
-    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
+    """Run one game with the given seat specs; True when it finished, False when stopped."""
     env = make_env(game, num_players=len(specs), render_mode=render)
     reader = read or (lambda: _read_stdin())  # looked up at call time (tests replace it)
     person = HumanAgent(read=reader, show_board=lambda _state: show_board(env))
@@ -204,8 +203,7 @@ def play_gui(
     trust: bool = False,
 ) -> bool:
     """Run one game in a pygame window; True when it finished, False when the window was
-    closed. ``linger``: keep the final position on screen until the window is closed.
-    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
+    closed. ``linger``: keep the final position on screen until the window is closed."""
     env = make_env(game, num_players=len(specs))
     humans = {i for i, s in enumerate(specs) if s == HUMAN}
     window = PlayWindow(env, humans=humans, delay=delay, on_wait=on_wait)

@@ -137,8 +137,7 @@ def record(
 ) -> tuple[list[Path], Any]:
     """Play one game between ``agents`` (specs, one per seat), write it to ``out`` (an
     animation) and/or ``html`` (a replay page, with the agents' ``analysis`` if asked),
-    atomically; returns the files and the game's result. ``trust``: model files may be
-    unpickled (``make_agent``'s ``trust``); ``random_opening``: as ``play_game``'s."""
+    atomically; returns the files and the game's result."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
     players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
