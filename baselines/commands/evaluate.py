@@ -73,11 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     # the chart needs matplotlib, the progress bar tqdm: say so before playing
-    require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
+    program = cli.program("scripts/evaluate.py")
+    require_extra("train", program, ("matplotlib",))
     if not args.no_progress:
-        require_extra(
-            "train", "the progress bar of " + cli.program("scripts/evaluate.py"), ("tqdm",)
-        )
+        require_extra("train", f"the progress bar of {program}", ("tqdm",))
     with cli.usage_errors(parser):  # every spec, model file and the player count first
         players = cli.players(args.game, args.num_players)
         specs = cli.check_agents(args.agents, args.game, players)

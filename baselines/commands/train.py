@@ -130,10 +130,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """Build the ``TrainConfig`` from parsed flags."""
     try:
         net_arch = tuple(int(x) for x in args.net_arch.split(",") if x.strip())
-    except ValueError as exc:
-        raise ValueError(
-            f"--net-arch needs comma separated integers, got {args.net_arch!r}"
-        ) from exc
+    except ValueError:
+        message = f"--net-arch needs comma separated integers, got {args.net_arch!r}"
+        raise ValueError(message) from None
     return cli.config_from_flags(
         TrainConfig,
         args,
