@@ -1,35 +1,27 @@
 """What every command shares (``tabletop-zoo COMMAND``, ``scripts/*.py``, the lab tools):
 flag types, output checks and the main wrapper.
 
-Bad input to a script gets one line on stderr and a non-zero exit, never a traceback, and
-every flag is checked before the work starts:
-
-* argparse ``type=`` functions (:func:`integer`, :func:`number`, :data:`SEED`,
-  :func:`output_file`, :func:`output_folder`) refuse a bad value with argparse's usage
-  line and exit 2;
-* checks that need several flags (:func:`players` for a game, :func:`check_agents`: the
-  specs and their models for that game) raise our documented errors
-  (:mod:`tabletop_zoo.envs.errors`);
-* :func:`run_main` runs a script's ``main`` and turns those errors, a missing extra, an
-  unwritable file and Ctrl-C into one line::
+Bad input gets one line on stderr and a non-zero exit, never a traceback, and every flag is
+checked before the work starts: argparse ``type=`` functions (:func:`integer`,
+:func:`number`, :data:`SEED`, :func:`output_file`, :func:`output_folder`) exit 2 with
+argparse's usage line; checks of several flags (:func:`players`, :func:`check_agents`)
+raise our documented errors (:mod:`tabletop_zoo.envs.errors`). :func:`run_main` turns
+those, a missing extra, an unwritable file and Ctrl-C into one line::
 
       prog: error: <message>          exit 2  (TabletopZooError: bad flag, spec, file)
-      prog: error: <message>          exit 1  (MissingExtraError, OSError, MemoryError)
+      prog: error: <message>          exit 1  (MissingExtraError, Failed, OSError, MemoryError)
       prog: interrupted: <message>    exit 130 (Ctrl-C; the message says what was saved)
 
-  A script that keeps partial results catches ``KeyboardInterrupt``, saves them and raises
-  :class:`Interrupted` saying what it wrote. While numba compiles, Ctrl-C waits until the
-  compiler step is over (:func:`_ctrl_c`): raised inside llvmlite's callbacks, Python
-  would print it as ignored and the program would go on.
-
-The agent forms in every ``--help`` come from :data:`~tabletop_zoo.baselines.agents.
-AGENT_SPECS` through :func:`agent_help`.
+A script that keeps partial results catches ``KeyboardInterrupt``, saves them and raises
+:class:`Interrupted` saying what it wrote.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import inspect
 import json
 import math
 import os
@@ -37,7 +29,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -49,58 +41,31 @@ from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
 
-__all__ = [
-    "SEED",
-    "Interrupted",
-    "add_game_flags",
-    "agent_help",
-    "check_agent",
-    "check_agents",
-    "check_output_file",
-    "check_output_folder",
-    "folder_problem",
-    "integer",
-    "key_values",
-    "layer_sizes",
-    "number",
-    "one_line",
-    "output_file",
-    "output_folder",
-    "players",
-    "program",
-    "run_main",
-    "running_as",
-]
-
 USAGE_ERROR = 2
 FAILURE = 1
 MAX_PROCESSES = 256
-"""The most worker processes or threads a flag may ask for (a larger number is a typo, and
-the libraries below overflow on a huge one)."""
+"""The most processes or threads a flag may ask for (more is a typo; libraries overflow)."""
 MAX_LAYER = 65_536
 """The widest network layer and the most parallel envs a flag may ask for."""
 
 
 _PROGRAM: str | None = None
-"""The running command's name while the ``tabletop-zoo`` console script runs one
-(``"tabletop-zoo train"``); ``None`` when a script of ``scripts/`` or a test runs it."""
+"""``"tabletop-zoo train"`` while the console script runs a command, else ``None``."""
 
 
 def program(script: str) -> str:
-    """How a command names itself in its messages: ``tabletop-zoo <command>`` when the
-    console script runs it, else ``script`` (its name in ``scripts/``, e.g. ``"train.py"``
-    or ``"scripts/train.py"``)."""
+    """How a command names itself in messages: ``tabletop-zoo <command>`` from the console
+    script, else ``script`` (``"train.py"`` or ``"scripts/train.py"``)."""
     return _PROGRAM or script
 
 
 @contextmanager
-def running_as(prog: str) -> Iterator[None]:
-    """Within the block, :func:`program` gives ``prog`` (the console script's
-    ``"tabletop-zoo <command>"``) and ``sys.argv[0]`` is ``prog``, so argparse's usage
-    lines name the command as typed; both are restored afterwards."""
+def running_as(prog: str, args: Sequence[str] | None = None) -> Iterator[None]:
+    """Within the block, :func:`program` gives ``prog`` and ``sys.argv`` is ``[prog, *args]``
+    (``args`` by default: the present ones), so usage lines name the command as typed."""
     global _PROGRAM
     saved = _PROGRAM, sys.argv
-    _PROGRAM, sys.argv = prog, [prog, *sys.argv[1:]]
+    _PROGRAM, sys.argv = prog, [prog, *(sys.argv[1:] if args is None else args)]
     try:
         yield
     finally:
@@ -111,6 +76,53 @@ class Interrupted(Exception):
     """Ctrl-C after the script saved what was complete; the message says what it saved."""
 
 
+class Failed(Exception):
+    """A run that cannot go on for a reason other than bad input (exit 1)."""
+
+
+def command(main: Callable[[list[str] | None], int]) -> Callable[[list[str] | None], int]:
+    """A command's ``main`` where a missing extra or :class:`Failed` is one line, exit 1."""
+    script = Path(inspect.getfile(main)).name
+
+    @functools.wraps(main)
+    def run(argv: list[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except (MissingExtraError, Failed) as exc:
+            return _say(program(script), f"error: {exc}", FAILURE)
+
+    return run
+
+
+@contextmanager
+def usage_errors(
+    parser: argparse.ArgumentParser, errors: tuple[type[Exception], ...] = (ValueError,)
+) -> Iterator[None]:
+    """Within the block, ``errors`` (our bad-input errors are ``ValueError``) are :func:`fail`."""
+    try:
+        yield
+    except errors as exc:
+        fail(parser, exc)
+
+
+@contextmanager
+def recorded_games(log: Any, script: str, argv: Sequence[str], note: str = "") -> Iterator[None]:
+    """Play a run's games into ``log`` (a ``GameLog``, finished after the block); dead workers
+    (:class:`Failed`) and Ctrl-C say, after ``note``, what was recorded and how to resume."""
+    from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
+
+    again = program(f"python scripts/{script}")
+    try:
+        yield
+    except IncompleteRunError as exc:
+        raise Failed(f"{exc}; {note}{log.stopped(again, argv)}") from None
+    except KeyboardInterrupt:
+        raise Interrupted(note + log.stopped(again, argv)) from None
+    finally:
+        log.close()
+    log.finish()
+
+
 def one_line(text: Any) -> str:
     """``text`` with every run of whitespace (newlines too) turned into one space."""
     return " ".join(str(text).split())
@@ -118,8 +130,7 @@ def one_line(text: Any) -> str:
 
 def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
     """Run a script's ``main()`` and exit with its code; bad input and Ctrl-C end in one
-    line on stderr (see the module docstring for the codes). Errors that are not ours
-    (bugs) keep their traceback."""
+    line on stderr (the module docstring has the codes). Bugs keep their traceback."""
     prog = prog or Path(sys.argv[0]).name
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -130,7 +141,7 @@ def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoRetur
         code = _say(prog, f"interrupted: {exc}", INTERRUPTED)
     except KeyboardInterrupt:
         code = _say(prog, "interrupted", INTERRUPTED)
-    except MissingExtraError as exc:
+    except (MissingExtraError, Failed) as exc:
         code = _say(prog, f"error: {exc}", FAILURE)
     except TabletopZooError as exc:
         code = _say(prog, f"error: {exc}", USAGE_ERROR)
@@ -147,10 +158,9 @@ _RETRY_SECONDS = 0.05
 
 
 def _ctrl_c(signum: int, frame: FrameType | None) -> None:
-    """SIGINT while a command runs: ``KeyboardInterrupt``, except inside numba or llvmlite
-    (compiling a kernel). A ``KeyboardInterrupt`` raised in llvmlite's ctypes callbacks is
-    printed as ignored and lost, and the program goes on; there the signal is sent again
-    shortly, until it lands after the compiler step."""
+    """SIGINT while a command runs: ``KeyboardInterrupt``, except inside numba or llvmlite,
+    whose ctypes callbacks print it as ignored and go on: there it is sent again shortly,
+    until it lands after the compiler step."""
     while frame is not None:
         if _COMPILER.search(frame.f_code.co_filename):
             retry = threading.Timer(_RETRY_SECONDS, os.kill, (os.getpid(), signum))
@@ -173,9 +183,6 @@ def os_error_text(exc: OSError) -> str:
     return f"{exc.filename!r}: {reason}" if exc.filename is not None else reason
 
 
-# ------------------------------------------------------------------ argparse types
-
-
 def integer(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """argparse type: an integer in ``low..high`` (either end open when ``None``)."""
 
@@ -192,14 +199,15 @@ def integer(low: int | None = None, high: int | None = None) -> Callable[[str], 
     return parse
 
 
-def _wanted(low: float | None, high: float | None, kind: str = "an integer") -> str:
+def _wanted(
+    low: float | None, high: float | None, kind: str = "an integer", low_open: bool = False
+) -> str:
+    if low_open:
+        return f"must be {kind} > {low}" + (f" and <= {high}" if high else "")
     if low is not None and high is not None:
         return f"must be {kind} in {low}..{high}"
-    if low is not None:
-        return f"must be {kind} >= {low}"
-    if high is not None:
-        return f"must be {kind} <= {high}"
-    return f"must be {kind}"
+    above = "" if low is None else f" >= {low}"
+    return f"must be {kind}{above}" + ("" if high is None else f" <= {high}")
 
 
 SEED = integer(0, 2**32 - 1)
@@ -221,10 +229,7 @@ def number(
             value = math.nan
         too_low = low is not None and (value <= low if low_open else value < low)
         if not math.isfinite(value) or too_low or (high is not None and value > high):
-            if low_open:
-                wanted = f"must be a number > {low}" + (f" and <= {high}" if high else "")
-            else:
-                wanted = _wanted(low, high, "a number")
+            wanted = _wanted(low, high, "a number", low_open)
             raise argparse.ArgumentTypeError(f"{wanted}, got {text!r}")
         return value
 
@@ -234,40 +239,37 @@ def number(
 
 def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> Path:
     """``path`` as a Path once a file can be written there; ``InvalidOptionError`` if the
-    name is empty, is a folder, lacks one of ``suffixes`` or its folder cannot be made or
-    written to."""
-    text = os.fspath(path)
-    suffixes = tuple(suffixes)
-    if not str(text).strip():
+    name is empty, is a folder, lacks one of ``suffixes`` or its folder is not writable."""
+    text, suffixes = str(os.fspath(path)), tuple(suffixes)
+    if not text.strip():
         raise InvalidOptionError("the output file name is empty")
     target = Path(text)
-    if target.is_dir() or str(text).endswith(os.sep):
-        raise InvalidOptionError(f"{str(text)!r} is a folder, not a file")
+    if target.is_dir() or text.endswith(os.sep):
+        raise InvalidOptionError(f"{text!r} is a folder, not a file")
     if suffixes and target.suffix.lower() not in suffixes:
-        raise InvalidOptionError(f"{str(text)!r} must end in {' or '.join(suffixes)}")
+        raise InvalidOptionError(f"{text!r} must end in {' or '.join(suffixes)}")
     if target.exists() and not os.access(target, os.W_OK):
-        raise InvalidOptionError(f"{str(text)!r}: no permission to write it")
+        raise InvalidOptionError(f"{text!r}: no permission to write it")
     problem = folder_problem(target.absolute().parent)
     if problem:
-        raise InvalidOptionError(f"{str(text)!r}: {problem}")
+        raise InvalidOptionError(f"{text!r}: {problem}")
     return target
 
 
 def check_output_folder(path: str | os.PathLike) -> Path:
-    """``path`` as a Path once it is (or can be made) a folder we can write in;
-    ``InvalidOptionError`` otherwise (an empty name too: it is not the current folder)."""
-    text = os.fspath(path)
-    if not str(text).strip():
+    """``path`` as a Path once it is (or can be made) a writable folder, else (an empty name
+    too: it is not the current folder) ``InvalidOptionError``."""
+    text = str(os.fspath(path))
+    if not text.strip():
         raise InvalidOptionError("the output folder name is empty")
     problem = folder_problem(Path(text).absolute())
     if problem:
-        raise InvalidOptionError(f"{str(text)!r}: {problem}")
+        raise InvalidOptionError(f"{text!r}: {problem}")
     return Path(text)
 
 
 def folder_problem(folder: Path) -> str | None:
-    """Why ``folder`` cannot be created or written in (``None`` if it can): the one check of
-    a writable folder (scripts' outputs, training run folders)."""
+    """Why ``folder`` cannot be created or written in (``None`` if it can)."""
     try:
         existing = next(p for p in (folder, *folder.parents) if p.exists())  # "/" exists
     except (OSError, ValueError) as exc:  # e.g. a name too long or with a NUL byte
@@ -299,9 +301,8 @@ def layer_sizes(text: str) -> tuple[int, ...]:
 
 
 def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:
-    """A repeated ``KEY=VALUE`` flag (``--env-option``) as a dict; a value is JSON when it
-    parses (``true``, ``3``), else the text. ``InvalidOptionError`` naming ``flag`` for an
-    item without ``=`` or without a key."""
+    """A repeated ``KEY=VALUE`` flag (``--env-option``) as a dict, a value JSON when it
+    parses (``true``, ``3``), else text; ``InvalidOptionError`` naming ``flag`` for a bad item."""
     options: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -354,9 +355,8 @@ def check_agents(
     flag: str = "--agents",
     human: bool = False,
 ) -> list[str]:
-    """The agent specs (a comma-separated string or a list), each checked before any game
-    (:func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`: form, file, a model
-    for ``game`` with ``num_players``); errors name ``flag``."""
+    """The agent specs (a comma-separated string or a list), each checked by
+    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``."""
     from tabletop_zoo.baselines.agents.checks import check_agent_spec
 
     items = specs.split(",") if isinstance(specs, str) else list(specs)
@@ -393,8 +393,8 @@ def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
 
 
 def config_from_flags(config_class: type, args: argparse.Namespace, **overrides: Any) -> Any:
-    """``config_class`` (a dataclass) with each field that has a flag of its name set from
-    ``args``, then ``overrides`` (fields whose flag reads otherwise, e.g. ``--net-arch``)."""
+    """``config_class`` (a dataclass) with the fields that have a flag of their name set from
+    ``args``, then ``overrides``."""
     flags = vars(args)
     fields = {f.name for f in dataclasses.fields(config_class)}
     return config_class(**{name: flags[name] for name in fields & flags.keys()} | overrides)

@@ -33,9 +33,8 @@ _SAVED: dict[str, str | None] = {}
 
 def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
     """Whether the mode is asked for: the last ``--reproducible`` / ``--no-reproducible``
-    of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``,
-    ``true``/``false``, ``yes``/``no``, ``on``/``off``), else ``default``.
-    :class:`InvalidOptionError` for another value of the variable."""
+    of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``, ``on``/
+    ``off``, ...; :class:`InvalidOptionError` for another value), else ``default``."""
     args = list(argv)
     for arg in reversed(args[: args.index("--")] if "--" in args else args):
         if arg in (FLAG, "--no-" + FLAG[2:]):
@@ -54,9 +53,8 @@ def is_pinned() -> bool:
 
 
 def pin() -> None:
-    """Set :data:`PINNED` in ``os.environ`` (children inherit it). Call it before torch is
-    imported: torch reads the variables when it loads. Once torch is loaded, it only checks
-    that they were already set (:class:`InvalidOptionError` if not: too late to change)."""
+    """Set :data:`PINNED` in ``os.environ`` before torch is imported (torch reads them when
+    it loads); once torch is loaded, :class:`InvalidOptionError` unless they were set."""
     if "torch" in sys.modules:
         import torch
 
@@ -73,8 +71,7 @@ def pin() -> None:
 
 
 def release() -> None:
-    """Undo :func:`pin` (the values it replaced come back), before torch is imported;
-    :class:`InvalidOptionError` once torch was loaded in the mode."""
+    """Undo :func:`pin` before torch is imported (:class:`InvalidOptionError` after)."""
     if not _SAVED:
         return
     if "torch" in sys.modules:
@@ -91,13 +88,10 @@ def release() -> None:
 
 
 def configure(argv: Sequence[str] = (), default: bool = True) -> bool:
-    """Start-up of a command: :func:`pin` when the mode is :func:`requested` (by ``argv``,
-    the variable or ``default``); returns whether it is on. Runs before torch is imported."""
+    """Start-up of a command, before torch is imported: :func:`pin` when the mode is
+    :func:`requested`, else :func:`release`; returns whether it is on."""
     on = requested(argv, default)
-    if on:
-        pin()
-    else:
-        release()
+    pin() if on else release()
     return on
 
 
@@ -106,13 +100,9 @@ class _ModeAction(argparse.BooleanOptionalAction):
     (:func:`configure`): catches an abbreviation it did not see, or torch loaded too early."""
 
     def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *args: Any
     ) -> None:
-        super().__call__(parser, namespace, values, option_string)
+        super().__call__(parser, namespace, *args)
         try:
             pin() if getattr(namespace, self.dest) else release()
         except InvalidOptionError as exc:
@@ -121,11 +111,10 @@ class _ModeAction(argparse.BooleanOptionalAction):
 
 def add_flag(parser: argparse.ArgumentParser) -> None:
     """Add ``--reproducible`` / ``--no-reproducible`` to a command that trains or plays
-    networks (the one definition of the flag and its help)."""
+    networks."""
     parser.add_argument(
         FLAG,
         action=_ModeAction,
-        default=None,
         help="torch's and MKL's code paths that every x86-64 CPU runs alike, so a seed gives "
         "the same numbers on any such CPU (default: on; TABLETOP_ZOO_REPRODUCIBLE=0 or "
         "--no-reproducible: the CPU's own paths, faster, other digits)",

@@ -86,14 +86,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     from tabletop_zoo.baselines import cli
 
     ours = our_program() is not None  # before sys.argv changes: the console script itself
-
-    saved_argv = sys.argv
-    sys.argv = [prog, *rest]  # what the command reads as its arguments (make-reference)
-    try:
-        with cli.running_as(prog):  # usage lines and messages name the command as typed
-            cli.run_main(lambda: _start(name, rest, ours), prog=prog)
-    finally:
-        sys.argv = saved_argv
+    with cli.running_as(prog, rest):  # usage lines and messages name the command as typed
+        cli.run_main(lambda: _start(name, rest, ours), prog=prog)
 
 
 def run_script(module: str) -> NoReturn:
@@ -102,18 +96,16 @@ def run_script(module: str) -> NoReturn:
     from tabletop_zoo._startup import our_program
     from tabletop_zoo.baselines import cli
 
+    name = next(name for name, command in COMMANDS.items() if command.module == module)
     ours = our_program() is not None
-    cli.run_main(lambda: _start(module, sys.argv[1:], ours, script=True))
+    cli.run_main(lambda: _start(name, sys.argv[1:], ours))
 
 
-def _start(command: str, argv: list[str], ours: bool, script: bool = False) -> int | None:
-    """Run a command: the reproducible mode first (before torch can load; on by default when
-    ``ours``: the console script or a clone's script is the program, not a test or a
-    notebook), then its ``main``. ``command``: a key of :data:`COMMANDS` (a module with
-    ``script``)."""
+def _start(name: str, argv: list[str], ours: bool) -> int | None:
+    """Run the command ``name``: the reproducible mode first (before torch can load; on by
+    default when ``ours``: the console script or a clone's script is the program, not a test
+    or a notebook), then its ``main``."""
     from tabletop_zoo.baselines import reproducible
 
     reproducible.configure(argv, default=ours)
-    if script:
-        return importlib.import_module(f"{__name__}.{command}").main()
-    return command_module(command).main(argv)
+    return command_module(name).main(argv)

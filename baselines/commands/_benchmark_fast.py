@@ -1,12 +1,12 @@
-"""The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md):
-``compiled``, ``batched B=<size>``, ``vector B=<size>``, ``mcts`` rows, and pgx / OpenSpiel
-anchors measured in the same run, and the measuring every row shares (:func:`measure`).
+"""The fast-path rows of ``tabletop-zoo benchmark`` (the ``fast`` extra; see docs/fast.md)
+with pgx / OpenSpiel anchors, and the measuring every row shares (:func:`measure`).
 Importing it imports no numba; the rows do."""
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,24 +22,20 @@ VECTOR_SIZES = (64, 1024)
 MCTS_SIMULATIONS = 200
 
 
-def fast_row_names() -> list[str]:
-    """Names of the fast-path rows (no numba import needed to list them)."""
-    names = []
+def _fast_plan() -> Iterator[tuple[str, str, str, int, Any]]:
+    """``(name, kind, game, players, size)`` of every fast-path row of our games, in table
+    order (``size``: the batch size and threads, the batch size, or compiled MCTS or not)."""
     for spec in GAMES.values():
-        if spec.fast_engine is None:
-            continue
-        for n in spec.benchmark_players:
+        for n in spec.benchmark_players if spec.fast_engine is not None else ():
             label = spec.label(n)
-            names.append(f"{label} compiled")
-            names += [f"{label} batched B={b}" for b in BATCH_SIZES]
-            names.append(f"{label} batched B={BATCH_SIZES[-1]} threads=2")
-            names += [f"{label} vector B={b}" for b in VECTOR_SIZES]
-            names += [f"{label} mcts({MCTS_SIMULATIONS}) {how}" for how in ("python", "compiled")]
-    return (
-        names
-        + [f"{lib} {game} batched B=1024" for lib in ("pgx",) for game in PGX_GAMES]
-        + [f"open_spiel {game} (python loop)" for game in SPIEL_GAMES]
-    )
+            yield f"{label} compiled", "compiled", spec.name, n, None
+            for batch, threads in [(b, 1) for b in BATCH_SIZES] + [(BATCH_SIZES[-1], 2)]:
+                name = f"{label} batched B={batch}" + (f" threads={threads}" if threads > 1 else "")
+                yield name, "batched", spec.name, n, (batch, threads)
+            for batch in VECTOR_SIZES:
+                yield f"{label} vector B={batch}", "vector", spec.name, n, batch
+            for how in ("python", "compiled"):
+                yield f"{label} mcts({MCTS_SIMULATIONS}) {how}", "mcts", spec.name, n, how
 
 
 PGX_GAMES = ("connect_four", "go_9x9")
@@ -128,47 +124,31 @@ def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[d
     """The fast-path rows (see the module docstring); notes say what was skipped."""
     from tabletop_zoo.envs.registry import fast_engine, fast_path_available
 
-    rows: list[dict] = []
-    notes: list[str] = []
-
     def wanted(name: str) -> bool:
         return only is None or only == ["batched"] or any(o in name for o in only)
 
     if not fast_path_available():
-        return rows, [f"skipped the fast-path rows: numba missing ({install_command('fast')})"]
-    for spec in GAMES.values():
-        if spec.fast_engine is None:
+        return [], [f"skipped the fast-path rows: numba missing ({install_command('fast')})"]
+    rows: list[dict] = []
+    for name, kind, game, n, size in _fast_plan():
+        if not wanted(name):
             continue
-        for n in spec.benchmark_players:
-            label = spec.label(n)
-            engine = fast_engine(spec.name, n)
-            name = f"{label} compiled"
-            if wanted(name):
-                play = lambda rng, s, e=engine: play_engine_game(e, rng, s)  # noqa: E731
-                rows.append({"name": name, "kind": "compiled", **measure(play, seconds, seed)})
-            sizes = [(b, 1) for b in BATCH_SIZES] + [(BATCH_SIZES[-1], 2)]
-            for batch, threads in sizes:
-                name = f"{label} batched B={batch}" + (f" threads={threads}" if threads > 1 else "")
-                if wanted(name):
-                    result = measure_batched(engine, batch, seconds, seed, threads)
-                    rows.append({"name": name, "kind": "batched", **result})
-            for batch in VECTOR_SIZES:
-                name = f"{label} vector B={batch}"
-                if wanted(name):
-                    result = measure_vector(spec.name, n, batch, seconds, seed)
-                    rows.append({"name": name, "kind": "vector", **result})
-            mcts = {}
-            for how in ("python", "compiled"):
-                name = f"{label} mcts({MCTS_SIMULATIONS}) {how}"
-                if wanted(name):
-                    mcts[how] = measure_mcts(spec.name, n, how == "compiled", seconds, seed)
-                    rows.append({"name": name, "kind": "mcts", **mcts[how]})
-            if len(mcts) == 2:
-                rows[-1]["speedup"] = (
-                    mcts["python"]["seconds_per_move"] / mcts["compiled"]["seconds_per_move"]
-                )
-    more, more_notes = library_anchor_rows(seconds, seed, wanted)
-    return rows + more, notes + more_notes
+        if kind == "compiled":
+            result = measure(
+                functools.partial(play_engine_game, fast_engine(game, n)), seconds, seed
+            )
+        elif kind == "batched":
+            result = measure_batched(fast_engine(game, n), size[0], seconds, seed, size[1])
+        elif kind == "vector":
+            result = measure_vector(game, n, size, seconds, seed)
+        else:
+            result = measure_mcts(game, n, size == "compiled", seconds, seed)
+        rows.append({"name": name, "kind": kind, **result})
+        python = rows[-2] if len(rows) > 1 else {}
+        if size == "compiled" and python.get("name") == name.replace("compiled", "python"):
+            rows[-1]["speedup"] = python["seconds_per_move"] / result["seconds_per_move"]
+    more, notes = library_anchor_rows(seconds, seed, wanted)
+    return rows + more, notes
 
 
 def library_anchor_rows(
@@ -199,42 +179,36 @@ def _pgx_rows(games: list[str], seconds: float, seed: int) -> list[dict]:
     import pgx
     from pgx.experimental import auto_reset
 
-    rows = []
-    for game in games:
+    def row(game: str) -> dict:
         env = pgx.make(game)
-        init = jax.jit(jax.vmap(env.init))
         step = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
 
         @jax.jit
-        def random_step(state: Any, key: Any, step: Any = step) -> Any:
+        def random_step(state: Any, key: Any) -> Any:
             act_key, step_key = jax.random.split(key)
             logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
             action = jax.random.categorical(act_key, logits, axis=-1)
             return step(state, action, jax.random.split(step_key, 1024))
 
         key = jax.random.PRNGKey(seed)
-        state = init(jax.random.split(key, 1024))
+        state = jax.jit(jax.vmap(env.init))(jax.random.split(key, 1024))
         state = random_step(state, key)  # compile, untimed
         jax.block_until_ready(state)
-        steps = 0
-        finished = jnp.zeros((), dtype=jnp.int32)
-        start = time.perf_counter()
-        while True:
+
+        def play_20_steps(_call: int) -> tuple[int, int]:
+            nonlocal key, state
+            finished = jnp.zeros((), dtype=jnp.int32)
             for _ in range(20):
                 key, sub = jax.random.split(key)
                 state = random_step(state, sub)
                 finished += state.terminated.sum()  # auto_reset keeps the flag
             jax.block_until_ready(state)
-            steps += 20 * 1024
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                break
-        done = int(finished)
-        rows.append({"name": f"pgx {game} batched B=1024", "kind": "batched", "steps": steps,
-                     "games": done, "seconds": round(elapsed, 4),
-                     "steps_per_s": steps / elapsed, "games_per_s": done / elapsed,
-                     "steps_per_game": steps / max(done, 1)})  # fmt: skip
-    return rows
+            return 20 * 1024, int(finished)
+
+        result = timed(play_20_steps, seconds, cpu=False)
+        return {"name": f"pgx {game} batched B=1024", "kind": "batched", **result}
+
+    return [row(game) for game in games]
 
 
 def _spiel_rows(games: list[str], seconds: float, seed: int) -> list[dict]:
@@ -254,13 +228,8 @@ def _spiel_rows(games: list[str], seconds: float, seed: int) -> list[dict]:
                 steps += 1
             return steps
 
-        rows.append(
-            {
-                "name": f"open_spiel {game} (python loop)",
-                "kind": "env",
-                **measure(play, seconds, seed),
-            }
-        )
+        name = f"open_spiel {game} (python loop)"
+        rows.append({"name": name, "kind": "env", **measure(play, seconds, seed)})
     return rows
 
 
@@ -282,4 +251,7 @@ def measure(play_one: Callable[[np.random.Generator, int], int], seconds: float,
     return timed(lambda k: (play_one(rng, seed + 1 + k), 1), seconds, cpu=False)
 
 
-FAST_ROW_NAMES = fast_row_names()
+FAST_ROW_NAMES = [name for name, *_ in _fast_plan()]
+FAST_ROW_NAMES += [f"pgx {game} batched B=1024" for game in PGX_GAMES]
+FAST_ROW_NAMES += [f"open_spiel {game} (python loop)" for game in SPIEL_GAMES]
+"""Names of the fast-path rows (listing them imports no numba)."""

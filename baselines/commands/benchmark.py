@@ -11,6 +11,7 @@ path rows (docs/fast.md) are :mod:`._benchmark_fast`'s.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -38,30 +39,23 @@ ANCHOR_SETTINGS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def anchor_row(module: str) -> tuple[str, Callable[[], Any]]:
-    """Row name and factory of the anchor env ``module`` (a PettingZoo env module)."""
-    name, kwargs = ANCHOR_SETTINGS.get(module, (module.rsplit(".", 1)[-1], {}))
-
-    def factory() -> Any:
-        with warnings.catch_warnings():  # PettingZoo asks to use its registry instead
-            warnings.simplefilter("ignore")
-            return importlib.import_module(module).env(**kwargs)
-
-    return name, factory
+def _anchor_env(module: str, **kwargs: Any) -> Any:
+    """The env of the PettingZoo env ``module``."""
+    with warnings.catch_warnings():  # PettingZoo asks to use its registry instead
+        warnings.simplefilter("ignore")
+        return importlib.import_module(module).env(**kwargs)
 
 
 def env_rows() -> dict[str, tuple[Callable[[], Any], tuple[str, int] | None]]:
     """Name -> (factory, ``(game, num_players)`` for our envs, ``None`` for anchors)."""
-    rows: dict[str, tuple[Callable[[], Any], tuple[str, int] | None]] = {}
-    anchors = []
-    for name, spec in GAMES.items():
-        for n in spec.benchmark_players:
-            rows[spec.label(n)] = (lambda g=name, n=n: make_env(g, n), (name, n))
-        if spec.benchmark_anchor and spec.benchmark_anchor not in anchors:
-            anchors.append(spec.benchmark_anchor)
-    for module in anchors:
-        row_name, factory = anchor_row(module)
-        rows[row_name] = (factory, None)
+    rows: dict[str, tuple[Callable[[], Any], tuple[str, int] | None]] = {
+        spec.label(n): (functools.partial(make_env, name, n), (name, n))
+        for name, spec in GAMES.items()
+        for n in spec.benchmark_players
+    }
+    for module in dict.fromkeys(s.benchmark_anchor for s in GAMES.values() if s.benchmark_anchor):
+        name, kwargs = ANCHOR_SETTINGS.get(module, (module.rsplit(".", 1)[-1], {}))
+        rows[name] = (functools.partial(_anchor_env, module, **kwargs), None)
     return rows
 
 
@@ -75,11 +69,8 @@ def play_aec_game(env: Any, rng: np.random.Generator, seed: int) -> int:
     env.reset(seed=seed)
     for _agent in env.agent_iter():
         obs, _reward, terminated, truncated, _info = env.last()
-        if terminated or truncated:
-            action = None
-        else:
-            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-        env.step(action)
+        done = terminated or truncated
+        env.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         steps += 1
     return steps
 
@@ -179,15 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=cli.SEED, default=0, help="seed of the random play (default 0)")
     p.add_argument(
-        "--out",
-        type=cli.output_file(),
-        default=None,
-        help="also write the report as JSON to this file",
+        "--out", type=cli.output_file(), help="also write the report as JSON to this file"
     )
     p.add_argument("--quick", action="store_true", help="0.2 s per measurement (tests)")
     p.add_argument(
         "--only",
-        default=None,
         help="comma separated substrings of row names to measure, e.g. engine,go; "
         "'batched' alone: every fast-path row (default all)",
     )

@@ -3,11 +3,9 @@
     tabletop-zoo evaluate --agents random,greedy,mcts:100 --games 20
     tabletop-zoo evaluate --game GAME --num-players 3 --agents greedy,ppo:runs/a/m.zip
 
-Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``);
-``--backend ray`` plays them as Ray tasks with the same results. Writes every game to
-``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays only the others after a
-Ctrl-C, a kill or dead workers), then ``pairings.csv``, ``standings.csv``, ``games.csv``
-and ``tournament.png``. Needs the ``train`` extra; ``rllib`` for Ray.
+Every pair plays ``--games`` games with seats rotated (other seats: ``--filler``); the
+games, ``pairings.csv``, ``standings.csv``, ``games.csv`` and ``tournament.png`` go to
+``--out``. Needs the ``train`` extra; ``rllib`` for ``--backend ray``.
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import game_log, round_robin
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -68,22 +65,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:  # the chart needs matplotlib, the progress bar tqdm: say so before playing
-        require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
-        if not args.no_progress:
-            require_extra(
-                "train", "the progress bar of " + cli.program("scripts/evaluate.py"), ("tqdm",)
-            )
-    except MissingExtraError as exc:
-        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:  # every spec, model file and the player count before the first game
+    # the chart needs matplotlib, the progress bar tqdm: say so before playing
+    program = cli.program("scripts/evaluate.py")
+    require_extra("train", program, ("matplotlib",))
+    if not args.no_progress:
+        require_extra("train", f"the progress bar of {program}", ("tqdm",))
+    with cli.usage_errors(parser):  # every spec, model file and the player count first
         players = cli.players(args.game, args.num_players)
         specs = cli.check_agents(args.agents, args.game, players)
         if len(specs) < 2:
@@ -95,11 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             "random_opening": args.random_opening, "models": model_digests(specs),
         }  # fmt: skip
         log = GameLog(args.out, config, resume=args.resume)
-    except ValueError as exc:
-        cli.fail(parser, exc)
     start = time.perf_counter()
-    program = cli.program("python scripts/evaluate.py")
-    try:
+    # a model that cannot be loaded, bad backend settings: a usage error; a ppo: agent
+    # without torch, the ray backend without ray: a missing extra (cli.command)
+    with cli.usage_errors(parser), cli.recorded_games(log, "evaluate.py", argv):
         result = round_robin(
             args.game,
             specs,
@@ -115,20 +108,6 @@ def main(argv: list[str] | None = None) -> int:
             trust=args.trust_model,
             log=log,
         )
-    except IncompleteRunError as exc:  # worker processes died: the record keeps the games
-        message = f"{exc}; {log.stopped(program, argv)}"
-        print(f"{cli.program('evaluate.py')}: error: {message}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # a model that cannot be loaded, bad backend settings
-        cli.fail(parser, exc)
-    except MissingExtraError as exc:  # a ppo: agent without torch, the ray backend without ray
-        print(f"{cli.program('evaluate.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        raise cli.Interrupted(log.stopped(program, argv)) from None
-    finally:
-        log.close()
-    log.finish()
     seconds = time.perf_counter() - start
     print(result.table())
     paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main
@@ -136,7 +115,3 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"wrote {', '.join(str(p) for p in paths)}, {png}  ({seconds:.1f} s)")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

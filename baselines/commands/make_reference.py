@@ -1,18 +1,14 @@
 """Maintain the shipped reference models and rating ladders (``baselines/reference_models``).
 
 ``add`` exports a model (``--ppo``, ``--az``, ``--ppo-vector``) to a NumPy network and
-records game, players, the training command, the commit, SHA-256 and size in the manifest
-(``--policy sample``: it plays actions drawn from its policy, seeded per game)::
+records game, players, the training command, the commit, SHA-256 and size in the manifest::
 
     tabletop-zoo make-reference add --name GAME-3p-ppo --game GAME --num-players 3 \
         --ppo runs/x/final_model.zip --command "tabletop-zoo train ..."
 
 ``ladder`` has its members play every table in every seating, ``--rounds`` times, and writes
-the Plackett-Luce ratings (2 players: Elo too) to the manifest and each member model. Two
-deterministic members in a game without chance need ``--random-opening K``, or their games
-repeat; ``tabletop-zoo rate`` plays the ladder's games the same way. Every game goes to
-``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays only the others). Each model
-file stays within 5 MB and all of them within 25 MB.
+the Plackett-Luce ratings (2 players: Elo too) to the manifest and each member model. Each
+model file stays within 5 MB and all of them within 25 MB.
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import game_log, ladder
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
@@ -132,8 +128,6 @@ def add_model(args: argparse.Namespace) -> None:
     """Export and register one model. The new file is written beside the shipped one and
     checked (size limits, loads, plays a move) before it replaces it; the manifest follows
     (the previous model is put back if the manifest cannot be written)."""
-    if Path(args.name).name != args.name or args.name in (".", ".."):
-        raise SystemExit(f"--name must be a plain name (no folders), got {args.name!r}")
     meta = {"game": args.game, "num_players": args.num_players}
     source = args.ppo or args.ppo_vector or args.az
     try:
@@ -154,10 +148,7 @@ def add_model(args: argparse.Namespace) -> None:
             net, kind = DenseNet.load(args.az), "alphazero"
     except ValueError as exc:
         raise SystemExit(f"{source}: {exc}") from None
-    if (net.meta.get("game"), int(net.meta.get("num_players", 0))) != (
-        args.game,
-        args.num_players,
-    ):
+    if (net.meta.get("game"), int(net.meta.get("num_players", 0))) != (args.game, args.num_players):
         raise SystemExit(
             f"{source}: the network is for {net.meta.get('game')} with "
             f"{net.meta.get('num_players')} players, not {args.game} with {args.num_players}"
@@ -184,11 +175,8 @@ def add_model(args: argparse.Namespace) -> None:
         "training_command": args.command,
         "commit": args.commit or _commit(),
         "rating": None,
+        **({"simulations": args.simulations} if kind == "alphazero" else {"policy": args.policy}),
     }
-    if kind == "alphazero":
-        entry["simulations"] = args.simulations
-    else:
-        entry["policy"] = args.policy
     manifest["models"][args.name] = entry
     try:
         _write(manifest)
@@ -205,7 +193,8 @@ def fit_ladder(args: argparse.Namespace) -> None:
     """Play the ladder's tables and write the members' ratings."""
     members = [s.strip() for s in args.members.split(",") if s.strip()]
     start = cpu_seconds()
-    try:
+    note = "the manifest is unchanged; "  # a ladder fit from some of its games is not written
+    with cli.recorded_games(args.log, "make_reference.py", args.argv, note):
         result = ladder.play_ladder(
             args.game,
             args.num_players,
@@ -217,14 +206,6 @@ def fit_ladder(args: argparse.Namespace) -> None:
             trust=args.trust_model,
             log=args.log,
         )
-    except IncompleteRunError as exc:  # a ladder fit from some of its games is not written
-        raise SystemExit(
-            f"{cli.program('make_reference.py')}: error: {exc}; the manifest is unchanged; "
-            + args.log.stopped(cli.program("python scripts/make_reference.py"), args.argv)
-        ) from None
-    finally:
-        args.log.close()
-    args.log.finish()
     entry = ladder.fit_ladder(
         result,
         members,
@@ -240,6 +221,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
     print(f"{len(result.games)} games, cpu time {entry['cpu_minutes']} min")
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = argparse.ArgumentParser(description="Maintain the reference models and ladders.")
@@ -275,20 +257,15 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ladder.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     ladder.add_argument(
-        "--plot",
-        type=cli.output_file(".png"),
-        default=None,
-        help="save the ratings chart (PNG) here",
+        "--plot", type=cli.output_file(".png"), help="save the ratings chart (PNG) here"
     )
     game_log.add_flags(ladder, "results/ladder")
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:  # every flag, spec and model file before anything is played or written
+    with cli.usage_errors(parser):  # every flag, spec and model file before any work
         (check_add if args.command_name == "add" else check_ladder)(args)
-    except ValueError as exc:
-        cli.fail(parser, exc)
     REFERENCE_DIR.mkdir(parents=True, exist_ok=True)
     if args.command_name == "add":
         add_model(args)
@@ -301,7 +278,3 @@ def main(argv: list[str] | None = None) -> int:
             f"the manifest is unchanged; {args.log.stopped(program, args.argv)}"
         ) from None
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

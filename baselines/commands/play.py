@@ -5,16 +5,14 @@
     tabletop-zoo play --watch --agents greedy,random --delay 0.5
     tabletop-zoo play --gui                           # play with the mouse in a window
 
-The arena's ``play_game`` with a :class:`~tabletop_zoo.baselines.agents.human.HumanAgent`
-in your seat(s): type a move in the game's notation, or ``?``, ``board``, ``help``,
-``rules``, ``stop``. Input is read line by line from stdin, so a session can be scripted;
-end of input stops the game. ``--gui``: :mod:`tabletop_zoo.baselines.agents.gui`.
+Your seats are a :class:`~tabletop_zoo.baselines.agents.human.HumanAgent` reading stdin
+line by line (so a session can be scripted; end of input stops the game); ``--gui``:
+:mod:`tabletop_zoo.baselines.agents.gui`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +25,7 @@ from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round
 from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 HUMAN = "human"
@@ -48,18 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--agents",
-        default=None,
         help=f"one spec per seat, comma separated ({cli.agent_help(human=True)}); "
         "'human' marks your seat(s) "
         "(overrides --opponent/--seat; with --watch default greedy,random,...)",
     )
     p.add_argument("--watch", action="store_true", help="agents only: watch them play")
-    p.add_argument(
-        "--seed",
-        type=cli.SEED,
-        default=None,
-        help="game and agent seed, 0..2**32-1 (default random)",
-    )
+    p.add_argument("--seed", type=cli.SEED, help="game and agent seed, 0..2**32-1 (default random)")
     p.add_argument(
         "--render",
         choices=["ansi", "human"],
@@ -69,13 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--delay",
         type=cli.number(0, 3600),
-        default=None,
         help="seconds to pause after agent moves (default 0; 0.6 with --gui)",
     )
     p.add_argument(
-        "--gui",
-        action="store_true",
-        help="play with the mouse in a pygame window (render extra)",
+        "--gui", action="store_true", help="play with the mouse in a pygame window (render extra)"
     )
     p.add_argument(
         "--quiet",
@@ -121,10 +110,8 @@ def _scores_text(names: list[str], state: Any) -> str:
 
 
 class Narrator:
-    """Prints the game as it goes: moves in notation, boards, the end of each round.
-
-    ``quiet``: the board only when a person is to move, and at the end.
-    """
+    """Prints the game as it goes: moves in notation, boards, the end of each round
+    (``quiet``: the board only when a person is to move, and at the end)."""
 
     def __init__(self, labels: list[str], humans: set[int], quiet: bool, delay: float) -> None:
         self.labels = labels
@@ -193,8 +180,7 @@ def play(
     quiet: bool = False,
     trust: bool = False,
 ) -> bool:
-    """Run one game with the given seat specs; True when it finished, False when stopped.
-    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
+    """Run one game with the given seat specs; True when it finished, False when stopped."""
     env = make_env(game, num_players=len(specs), render_mode=render)
     reader = read or (lambda: _read_stdin())  # looked up at call time (tests replace it)
     person = HumanAgent(read=reader, show_board=lambda _state: show_board(env))
@@ -217,8 +203,7 @@ def play_gui(
     trust: bool = False,
 ) -> bool:
     """Run one game in a pygame window; True when it finished, False when the window was
-    closed. ``linger``: keep the final position on screen until the window is closed.
-    ``trust``: model files may be unpickled (``make_agent``'s ``trust``)."""
+    closed. ``linger``: keep the final position on screen until the window is closed."""
     env = make_env(game, num_players=len(specs))
     humans = {i for i, s in enumerate(specs) if s == HUMAN}
     window = PlayWindow(env, humans=humans, delay=delay, on_wait=on_wait)
@@ -232,46 +217,30 @@ def play_gui(
     return True
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0, also when a player stops the game)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        if args.render == "human":
-            require_extra("render", cli.program("scripts/play.py") + " --render human")
-        if args.gui:
-            require_extra("render", cli.program("scripts/play.py") + " --gui")
-        if args.delay is None:
-            args.delay = 0.6 if args.gui else 0.0
+    if args.render == "human":
+        require_extra("render", cli.program("scripts/play.py") + " --render human")
+    if args.gui:
+        require_extra("render", cli.program("scripts/play.py") + " --gui")
+    if args.delay is None:
+        args.delay = 0.6 if args.gui else 0.0
+    with cli.usage_errors(parser):
         env = make_env(args.game, num_players=args.num_players)  # bad player count
         specs = seat_specs(args, len(env.possible_agents))
-        for spec in specs:
+        for spec in specs:  # a bad spec: the allowed forms; a model for another game
             if spec != HUMAN:
-                # bad spec: the allowed forms; a model for another game
                 check_agent_fits(make_agent(spec, trust=args.trust_model), env, spec)
         env.close()
-    except MissingExtraError as exc:
-        print(f"{cli.program('play.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:
-        cli.fail(parser, exc)
+    options = {"seed": args.seed, "delay": args.delay, "trust": args.trust_model}
     try:
         if args.gui:
-            play_gui(args.game, specs, seed=args.seed, delay=args.delay, trust=args.trust_model)
+            play_gui(args.game, specs, **options)
         else:
-            play(
-                args.game,
-                specs,
-                seed=args.seed,
-                render=args.render,
-                delay=args.delay,
-                quiet=args.quiet,
-                trust=args.trust_model,
-            )
+            play(args.game, specs, render=args.render, quiet=args.quiet, **options)
     except KeyboardInterrupt:
         raise cli.Interrupted("game abandoned") from None
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -3,14 +3,11 @@ flags -> :func:`tabletop_zoo.baselines.training.ppo_vector.train` -> printed res
 
     tabletop-zoo ppo-vector --game GAME --num-players N --opponent random
     tabletop-zoo ppo-vector --opponent snapshot --snapshot-every 20 --cpu-budget 300
-    tabletop-zoo ppo-vector --game GAME --num-players 3 --opponent random,greedy
 
-The training module (read top to bottom) says what the opponents are. Every update prints
-learner steps per second (wall and CPU); at the end the policy is evaluated with the arena
-(Python env, every seat) against ``--eval-opponents``, playing its most probable legal
-action or drawing one (``--eval-policy sample``). ``--save`` / ``--load`` write and read the
-weights (tensors only), ``--resume SAVE`` continues from the checkpoint beside them. Needs
-the ``fast`` and ``train`` extras (numba, torch).
+The training module (read top to bottom) says what the opponents are. At the end the
+policy is evaluated with the arena (Python env, every seat) against ``--eval-opponents``.
+``--save`` / ``--load`` write and read the weights (tensors only), ``--resume SAVE``
+continues from the checkpoint beside them. Needs the ``fast`` and ``train`` extras.
 """
 
 from __future__ import annotations
@@ -87,12 +84,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--num-envs x --num-steps must be divisible by --num-minibatches")
     specs, args.eval_opponents = args.eval_opponents, []
     if args.eval_games:  # the specs before training, not after it
-        try:
-            args.eval_opponents = cli.check_agents(
-                specs, args.game, args.num_players, flag="--eval-opponents"
-            )
-        except ValueError as exc:
-            cli.fail(p, exc)
+        with cli.usage_errors(p):
+            flag = "--eval-opponents"
+            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag=flag)
     return args
 
 
@@ -140,7 +134,3 @@ def main(argv: list[str] | None = None) -> int:
         raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None
     print(f"process CPU-s in all (training, evaluation, start-up): {time.process_time():.1f}")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

@@ -4,11 +4,8 @@
 
 The agent plays every mix of the ladder's members in every seating, ``--rounds`` times;
 only its rating is fitted (Plackett-Luce ``mu`` with its 95% interval; 2 players: Elo
-too), so it lands on the ladder's scale. Prints the ladder with the newcomer in it and its
-results against each mix. ``--against SPEC`` reports placements against one opponent
-instead. Every game goes to ``--out``'s ``games.jsonl`` as it finishes (``--resume`` plays
-only the others after a Ctrl-C, a kill or dead workers); ``--csv FILE`` writes every game
-at the end. Needs the ``train`` extra (openskill).
+too), so it lands on the ladder's scale. ``--against SPEC`` reports placements against one
+opponent instead. Needs the ``train`` extra (openskill).
 """
 
 from __future__ import annotations
@@ -16,17 +13,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import game_log, ladder
-from tabletop_zoo.baselines.evaluation.arena import IncompleteRunError, cpu_seconds
+from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +55,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--csv",
         type=cli.output_file(".csv"),
-        default=None,
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
     game_log.add_flags(p, "results/rate")
@@ -66,44 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def ladder_specs(args: argparse.Namespace, players: int) -> tuple[dict, list[str]]:
-    """The ladder of the game and player count, and the specs: the agent, then its members."""
-    entry = ladder_entry(args.game, players)
-    return entry, [args.agent, *entry["members"]]
-
-
-def rate_against(args: argparse.Namespace, players: int, log: GameLog) -> None:
-    """Placements of the agent against each ``--against`` field."""
+def rate_against(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
+    """Placements of the agent against each ``--against`` field (``options``: of every match)."""
     print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
     for number, opponent in enumerate(args.against, start=1):
         place = ladder.rate_against(
-            args.game,
-            players,
-            args.agent,
-            opponent,
-            rounds=args.rounds,
-            seed=args.seed,
-            random_opening=args.random_opening or 0,
-            workers=args.workers,
-            trust=args.trust_model,
-            log=log.part(number),
+            args.game, players, args.agent, opponent, log=log.part(number), **options
         )
         print(ladder.placement_line(f"{players - 1} x {opponent}", place))
 
 
-def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog) -> None:
+def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
     """The agent's rating on the ladder (members fixed), with its placements per mix."""
-    rated = ladder.rate_newcomer(
-        args.game,
-        players,
-        args.agent,
-        rounds=args.rounds,
-        seed=args.seed,
-        random_opening=args.random_opening,
-        workers=args.workers,
-        trust=args.trust_model,
-        log=log,
-    )
+    rated = ladder.rate_newcomer(args.game, players, args.agent, log=log, **options)
     print("\n".join(ladder.newcomer_lines(rated)))
 
 
@@ -118,66 +90,38 @@ def write_csv(args: argparse.Namespace, players: int, specs: list[str], log: Gam
     return f"wrote {result.write_csv(args.csv)} ({len(games)} games)"
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:
-        require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
-    except MissingExtraError as exc:
-        print(f"{cli.program('rate.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:  # the player count, every spec and model file, the ladder: before the first game
+    require_extra("train", cli.program("scripts/rate.py"), ("openskill",))
+    with cli.usage_errors(parser):  # the player count, every spec, model file and the ladder
         players = cli.players(args.game, args.num_players)
         args.agent = cli.check_agent(args.agent, args.game, players, flag="--agent")
-        args.against = (
-            cli.check_agents(args.against, args.game, players, flag="--against")
-            if args.against
-            else []
-        )
         if args.against:
-            specs, opening = [args.agent, *args.against], args.random_opening or 0
-        else:
-            entry, specs = ladder_specs(args, players)
-            opening = (
-                entry.get("random_opening", 0)
-                if args.random_opening is None
-                else args.random_opening
-            )
+            args.against = cli.check_agents(args.against, args.game, players, flag="--against")
+        specs, opening = [args.agent, *args.against], 0
+        if not args.against:  # the ladder's members, and its own K
+            entry = ladder_entry(args.game, players)
+            specs, opening = [args.agent, *entry["members"]], entry.get("random_opening", 0)
+        if args.random_opening is not None:
+            opening = args.random_opening
         config = {
             "command": "rate", "game": args.game, "num_players": players, "specs": specs,
             "against": bool(args.against), "rounds": args.rounds, "seed": args.seed,
             "random_opening": opening, "models": model_digests(specs),
         }  # fmt: skip
         log = GameLog(args.out, config, resume=args.resume)
-    except ValueError as exc:
-        cli.fail(parser, exc)
+    options = {"rounds": args.rounds, "seed": args.seed, "random_opening": opening}
+    options |= {"workers": args.workers, "trust": args.trust_model}
     start = cpu_seconds()
-    program = cli.program("python scripts/rate.py")
-    try:
-        if args.against:
-            rate_against(args, players, log)
-        else:
-            rate_on_ladder(args, players, log)
-    except IncompleteRunError as exc:  # worker processes died: the record keeps the games
-        print(
-            f"{cli.program('rate.py')}: error: {exc}; {log.stopped(program, argv)}", file=sys.stderr
-        )
-        return 1
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    except KeyboardInterrupt:
-        raise cli.Interrupted(log.stopped(program, argv)) from None
-    finally:
-        log.close()
-    log.finish()
+    with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
+        rate = rate_against if args.against else rate_on_ladder
+        rate(args, players, log, **options)
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
         print(write_csv(args, players, specs, log))
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

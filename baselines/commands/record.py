@@ -2,28 +2,19 @@
 one-file HTML replay.
 
     tabletop-zoo record --game mole_hill --agents greedy,random --out mole_hill.gif
-    tabletop-zoo record --game arktia --agents mcts:100,greedy,random --out a3.gif --seed 3
-    tabletop-zoo record --game arktia --agents greedy,greedy --out arktia.mp4 --fps 4
     tabletop-zoo record --game arktia --agents mcts:100,random --html game.html --analysis
     tabletop-zoo record --from results/tournament --slot 3 --html game3.html --analysis
 
-One agent spec per seat (``--help`` lists every form); the number of specs is the number of
-players. Every frame is the env's ``rgb_array`` picture under a status band: the move
-number, who played which move in the game's notation, the round or phase with who is to
-act (or the result) and the scores. The flags and the output file are checked before the
-game. Needs the ``record`` extra (imageio); ``.mp4`` also needs imageio-ffmpeg (the
-``video`` extra). ``--html`` writes a page that steps through the game (no extra needed;
-:mod:`tabletop_zoo.wrappers.replay`), with ``--analysis`` the searching and policy agents'
-numbers for each move; ``--out`` and ``--html`` together record the one game both ways.
-``--from`` plays again a game of a run's record (``games.jsonl`` of ``evaluate``, ``rate``,
-``make-reference ladder``): its agents, seats, seed and random opening, checked against
-the recorded result (and model files against their recorded digests).
+Every frame is the env's ``rgb_array`` picture under a status band: the move number, who
+played which move in the game's notation, the round or phase with who is to act (or the
+result) and the scores. Needs the ``record`` extra (``.mp4``: ``video``); ``--html``
+(:mod:`tabletop_zoo.wrappers.replay`) needs none. ``--from`` plays a game of a run's record
+again, checked against the recorded result.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +22,7 @@ from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import game_log
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
 from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
 
@@ -127,10 +118,6 @@ def check_args(args: argparse.Namespace) -> list[str]:
                 cli.check_output_file(path, suffixes)
         except ValueError as exc:
             raise ValueError(f"{flag}: {exc}") from None
-    if not args.fps > 0:
-        raise ValueError(f"--fps must be a positive number, got {args.fps}")
-    if args.hold < 0:
-        raise ValueError(f"--hold must be 0 or more, got {args.hold}")
     if not 0 <= args.seed < 2**32:
         raise ValueError(f"--seed must be in 0..2**32-1, got {args.seed}")
     return agents
@@ -150,8 +137,7 @@ def record(
 ) -> tuple[list[Path], Any]:
     """Play one game between ``agents`` (specs, one per seat), write it to ``out`` (an
     animation) and/or ``html`` (a replay page, with the agents' ``analysis`` if asked),
-    atomically; returns the files and the game's result. ``trust``: model files may be
-    unpickled (``make_agent``'s ``trust``); ``random_opening``: as ``play_game``'s."""
+    atomically; returns the files and the game's result."""
     from tabletop_zoo.baselines.evaluation.arena import play_game
 
     players = [make_agent(s, seed=seed + i, trust=trust) for i, s in enumerate(agents)]
@@ -168,22 +154,18 @@ def record(
     return [recorder.saved[-1] for recorder in recorders], result
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+    with cli.usage_errors(parser):
         agents = check_args(args)
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    try:  # up front, before a long game: the writers this file name needs
-        if args.out and Path(args.out).suffix.lower() == ".mp4":
-            require_extra("video", cli.program("scripts/record.py") + " --out *.mp4")
-        elif args.out:
-            require_extra("record", cli.program("scripts/record.py"))
-    except MissingExtraError as exc:
-        print(f"{cli.program('record.py')}: error: {exc}", file=sys.stderr)
-        return 1
+    # up front, before a long game: the writers this file name needs
+    if args.out and Path(args.out).suffix.lower() == ".mp4":
+        require_extra("video", cli.program("scripts/record.py") + " --out *.mp4")
+    elif args.out:
+        require_extra("record", cli.program("scripts/record.py"))
     try:
         paths, result = record(
             args.game, agents, args.out, args.seed, args.fps, args.hold, args.trust_model,
@@ -196,12 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {written}; returns per seat: {result.returns}")
     played, recorded = (list(result.scores), result.num_steps), args.recorded
     if recorded and played != (list(recorded.scores), recorded.steps):
-        print(f"{cli.program('record.py')}: error: the game played differently from its record "
-              f"(scores {played[0]}, {played[1]} moves; recorded {list(recorded.scores)}, "
-              f"{recorded.steps})", file=sys.stderr)  # fmt: skip
-        return 1
+        raise cli.Failed(
+            f"the game played differently from its record (scores {played[0]}, {played[1]} "
+            f"moves; recorded {list(recorded.scores)}, {recorded.steps})"
+        )
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

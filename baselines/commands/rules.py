@@ -1,15 +1,12 @@
 """Show a game's rules: the full rules page with the project's numbered rulings
-(``docs/rules/*.md``, shipped in the package as data), or the one-screen summary that
-``rules`` at the prompt of ``tabletop-zoo play`` prints. A game names its page in its help
-module (``RULES_PAGE``).
-"""
+(``docs/rules/*.md``, package data; a game's help module names it in ``RULES_PAGE``), or the
+one-screen summary that ``rules`` at the prompt of ``tabletop-zoo play`` prints."""
 
 from __future__ import annotations
 
 import argparse
 from importlib import resources
 
-from tabletop_zoo.baselines import cli
 from tabletop_zoo.envs.registry import GAMES
 
 DECISIONS = "decisions"
@@ -23,12 +20,8 @@ def rules_page(file_name: str) -> str:
 
 def pages() -> dict[str, str]:
     """``{name: page file}``: every game whose help module names a page, and the decisions."""
-    found = {}
-    for name, spec in GAMES.items():
-        page = getattr(spec.help_module(), "RULES_PAGE", None)
-        if page:
-            found[name] = page
-    return {**found, DECISIONS: DECISIONS_PAGE}
+    found = {name: getattr(spec.help_module(), "RULES_PAGE", None) for name, spec in GAMES.items()}
+    return {**{name: page for name, page in found.items() if page}, DECISIONS: DECISIONS_PAGE}
 
 
 def _title(text: str) -> str:
@@ -82,7 +75,3 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(_without_leading_comment(rules_page(known[args.page])), end="")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

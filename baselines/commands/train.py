@@ -2,22 +2,18 @@
 
     tabletop-zoo train                          # quick demo (the first game of the registry)
     tabletop-zoo train --game GAME --timesteps 300000 --name long_run
-    tabletop-zoo train --game GAME --num-players 3 --timesteps 200000
     tabletop-zoo train --engine fast            # the compiled batched engine (fast extra)
     tabletop-zoo train --resume runs/long_run   # continue a killed run from its checkpoint
 
-Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv`` (SB3 logger),
-``eval.csv`` (periodic evaluations), ``learning_curve.png``, ``snapshots/step_N.zip``
-(self-play opponents), ``best_model.zip``, ``final_model.zip``, ``checkpoint.pt``
-(``--resume``). Without ``--name`` the folder is a fresh ``<game>_<N>p_seed<S>`` (``_2``,
-``_3``, ... when taken), so re-running the same command never collides with an earlier
-run. Needs the ``train`` extra. The library code is :mod:`tabletop_zoo.baselines.training`.
+Everything goes to ``runs/<name>/``: ``config.json``, ``progress.csv``, ``eval.csv``,
+``learning_curve.png``, ``snapshots/``, ``best_model.zip``, ``final_model.zip`` and
+``checkpoint.pt``. Needs the ``train`` extra; the library is
+:mod:`tabletop_zoo.baselines.training`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
@@ -31,7 +27,7 @@ from tabletop_zoo.baselines.training import (
     format_eval_table,
     train,
 )
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -53,9 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli.add_game_flags(p, d.game)
     p.add_argument(
-        "--name",
-        default=None,
-        help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)",
+        "--name", help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)"
     )
     p.add_argument(
         "--runs-dir",
@@ -77,7 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--engine",
         choices=list(ENGINES),
-        default=None,
         help="where the games run: python (the Python env, one game at a time; the default, "
         "the same results on every install) or fast (compiled, batched: faster, other games)",
     )
@@ -137,10 +130,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """Build the ``TrainConfig`` from parsed flags."""
     try:
         net_arch = tuple(int(x) for x in args.net_arch.split(",") if x.strip())
-    except ValueError as exc:
-        raise ValueError(
-            f"--net-arch needs comma separated integers, got {args.net_arch!r}"
-        ) from exc
+    except ValueError:
+        message = f"--net-arch needs comma separated integers, got {args.net_arch!r}"
+        raise ValueError(message) from None
     return cli.config_from_flags(
         TrainConfig,
         args,
@@ -152,18 +144,15 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     )
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     checkpoint.refuse_other_flags(parser, args)
-    try:
-        require_extra("train", cli.program("scripts/train.py"))
-    except MissingExtraError as exc:
-        print(f"{cli.program('train.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:
-        # checks flag values, pool agent specs (and models), env options and the run folder
+    require_extra("train", cli.program("scripts/train.py"))
+    # flag values, pool agent specs (and models), env options and the run folder
+    with cli.usage_errors(parser, (ValueError, TypeError)):
         config, state = config_from_args(args).resolved(), None
         if args.resume is None:
             config.check_new_run_dir()
@@ -172,8 +161,6 @@ def main(argv: list[str] | None = None) -> int:
             run = Path(args.resume)
             config = TrainConfig(**settings | {"runs_dir": str(run.parent), "name": run.name,
                                  "progress_bar": config.progress_bar}).resolved()  # fmt: skip
-    except (ValueError, TypeError) as exc:
-        cli.fail(parser, exc)
     try:
         result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:
@@ -195,7 +182,3 @@ def main(argv: list[str] | None = None) -> int:
         f"{result.update_cpu_seconds:.1f} CPU-s of it in the updates)"
     )
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

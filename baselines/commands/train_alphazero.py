@@ -1,27 +1,22 @@
-"""AlphaZero-style self-play training for any game of the registry.
-
-Example::
+"""AlphaZero-style self-play training for any game of the registry::
 
     tabletop-zoo train-alphazero --game GAME --num-players 2 --max-minutes 20 \
         --out runs/az_GAME.npz
 
-Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``). Prints one JSON
-line per iteration (games, decisions, losses, CPU seconds). Every flag, the game options and
-the output file are checked before training starts; Ctrl-C keeps the network of the last
-finished iteration; ``--resume OUT`` continues from ``<out>.checkpoint.pt``. Needs the
-``train`` extra.
+Writes a NumPy network file that plays as ``az:PATH`` (or ``az:PATH:SIMS``) and prints one
+JSON line per iteration. Ctrl-C keeps the network of the last finished iteration;
+``--resume OUT`` continues from ``<out>.checkpoint.pt``. Needs the ``train`` extra.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, train_alphazero
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -97,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
@@ -104,12 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     checkpoint.refuse_other_flags(parser, args)
     if not (args.game or args.resume):
         parser.error("the following arguments are required: --game")
-    try:
-        require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
-    except MissingExtraError as exc:
-        print(f"{cli.program('train_alphazero.py')}: error: {exc}", file=sys.stderr)
-        return 1
-    try:
+    require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
+    # flags, game options, output file: before training
+    with cli.usage_errors(parser, (ValueError, TypeError)):
         if args.opponent_share is not None and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
         minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
@@ -119,19 +112,13 @@ def main(argv: list[str] | None = None) -> int:
             **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
             num_simulations=args.simulations,
             game_options=cli.key_values(args.game_option, "--game-option"),
-            opponent_share=(
-                AlphaZeroConfig.opponent_share
-                if args.opponent_share is None
-                else args.opponent_share
-            ),
+            opponent_share=args.opponent_share or AlphaZeroConfig.opponent_share,  # > 0 if given
         )
         state = None
         if args.resume is not None:  # the run's settings, writing its own output
             settings, state = checkpoint.load_checkpoint(args.resume, "train-alphazero")
             config = AlphaZeroConfig(**settings | {"out": args.resume, "overwrite": True})
         config = config.check()
-    except (ValueError, TypeError) as exc:  # flags, game options, output file: before training
-        cli.fail(parser, exc)
     finished: list[str] = []
 
     def log(line: str) -> None:
@@ -151,7 +138,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"network: {result.path}  games: {result.games}  decisions: {result.decisions}")
     print(f"cpu time: {result.seconds:.0f} s")
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)

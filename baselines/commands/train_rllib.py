@@ -5,22 +5,19 @@
     tabletop-zoo train-rllib --address auto --env-runners 16 ...   # on a Ray cluster
 
 ``--policies``: ``shared`` (self-play), ``per-seat`` or ``snapshot`` (the other seats a
-frozen copy); ``--opponent SPEC`` has a baseline play the other seats inside the env.
-Writes ``OUT/checkpoint`` and ``OUT/module_<id>``, then plays ``rllib:OUT/module_<id>``
-against ``--eval-agents`` in a round robin and prints the table. Needs the ``rllib``
-extra (see docs/ecosystem.md).
+frozen copy). Writes ``OUT/checkpoint`` and ``OUT/module_<id>``, then plays the module
+against ``--eval-agents`` in a round robin. Needs the ``rllib`` extra (docs/ecosystem.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import absolute_spec
-from tabletop_zoo.envs.extras import MissingExtraError, require_extra
+from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -33,9 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--snapshot-every", type=cli.integer(1), default=5, help="iterations between snapshots"
     )
     p.add_argument(
-        "--opponent",
-        default=None,
-        help=f"agent spec playing the other seats: {cli.agent_help()}",
+        "--opponent", default=None, help=f"agent spec playing the other seats: {cli.agent_help()}"
     )
     p.add_argument(
         "--iterations", type=cli.integer(1), default=2, help="training iterations (default 2)"
@@ -97,22 +92,17 @@ def build_config(args: argparse.Namespace, num_players: int):  # -> PPOConfig
     return config
 
 
+@cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:  # the player count, the specs and their model files before Ray starts
+    with cli.usage_errors(parser):  # the player count, the specs and their models before Ray
         num_players = cli.players(args.game, args.num_players)
         if args.opponent:
             cli.check_agent(args.opponent, args.game, num_players, flag="--opponent")
         cli.check_agents(args.eval_agents, args.game, num_players, flag="--eval-agents")
-    except ValueError as exc:
-        cli.fail(parser, exc)
-    try:
-        require_extra("rllib", cli.program("scripts/train_rllib.py"))
-    except MissingExtraError as exc:
-        print(f"{cli.program('train_rllib.py')}: error: {exc}", file=sys.stderr)
-        return 1
+    require_extra("rllib", cli.program("scripts/train_rllib.py"))
     import ray
 
     from tabletop_zoo.baselines.evaluation import round_robin
@@ -151,16 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = [f"rllib:{out / f'module_{modules[0]}'}"]
     specs += [s.strip() for s in args.eval_agents.split(",") if s.strip()]
     table = round_robin(  # trust: the module was written by this run a moment ago
-        args.game,
-        specs,
-        games=args.eval_games,
-        num_players=num_players,
-        seed=args.seed,
-        trust=True,
+        args.game, specs, games=args.eval_games, num_players=num_players, seed=args.seed, trust=True
     )
     print(table.table())
     return 0
-
-
-if __name__ == "__main__":
-    cli.run_main(main)
