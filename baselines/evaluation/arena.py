@@ -68,13 +68,9 @@ class GameResult:
     num_steps: int
 
 
-def make_env(
-    game: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
-):
-    """The raw AEC env of ``game`` (the registry's ``make_raw_env``): ``num_players``
-    defaults to the game's smallest player count; bad values or env ``options`` raise
-    ``InvalidOptionError`` naming what is allowed."""
-    return make_raw_env(game, num_players, render_mode=render_mode, **options)
+make_env = make_raw_env
+"""The raw AEC env of ``game`` (``num_players``: the game's smallest count by default);
+bad values or env options raise ``InvalidOptionError`` naming what is allowed."""
 
 
 def live_state(env: Any) -> EngineState:
