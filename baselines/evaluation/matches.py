@@ -10,8 +10,10 @@ match shares live here once (:func:`check_match`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from typing import Any, TypeVar
 
 from tabletop_zoo.baselines.agents import absolute_spec
@@ -142,15 +144,6 @@ def _check_line_ups(
     return names
 
 
-def _terminal_with_tqdm() -> bool:
-    """Whether stderr is a terminal and tqdm is installed (an automatic progress bar)."""
-    import importlib.util
-    import sys
-
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(callable(isatty) and isatty()) and importlib.util.find_spec("tqdm") is not None
-
-
 def play_seatings(
     game: str,
     num_players: int,
@@ -178,8 +171,9 @@ def play_seatings(
     tqdm is installed). Worker processes that die raise :class:`~.arena.IncompleteRunError`
     whose ``result`` is the list of records played until then.
     """
-    if progress is None:
-        progress = _terminal_with_tqdm()
+    if progress is None:  # automatic: when stderr is a terminal and tqdm is installed
+        isatty = getattr(sys.stderr, "isatty", None)
+        progress = bool(callable(isatty) and isatty()) and find_spec("tqdm") is not None
     if progress:
         from tabletop_zoo.envs.extras import require_extra
 
