@@ -85,14 +85,10 @@ def agent_seeds(seed: int | None, count: int) -> list[int | None]:
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
 
 
-def check_random_opening(random_opening: Any) -> None:
+def check_random_opening(value: Any) -> None:
     """Refuse a ``random_opening`` that is not an integer >= 0 (``InvalidOptionError``)."""
-    if (
-        isinstance(random_opening, bool)
-        or not isinstance(random_opening, int)
-        or random_opening < 0
-    ):
-        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {value!r}")
 
 
 def _seat_agents(env: Any, agents: Sequence[Agent], seed: int | None) -> None:

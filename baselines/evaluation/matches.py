@@ -46,13 +46,10 @@ class Seating:
 
 @dataclass(frozen=True)
 class MatchRecord:
-    """One played game, per seat (seat i = ``player_i``).
-
-    ``agents``: index of the agent in every seat (into the match's agent list); ``seats``:
-    its name. ``returns``: +1 sole top scorer, 0 tied top, -1 others; ``scores``: the
-    engine's final scores; ``steps``: actions taken; ``seed`` and ``random_opening``: how
-    the game was set up (replaying the seating gives the same game).
-    """
+    """One played game, per seat (seat i = ``player_i``): the agent (index into the match's
+    agent list) and its name, ``returns`` (+1 sole top scorer, 0 tied top, -1 others), the
+    engine's final ``scores``; ``steps`` taken; ``seed`` and ``random_opening`` set it up
+    (replaying the seating gives the same game)."""
 
     game: str
     num_players: int
