@@ -110,14 +110,11 @@ def play_game(
     random_opening: int = 0,
 ) -> GameResult:
     """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
-
-    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`), so a seeded game is
-    reproducible. The first ``random_opening`` actions are uniformly random legal actions
-    (drawn from a generator seeded by ``seed``), so that deterministic agents in a game
-    without chance do not play the same game over and over. ``on_start(env)`` is called
-    after the reset, ``on_step(env, seat, action)`` after every action (e.g. to render or
-    record the game).
-    """
+    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`): a seeded game is
+    reproducible. The first ``random_opening`` actions are random legal ones (seeded by
+    ``seed``), so that deterministic agents in a game without chance do not play the same
+    game over and over. ``on_start(env)`` runs after the reset, ``on_step(env, seat,
+    action)`` after every action (e.g. to render or record the game)."""
     names = list(env.possible_agents)
     if len(agents) != len(names):
         raise ValueError(

@@ -87,14 +87,11 @@ def check_match(
     names: Sequence[str] | None = None,
     trust: bool = False,
 ) -> int:
-    """Check what every match needs before a game is played, raising ``InvalidOptionError``
-    naming what is allowed; return the player count (the game's default for None).
-
-    The game, each of ``counts`` (``{"games per pairing": games}``) and ``workers`` (integers
-    >= 1), ``seed``, ``random_opening``, ``backend``, the player count and env options (by
-    making the env), and that every agent (a spec, loaded with ``trust``, or an object; named
-    by ``names`` in messages) can play this game.
-    """
+    """Before a game is played, check the game, each of ``counts`` (``{"games per pairing":
+    games}``) and ``workers`` (integers >= 1), ``seed``, ``random_opening``, ``backend``, the
+    player count and env options (by making the env), and that every agent (a spec, loaded
+    with ``trust``, or an object; named by ``names`` in messages) can play this game, raising
+    ``InvalidOptionError`` naming what is allowed; return the player count."""
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     spec = get_spec(game)  # InvalidOptionError listing the games
