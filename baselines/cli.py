@@ -382,9 +382,8 @@ def check_agent(
     return specs[0]
 
 
-def agent_help(human: bool = False) -> str:
-    """The agent spec forms for ``--help`` texts (one source: ``AGENT_SPECS``)."""
-    return agent_spec_forms(human=human)
+agent_help = agent_spec_forms
+"""The agent spec forms for ``--help`` texts (``human=True``: with ``human``)."""
 
 
 def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:

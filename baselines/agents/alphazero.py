@@ -151,16 +151,10 @@ class NetworkEvaluator:
 
 
 class AlphaZeroAgent:
-    """PUCT search with a policy/value network; plays the most visited action.
-
-    Args:
-        net_or_path: a :class:`~.numpy_net.DenseNet` or the path of its ``.npz`` file.
-        num_simulations, c_puct, batch_size: as for :class:`~.puct.PUCTSearch`.
-        seed: seed of the search's generator (its play draws nothing from it).
-        name: display name (default ``az:<file stem>``).
-        fast: search on the compiled engine's copy of the state when the fast path is
-            available (the same moves, faster).
-    """
+    """PUCT search (:class:`~.puct.PUCTSearch`'s settings) with a policy/value network (a
+    :class:`~.numpy_net.DenseNet` or its ``.npz`` path); plays the most visited action.
+    ``seed`` seeds the search's generator (its play draws nothing from it); ``fast``: search
+    on the compiled engine's copy of the state when available (the same moves, faster)."""
 
     reads_observation = False  # it encodes the searched positions itself
 

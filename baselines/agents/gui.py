@@ -45,16 +45,11 @@ SCALE = 2
 
 
 class PlayWindow:
-    """The window of one game: shows every position and turns clicks into actions; its
-    ``start`` and ``step`` are the arena's ``on_start`` / ``on_step`` hooks.
-
-    Args:
-        env: one of our AEC envs (its ``renderer`` draws the pictures).
-        humans: the seats played in this window (their moves get no ``delay``).
-        delay: seconds an agent's move stays on screen before the game goes on.
-        on_wait: called as ``on_wait(window, choices)`` each time the window waits for a
-            click (tests post synthetic mouse events from it).
-    """
+    """The window of one game of ``env`` (its ``renderer`` draws the pictures): shows every
+    position and turns clicks into actions for the seats ``humans``; an agent's move stays
+    on screen ``delay`` seconds. ``start`` and ``step`` are the arena's ``on_start`` /
+    ``on_step`` hooks; ``on_wait(window, choices)`` is called each time the window waits for
+    a click (tests post synthetic mouse events from it)."""
 
     def __init__(
         self,

@@ -63,14 +63,10 @@ def round_name(state: Any, number: int) -> str:
 
 
 class HumanAgent:
-    """Asks a person for each move until a legal one is typed.
-
-    Args:
-        read: returns the next input line, or ``None`` at end of input (default stdin).
-        output: where prompts and answers go (default ``sys.stdout`` at the time of writing).
-        show_board: prints the board for ``board`` (default: the state's text board).
-        name: display name.
-    """
+    """Asks a person for each move until a legal one is typed: ``read()`` gives the next
+    input line (``None`` at end of input; default stdin), prompts go to ``output`` (default
+    ``sys.stdout`` at the time of writing), ``show_board`` answers ``board`` (default: the
+    state's text board)."""
 
     def __init__(
         self,

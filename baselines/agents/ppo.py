@@ -14,16 +14,10 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 
 
 class PPOAgent:
-    """Plays with a MaskablePPO model, always restricted to the legal actions.
-
-    Args:
-        model_or_path: a loaded model (``MaskablePPO`` or :func:`~.ppo_file.load_ppo_model`'s)
-            or the path of a ``.zip`` saved with ``model.save(path)``.
-        deterministic: take the most probable legal action instead of sampling.
-        name: display name (default ``"ppo"`` or ``"ppo:<file stem>"``).
-        trust: load a file with ``MaskablePPO.load``, which unpickles (and so can run code
-            from the file), instead of :func:`~.ppo_file.load_ppo_model` without trust.
-    """
+    """Plays with a MaskablePPO model (loaded, or the path of a ``.zip`` from ``model.save``),
+    always restricted to the legal actions; ``deterministic``: the most probable one instead
+    of a sample. ``trust``: load a file with ``MaskablePPO.load``, which unpickles (and so
+    can run code from the file), instead of :func:`~.ppo_file.load_ppo_model` without it."""
 
     def __init__(
         self,

@@ -31,18 +31,12 @@ C_VISIT, C_SCALE = 50.0, 0.1  # sigma(q) of the Gumbel search (GumbelHalving)
 
 
 class PUCTSearch:
-    """PUCT search with batched leaf evaluation.
-
-    Args:
-        evaluate: the :data:`Evaluator`.
-        num_simulations: leaves evaluated per search (terminal leaves included).
-        c_puct: exploration weight.
-        batch_size: leaves collected before one ``evaluate`` call.
-        dirichlet_alpha: if set, Dirichlet noise of this concentration is mixed into the
-            root priors (weight ``noise_fraction``), seeded by ``seed``.
-        terminal_value: value of every seat at a finished position (default the engine's
-            ``returns()``; e.g. :func:`~.alphazero.game_values` with a score weight).
-    """
+    """PUCT search with batched leaf evaluation: ``num_simulations`` leaves per search
+    (terminal ones included), ``batch_size`` of them per ``evaluate`` call (the
+    :data:`Evaluator`). ``dirichlet_alpha``: Dirichlet noise of this concentration mixed into
+    the root priors (weight ``noise_fraction``, seeded by ``seed``). ``terminal_value``: every
+    seat's value at a finished position (default the engine's ``returns()``; e.g.
+    :func:`~.alphazero.game_values` with a score weight)."""
 
     def __init__(
         self,

@@ -195,16 +195,11 @@ class MCTSAgent(_SeededAgent):
     simulation already expands a move and a simulation reaching a proven node backs up its
     result (``MCTSBot`` rolls out from the root, and below proven nodes).
 
-    Args:
-        n_simulations: playouts per decision.
-        exploration: UCT exploration constant ``c`` in ``Q + c * sqrt(ln N / n)``
-            (returns are in ``[-1, 1]``).
-        max_rollout_depth: if set, a rollout stops after this many random moves and is
-            valued by the scores as they stand (``win_returns``); it proves nothing.
-        seed: seed of the agent's generator (expansion order, rollouts).
-        fast: search on the compiled engine when the ``fast`` extra is installed.
-        solve: back up proven results (MCTS-Solver); ``False`` gives plain UCT.
-    """
+    ``n_simulations`` playouts per decision; ``exploration`` is ``c`` in ``Q + c * sqrt(ln
+    N / n)`` (returns in ``[-1, 1]``); a rollout stops after ``max_rollout_depth`` random
+    moves (if set), valued by the scores as they stand (``win_returns``), proving nothing;
+    ``seed`` seeds expansion order and rollouts; ``fast``: the compiled engine when the
+    ``fast`` extra is installed; ``solve=False`` gives plain UCT."""
 
     def __init__(
         self,

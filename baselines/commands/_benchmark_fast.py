@@ -147,16 +147,7 @@ def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[d
         python = rows[-2] if len(rows) > 1 else {}
         if size == "compiled" and python.get("name") == name.replace("compiled", "python"):
             rows[-1]["speedup"] = python["seconds_per_move"] / result["seconds_per_move"]
-    more, notes = library_anchor_rows(seconds, seed, wanted)
-    return rows + more, notes
-
-
-def library_anchor_rows(
-    seconds: float, seed: int, wanted: Callable[[str], bool]
-) -> tuple[list[dict], list[str]]:
-    """pgx (batched, jit) and OpenSpiel (its Python API) random play, when installed."""
-    rows: list[dict] = []
-    notes: list[str] = []
+    notes: list[str] = []  # the anchors: pgx (batched, jit) and OpenSpiel random play
     pgx_games = [game for game in PGX_GAMES if wanted(f"pgx {game} batched B=1024")]
     spiel_games = [game for game in SPIEL_GAMES if wanted(f"open_spiel {game} (python loop)")]
     for games, library, measure_rows in (

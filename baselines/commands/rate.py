@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
@@ -63,22 +62,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def rate_against(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
-    """Placements of the agent against each ``--against`` field (``options``: of every match)."""
-    print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
-    for number, opponent in enumerate(args.against, start=1):
-        place = ladder.rate_against(
-            args.game, players, args.agent, opponent, log=log.part(number), **options
-        )
-        print(ladder.placement_line(f"{players - 1} x {opponent}", place))
-
-
-def rate_on_ladder(args: argparse.Namespace, players: int, log: GameLog, **options: Any) -> None:
-    """The agent's rating on the ladder (members fixed), with its placements per mix."""
-    rated = ladder.rate_newcomer(args.game, players, args.agent, log=log, **options)
-    print("\n".join(ladder.newcomer_lines(rated)))
-
-
 def write_csv(args: argparse.Namespace, players: int, specs: list[str], log: GameLog) -> str:
     """Every game of the run (agent indices into ``specs``) to ``--csv``; its path."""
     games = [  # match k > 0 (the k-th --against): its agent 1 is specs[k]
@@ -119,8 +102,16 @@ def main(argv: list[str] | None = None) -> int:
     options |= {"workers": args.workers, "trust": args.trust_model}
     start = cpu_seconds()
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
-        rate = rate_against if args.against else rate_on_ladder
-        rate(args, players, log, **options)
+        if not args.against:  # the agent's rating on the ladder, placements per mix
+            rated = ladder.rate_newcomer(args.game, players, args.agent, log=log, **options)
+            print("\n".join(ladder.newcomer_lines(rated)))
+        else:
+            print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
+        for number, opponent in enumerate(args.against, start=1):
+            place = ladder.rate_against(
+                args.game, players, args.agent, opponent, log=log.part(number), **options
+            )
+            print(ladder.placement_line(f"{players - 1} x {opponent}", place))
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
         print(write_csv(args, players, specs, log))

@@ -24,20 +24,6 @@ def pages() -> dict[str, str]:
     return {**{name: page for name, page in found.items() if page}, DECISIONS: DECISIONS_PAGE}
 
 
-def _title(text: str) -> str:
-    """The first heading of a page."""
-    first = next((line for line in text.splitlines() if line.startswith("#")), "")
-    return first.lstrip("# ").strip()
-
-
-def _without_leading_comment(text: str) -> str:
-    """``text`` without an HTML comment that opens it (a note for the repository's pages)."""
-    stripped = text.lstrip()
-    if stripped.startswith("<!--") and "-->" in stripped:
-        return stripped.split("-->", 1)[1].lstrip("\n")
-    return text
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(
@@ -66,12 +52,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--summary needs a game")
         width = max(map(len, known))
         for name, file_name in known.items():
-            print(f"{name:<{width}}  {file_name:<14}  {_title(rules_page(file_name))}")
+            lines = rules_page(file_name).splitlines()
+            title = next((line for line in lines if line.startswith("#")), "").lstrip("# ")
+            print(f"{name:<{width}}  {file_name:<14}  {title.strip()}")
         return 0
     if args.summary:
         if args.page == DECISIONS:
             parser.error("--summary needs a game, not 'decisions'")
         print(GAMES[args.page].help_module().RULES_SUMMARY)
         return 0
-    print(_without_leading_comment(rules_page(known[args.page])), end="")
+    text = rules_page(known[args.page])
+    stripped = text.lstrip()  # an HTML comment opening it: a note for the repository's pages
+    if stripped.startswith("<!--") and "-->" in stripped:
+        text = stripped.split("-->", 1)[1].lstrip("\n")
+    print(text, end="")
     return 0

@@ -113,19 +113,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_env_options(items: list[str]) -> dict:
-    """``--env-option`` items as a dict (:func:`~tabletop_zoo.baselines.cli.key_values`),
-    without the player count, which has a flag of its own."""
-    for item in items:
-        key, _, value = item.partition("=")
-        if key == "num_players":
-            raise ValueError(
-                f"--env-option {item!r}: the player count is a flag of its own, use "
-                f"--num-players {value}"
-            )
-    return cli.key_values(items, "--env-option")
-
-
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """Build the ``TrainConfig`` from parsed flags."""
     try:
@@ -133,6 +120,13 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     except ValueError:
         message = f"--net-arch needs comma separated integers, got {args.net_arch!r}"
         raise ValueError(message) from None
+    for item in args.env_option:  # the player count has a flag of its own
+        key, _, value = item.partition("=")
+        if key == "num_players":
+            raise ValueError(
+                f"--env-option {item!r}: the player count is a flag of its own, use "
+                f"--num-players {value}"
+            )
     return cli.config_from_flags(
         TrainConfig,
         args,
@@ -140,7 +134,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         baselines=tuple(s.strip() for s in args.pool.split(",") if s.strip()),
         trust_models=args.trust_model,
         progress_bar=not args.no_progress,
-        env_kwargs=parse_env_options(args.env_option),
+        env_kwargs=cli.key_values(args.env_option, "--env-option"),
     )
 
 

@@ -68,13 +68,9 @@ class GameResult:
     num_steps: int
 
 
-def make_env(
-    game: str, num_players: int | None = None, render_mode: str | None = None, **options: Any
-):
-    """The raw AEC env of ``game`` (the registry's ``make_raw_env``): ``num_players``
-    defaults to the game's smallest player count; bad values or env ``options`` raise
-    ``InvalidOptionError`` naming what is allowed."""
-    return make_raw_env(game, num_players, render_mode=render_mode, **options)
+make_env = make_raw_env
+"""The raw AEC env of ``game`` (``num_players``: the game's smallest count by default);
+bad values or env options raise ``InvalidOptionError`` naming what is allowed."""
 
 
 def live_state(env: Any) -> EngineState:
@@ -89,14 +85,10 @@ def agent_seeds(seed: int | None, count: int) -> list[int | None]:
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
 
 
-def check_random_opening(random_opening: Any) -> None:
+def check_random_opening(value: Any) -> None:
     """Refuse a ``random_opening`` that is not an integer >= 0 (``InvalidOptionError``)."""
-    if (
-        isinstance(random_opening, bool)
-        or not isinstance(random_opening, int)
-        or random_opening < 0
-    ):
-        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {random_opening!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidOptionError(f"random_opening must be an integer >= 0, got {value!r}")
 
 
 def _seat_agents(env: Any, agents: Sequence[Agent], seed: int | None) -> None:
@@ -118,14 +110,11 @@ def play_game(
     random_opening: int = 0,
 ) -> GameResult:
     """Play one full game on ``env`` (an AEC env of ours); ``agents[i]`` plays seat i.
-
-    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`), so a seeded game is
-    reproducible. The first ``random_opening`` actions are uniformly random legal actions
-    (drawn from a generator seeded by ``seed``), so that deterministic agents in a game
-    without chance do not play the same game over and over. ``on_start(env)`` is called
-    after the reset, ``on_step(env, seat, action)`` after every action (e.g. to render or
-    record the game).
-    """
+    ``seed`` seeds ``env.reset`` and the agents (:func:`_seat_agents`): a seeded game is
+    reproducible. The first ``random_opening`` actions are random legal ones (seeded by
+    ``seed``), so that deterministic agents in a game without chance do not play the same
+    game over and over. ``on_start(env)`` runs after the reset, ``on_step(env, seat,
+    action)`` after every action (e.g. to render or record the game)."""
     names = list(env.possible_agents)
     if len(agents) != len(names):
         raise ValueError(

@@ -62,14 +62,10 @@ def model_digests(specs: Sequence[str]) -> dict[str, str]:
 
 
 class GameLog:
-    """The games of one run in ``folder/games.jsonl`` (see the module docstring).
-
-    ``config``: what makes the run (JSON values). A new log replaces an earlier record in
-    ``folder`` when its first game is added; ``resume=True`` loads it instead
-    (``InvalidOptionError`` in one line if it is missing, of another run or corrupt).
-    :meth:`part` gives the view of one match of the run, which
-    :func:`~.matches.play_seatings` reads (:meth:`played`) and writes (:meth:`add`).
-    """
+    """The games of one run (``config``: JSON values) in ``folder/games.jsonl``, replaced
+    when a new log adds its first game, loaded with ``resume=True`` (``InvalidOptionError``
+    if missing, of another run or corrupt); :meth:`part` is the view of one match that
+    :func:`~.matches.play_seatings` reads (:meth:`played`) and writes (:meth:`add`)."""
 
     def __init__(self, folder: str | Path, config: Mapping[str, Any], resume: bool = False):
         from tabletop_zoo import __version__

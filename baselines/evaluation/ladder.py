@@ -35,22 +35,12 @@ def ladder_key(game: str, num_players: int) -> str:
 
 
 def play_ladder(
-    game: str,
-    num_players: int,
-    members: Sequence[str],
-    rounds: int = 2,
-    seed: int | None = 0,
-    random_opening: int = 0,
-    workers: int = 1,
-    trust: bool = False,
-    log: Any = None,
+    game: str, num_players: int, members: Sequence[str], rounds: int = 2, **options: Any
 ) -> SeatedResult:
     """Every table of ``num_players`` members in every seating, ``rounds`` times
-    (:func:`~.seating.play_lineups`, whose ``trust`` and ``log`` these are)."""
+    (:func:`~.seating.play_lineups`, whose keywords ``options`` are: seed, ...)."""
     designs = lineups(len(members), num_players)
-    return play_lineups(
-        game, list(members), designs, rounds, num_players, seed, random_opening, workers, trust, log
-    )
+    return play_lineups(game, list(members), designs, rounds, num_players, **options)
 
 
 def fit_ladder(result: SeatedResult, members: Sequence[str], **details: Any) -> dict[str, Any]:
@@ -131,25 +121,21 @@ def rate_newcomer(
     agent: str,
     ladder: Mapping[str, Any] | None = None,
     rounds: int = 2,
-    seed: int | None = 0,
     random_opening: int | None = None,
-    workers: int = 1,
-    trust: bool = False,
-    log: Any = None,
+    **options: Any,
 ) -> NewcomerRating:
     """Rate ``agent`` on ``ladder`` (default: the shipped ladder of the game and player
     count): it plays every mix of the members in every seating, ``rounds`` times, with the
     ladder's random opening unless ``random_opening`` is given; the members keep their
-    published ratings."""
+    published ratings. ``options``: :func:`~.seating.play_lineups`' keywords (seed, ...)."""
     ladder = ladder_entry(game, num_players) if ladder is None else ladder
     if random_opening is None:
         random_opening = ladder.get("random_opening", 0)
     members = list(ladder["members"])
     specs = [agent, *members]
     designs = lineups(len(specs), num_players, focus=0)
-    result = play_lineups(
-        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
-    )
+    options["random_opening"] = random_opening
+    result = play_lineups(game, specs, designs, rounds, num_players, **options)
     rating = result.ratings(fixed=fixed_ratings(ladder))[0]
     elo = None
     if num_players == 2 and all("elo" in values for values in ladder["members"].values()):
@@ -169,19 +155,12 @@ def rate_against(
     agent: str,
     opponent: str,
     rounds: int = 2,
-    seed: int | None = 0,
-    random_opening: int = 0,
-    workers: int = 1,
-    trust: bool = False,
-    log: Any = None,
+    **options: Any,
 ) -> Placement:
     """How ``agent`` places against ``opponent`` in every other seat (every seating,
-    ``rounds`` times)."""
+    ``rounds`` times; ``options``: :func:`~.seating.play_lineups`' keywords)."""
     specs, designs = [agent, opponent], [(0,) + (1,) * (num_players - 1)]
-    result = play_lineups(
-        game, specs, designs, rounds, num_players, seed, random_opening, workers, trust, log
-    )
-    return result.placements()[0]
+    return play_lineups(game, specs, designs, rounds, num_players, **options).placements()[0]
 
 
 def placement_line(label: str, placement: Placement) -> str:
@@ -236,5 +215,6 @@ def refit_ladder(
         raise InvalidOptionError(f"{newcomer!r} is already a member of the ladder: {members}")
     members.append(newcomer)
     opening = ladder.get("random_opening", 0)
-    result = play_ladder(game, num_players, members, rounds, seed, opening, workers, trust)
+    options = {"seed": seed, "random_opening": opening, "workers": workers, "trust": trust}
+    result = play_ladder(game, num_players, members, rounds, **options)
     return result, fit_ladder(result, members, **details)

@@ -10,8 +10,10 @@ match shares live here once (:func:`check_match`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from typing import Any, TypeVar
 
 from tabletop_zoo.baselines.agents import absolute_spec
@@ -44,13 +46,10 @@ class Seating:
 
 @dataclass(frozen=True)
 class MatchRecord:
-    """One played game, per seat (seat i = ``player_i``).
-
-    ``agents``: index of the agent in every seat (into the match's agent list); ``seats``:
-    its name. ``returns``: +1 sole top scorer, 0 tied top, -1 others; ``scores``: the
-    engine's final scores; ``steps``: actions taken; ``seed`` and ``random_opening``: how
-    the game was set up (replaying the seating gives the same game).
-    """
+    """One played game, per seat (seat i = ``player_i``): the agent (index into the match's
+    agent list) and its name, ``returns`` (+1 sole top scorer, 0 tied top, -1 others), the
+    engine's final ``scores``; ``steps`` taken; ``seed`` and ``random_opening`` set it up
+    (replaying the seating gives the same game)."""
 
     game: str
     num_players: int
@@ -88,14 +87,11 @@ def check_match(
     names: Sequence[str] | None = None,
     trust: bool = False,
 ) -> int:
-    """Check what every match needs before a game is played, raising ``InvalidOptionError``
-    naming what is allowed; return the player count (the game's default for None).
-
-    The game, each of ``counts`` (``{"games per pairing": games}``) and ``workers`` (integers
-    >= 1), ``seed``, ``random_opening``, ``backend``, the player count and env options (by
-    making the env), and that every agent (a spec, loaded with ``trust``, or an object; named
-    by ``names`` in messages) can play this game.
-    """
+    """Before a game is played, check the game, each of ``counts`` (``{"games per pairing":
+    games}``) and ``workers`` (integers >= 1), ``seed``, ``random_opening``, ``backend``, the
+    player count and env options (by making the env), and that every agent (a spec, loaded
+    with ``trust``, or an object; named by ``names`` in messages) can play this game, raising
+    ``InvalidOptionError`` naming what is allowed; return the player count."""
     if backend not in BACKENDS:
         raise InvalidOptionError(f"backend must be one of {BACKENDS}, got {backend!r}")
     spec = get_spec(game)  # InvalidOptionError listing the games
@@ -142,15 +138,6 @@ def _check_line_ups(
     return names
 
 
-def _terminal_with_tqdm() -> bool:
-    """Whether stderr is a terminal and tqdm is installed (an automatic progress bar)."""
-    import importlib.util
-    import sys
-
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(callable(isatty) and isatty()) and importlib.util.find_spec("tqdm") is not None
-
-
 def play_seatings(
     game: str,
     num_players: int,
@@ -178,8 +165,9 @@ def play_seatings(
     tqdm is installed). Worker processes that die raise :class:`~.arena.IncompleteRunError`
     whose ``result`` is the list of records played until then.
     """
-    if progress is None:
-        progress = _terminal_with_tqdm()
+    if progress is None:  # automatic: when stderr is a terminal and tqdm is installed
+        isatty = getattr(sys.stderr, "isatty", None)
+        progress = bool(callable(isatty) and isatty()) and find_spec("tqdm") is not None
     if progress:
         from tabletop_zoo.envs.extras import require_extra
 

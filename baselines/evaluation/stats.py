@@ -238,15 +238,6 @@ def finishing_ranks(returns: Sequence[float], scores: Sequence[float]) -> tuple[
     return tuple(1 + sum(other > key for other in keys) for key in keys)
 
 
-def _model(mu: float | None = None, sigma: float | None = None):
-    """The openskill Plackett-Luce model (``train`` extra)."""
-    require_extra("train", "n-player ratings (openskill)", ("openskill",))
-    from openskill.models import PlackettLuce
-
-    kwargs = {} if mu is None else {"mu": mu, "sigma": sigma}
-    return PlackettLuce(**kwargs)
-
-
 def plackett_luce_ratings(
     games: Sequence[PlacedGame],
     num_agents: int,
@@ -268,7 +259,10 @@ def plackett_luce_ratings(
     for game in games:
         if len(game.seats) != len(game.ranks) or not all(0 <= s < num_agents for s in game.seats):
             raise ValueError(f"bad game {game}: one agent index in 0..{num_agents - 1} per rank")
-    model = _model()
+    require_extra("train", "n-player ratings (openskill)", ("openskill",))
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
     rng = np.random.default_rng(seed)
     totals = np.zeros((num_agents, 2))
     runs = max(1, orderings)

@@ -108,8 +108,12 @@ class TrainConfig:
             if getattr(cfg, key) < 0:
                 raise InvalidOptionError(f"{key} must be >= 0 (0 = never), got {getattr(cfg, key)}")
         cfg.engine = cfg._resolved_engine()
-        if cfg.name is None:
-            cfg.name = cfg._fresh_name(f"{cfg.game}_{cfg.num_players}p_seed{cfg.seed}")
+        if cfg.name is None:  # the first of base, base_2, base_3, ... without a run in it
+            base = f"{cfg.game}_{cfg.num_players}p_seed{cfg.seed}"
+            cfg.name, number = base, 1
+            while _holds_a_run(cfg.run_dir):
+                number += 1
+                cfg.name = f"{base}_{number}"
         return cfg
 
     def _resolved_engine(self) -> str:
@@ -166,14 +170,6 @@ class TrainConfig:
         for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
             if not ok:
                 raise InvalidOptionError(f"{key} must be {allowed}, got {getattr(self, key)!r}")
-
-    def _fresh_name(self, base: str) -> str:
-        """``base``, or ``base_2``, ``base_3``, ... : the first without a run in it."""
-        name, number = base, 1
-        while _holds_a_run(Path(self.runs_dir) / name):
-            number += 1
-            name = f"{base}_{number}"
-        return name
 
     def check_new_run_dir(self) -> None:
         """:class:`InvalidOptionError` if ``run_dir`` already holds a run or cannot be made."""

@@ -18,7 +18,7 @@ from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
-from tabletop_zoo.envs._files import atomic_write, write_text_atomic
+from tabletop_zoo.envs._files import write_bytes_atomic, write_text_atomic
 
 EVAL_OPPONENTS = ("random", "greedy")
 
@@ -78,15 +78,12 @@ def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:
     rewritten whole, atomically: a failed write keeps the rows written before."""
     path = Path(path)
     old = path.read_bytes() if path.exists() else b""
-    with atomic_write(path, "wb") as handle:
-        handle.write(old)
-        text = io.StringIO(newline="")
-        writer = csv.DictWriter(text, fieldnames=EVAL_FIELDS)
-        if not old:
-            writer.writeheader()
-        for row in rows:
-            writer.writerow(row.as_dict())
-        handle.write(text.getvalue().encode())
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=EVAL_FIELDS)
+    if not old:
+        writer.writeheader()
+    writer.writerows(row.as_dict() for row in rows)
+    write_bytes_atomic(path, old + text.getvalue().encode())
 
 
 def keep_rows_until(path: Path, column: str, steps: int) -> str:
