@@ -66,15 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     args.plot = None if args.plot is None else Path(args.plot)
     if args.plot is not None:  # a missing matplotlib: before the games
         require_extra("train", "scripts/az_curve.py --plot", ("matplotlib",))
-    try:  # player count, opponent, every network file: before the games
+    with cli.usage_errors(p):  # player count, opponent, every network file: before the games
         players = cli.players(args.game, args.num_players)
         cli.check_agent(args.against, args.game, players, flag="--against")
         runs = {run.stem: checkpoints(run) for run in args.runs}
         for points in runs.values():
             for _seconds, path in points:
                 cli.check_agent(f"az:{path}", args.game, players, flag="runs")
-    except ValueError as exc:
-        cli.fail(p, exc)
     start = time.process_time()
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
     print(f"{'run':<24}{'CPU min':>8}  win rate vs {args.against} [95% CI]  games")

@@ -127,10 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     p_values = []
     same_top = 0
-    try:
+    with cli.usage_errors(p):
         found = positions(game, args.positions, args.max_plies, args.seed)
-    except ValueError as exc:
-        cli.fail(p, exc)
     try:
         for i, state in enumerate(found):
             chosen = choices(game, state, simulations, args.repeats, 10_000 * (i + 1))

@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     specs = [GAMES[args.game]] if args.game else list(GAMES.values())
-    try:  # every run's env is built once before the header: a bad option is one line
+    # every run's env is built once before the header: a bad option is one line
+    with cli.usage_errors(parser, (InvalidOptionError,)):
         options = env_options(args.env_option)
         if args.num_players is not None:
             if args.game is None:
@@ -194,8 +195,6 @@ def main(argv: list[str] | None = None) -> int:
                 if args.num_players in (None, n)]  # fmt: skip
         for spec, n in runs:
             make_env(spec.name, n, **options).close()
-    except InvalidOptionError as exc:
-        cli.fail(parser, exc)
     header = (
         f"{'game':<14}{'steps':>10}{'games':>8}{'term':>8}{'trunc':>7}{'json':>10}"
         f"{'clones':>10}{'mem MB':>8}{'secs':>8}{'violations':>11}"

@@ -54,12 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:  # player count, spec and model file before the first game
+    with cli.usage_errors(p):  # player count, spec and model file before the first game
         players = cli.players(args.game, args.num_players)
         spec = cli.check_agent(args.agent, args.game, players, flag="--agent")
         timed = _Timed(make_agent(spec, seed=0, trust=args.trust_model))
-    except ValueError as exc:
-        cli.fail(p, exc)
     env = make_env(args.game, players)
     try:
         _first_move(env, timed.agent)  # untimed: loading is not a move's cost
