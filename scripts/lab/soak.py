@@ -94,11 +94,8 @@ def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -
         bad(f"step {counts.steps}: playing on a clone changed the original")
     compiled = fast_state(state)  # None without numba; InvalidStateError here is a bug
     if compiled is not None:
-        same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == (
-            legal,
-            state.current_player,
-            list(state.scores()),
-        )
+        before = (legal, state.current_player, list(state.scores()))
+        same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == before
         compiled.apply_action(action)
         if not same or compiled.legal_actions() != clone.legal_actions():
             bad(f"step {counts.steps}: the compiled copy disagrees with the Python state")
@@ -186,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     specs = [GAMES[args.game]] if args.game else list(GAMES.values())
     # every run's env is built once before the header: a bad option is one line
     with cli.usage_errors(parser, (InvalidOptionError,)):
-        options = env_options(args.env_option)
+        options = cli.key_values(args.env_option, "--env-option")  # values JSON when they parse
+        if "num_players" in options:
+            raise InvalidOptionError("--env-option num_players: use --num-players")
         if args.num_players is not None:
             if args.game is None:
                 raise InvalidOptionError("--num-players needs --game")
@@ -220,15 +219,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         raise cli.Interrupted("the rows printed above are complete") from None
     return 1 if failed else 0
-
-
-def env_options(items: list[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` as env options; values are JSON when they parse (``true``,
-    ``30``), else strings. ``InvalidOptionError`` for an item without ``=``."""
-    options = cli.key_values(items, "--env-option")
-    if "num_players" in options:
-        raise InvalidOptionError("--env-option num_players: use --num-players")
-    return options
 
 
 if __name__ == "__main__":
