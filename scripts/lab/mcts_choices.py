@@ -122,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_zoo.wrappers.openspiel import load_game
 
     game = load_game(args.game, {"players": 2})
-    theirs = args.simulations if args.their_simulations is None else args.their_simulations
-    simulations = (args.simulations, theirs)
+    simulations = (args.simulations, args.their_simulations or args.simulations)
     rng = np.random.default_rng(args.seed)
     p_values = []
     same_top = 0

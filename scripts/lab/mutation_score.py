@@ -40,7 +40,7 @@ IGNORED = shutil.ignore_patterns(
     ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache", ".mypy_cache", "runs"
 )
 #: package-dir of this repository (pyproject.toml): the folders of tabletop_zoo's packages
-PACKAGE_LINKS = {"envs": "envs", "wrappers": "wrappers", "baselines": "baselines"}
+PACKAGE_DIRS = ("envs", "wrappers", "baselines")
 COMPARE_SWAPS = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
@@ -137,8 +137,8 @@ def _sandbox(root: Path, folder: Path) -> tuple[Path, dict[str, str]]:
         site.mkdir(parents=True)
         for item in (clone / "envs" / "_package").iterdir():
             (site / item.name).symlink_to(item)
-        for name, target in PACKAGE_LINKS.items():
-            (site / name).symlink_to(clone / target)
+        for name in PACKAGE_DIRS:
+            (site / name).symlink_to(clone / name)
         paths.insert(0, str(site.parent))
     env = {
         **os.environ,
