@@ -204,25 +204,25 @@ def score(
                 random.Random(seed).sample(pool, min(count, len(pool))),
                 key=lambda m: (m.start, m.what),
             )
-            tally = {
-                "available": len(pool),
-                "mutants": len(chosen),
-                "killed": 0,
-                "timeouts": 0,
-                "survived": 0,
-                "survivors": [],
-            }
+            outcomes = []
             try:
                 for mutant in chosen:
                     target.write_text(mutant.apply(source))
-                    outcome = _pytest(clone, env, tests, timeout)
-                    key = {"failed": "killed", "timeout": "timeouts"}.get(outcome, "survived")
-                    tally[key] += 1
-                    if outcome == "passed":
-                        tally["survivors"].append({"line": mutant.line, "mutation": mutant.what})
+                    outcomes.append(_pytest(clone, env, tests, timeout))
             finally:
                 target.write_text(source)  # the copy's module as it was
-            results[str(module)] = tally
+            results[str(module)] = {
+                "available": len(pool),
+                "mutants": len(chosen),
+                "killed": outcomes.count("failed"),
+                "timeouts": outcomes.count("timeout"),
+                "survived": outcomes.count("passed"),
+                "survivors": [
+                    {"line": mutant.line, "mutation": mutant.what}
+                    for mutant, outcome in zip(chosen, outcomes, strict=True)
+                    if outcome == "passed"
+                ],
+            }
     return results
 
 

@@ -108,8 +108,7 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
         if way == "serial":
             return _serial(net, cfg, games)
         rng = np.random.default_rng(cfg.seed)
-        fast = way == "batched-compiled"
-        _, stats = play_self_play_games(net, cfg, games, rng, fast=fast)
+        _, stats = play_self_play_games(net, cfg, games, rng, fast=way == "batched-compiled")
         return stats.games, stats.decisions
 
     for way in ways:
