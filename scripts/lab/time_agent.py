@@ -24,18 +24,14 @@ from tabletop_zoo.baselines.evaluation.arena import live_state, make_env, play_g
 
 
 class _Timed:
-    """Wraps an agent and adds up the CPU time of its moves."""
+    """Wraps an agent (whose other attributes show through) and adds up the CPU time of
+    its moves."""
 
     def __init__(self, agent: Any) -> None:
-        self.agent, self.name = agent, agent.name
-        self.reads_observation = getattr(agent, "reads_observation", True)
-        self.model = getattr(agent, "model", None)
-        self.seconds, self.moves = 0.0, 0
+        self.agent, self.seconds, self.moves = agent, 0.0, 0
 
-    def reset(self, seed: int | None = None) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if callable(reset):
-            reset(seed=seed)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
 
     def act(self, observation: Any, action_mask: Any, state: Any) -> int:
         start = time.process_time()
