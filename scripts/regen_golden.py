@@ -25,26 +25,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare, do not write")
     args = parser.parse_args(argv)
+    differs = False
     try:
-        return regenerate(args.check)
+        for name in golden_games():
+            path = GOLDEN_DIR / f"{name}.txt"
+            text = golden_text(name)
+            if not args.check:
+                write_text_atomic(path, text)
+                print(f"wrote {path}")
+            elif not path.exists() or path.read_text() != text:
+                print(f"DIFFERS: {path}")
+                differs = True
     except KeyboardInterrupt:
         raise cli.Interrupted("the files listed above are written; the others unchanged") from None
-
-
-def regenerate(check: bool) -> int:
-    """Compare (``check``) or rewrite every golden file; 1 if one differs when comparing."""
-    bad = 0
-    for name in golden_games():
-        path = GOLDEN_DIR / f"{name}.txt"
-        text = golden_text(name)
-        if check:
-            if not path.exists() or path.read_text() != text:
-                print(f"DIFFERS: {path}")
-                bad += 1
-        else:
-            write_text_atomic(path, text)
-            print(f"wrote {path}")
-    return 1 if bad else 0
+    return 1 if differs else 0
 
 
 if __name__ == "__main__":

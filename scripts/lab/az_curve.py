@@ -37,7 +37,7 @@ def checkpoints(run: Path) -> list[tuple[float, Path]]:
     return sorted(points.items())
 
 
-def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: Path) -> None:
+def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str, out: str) -> None:
     """Win rate (with interval bands) against CPU minutes, one line per run."""
     fig, ax = curve_figure("scripts/lab/az_curve.py --plot")
     for name, points in curves.items():
@@ -63,18 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--plot", type=cli.output_file(".png"), default=None, help="PNG of the curves")
     args = p.parse_args(argv)
-    args.plot = None if args.plot is None else Path(args.plot)
     if args.plot is not None:  # a missing matplotlib: before the games
         require_extra("train", "scripts/az_curve.py --plot", ("matplotlib",))
-    try:  # player count, opponent, every network file: before the games
+    with cli.usage_errors(p):  # player count, opponent, every network file: before the games
         players = cli.players(args.game, args.num_players)
         cli.check_agent(args.against, args.game, players, flag="--against")
         runs = {run.stem: checkpoints(run) for run in args.runs}
-        for points in runs.values():
-            for _seconds, path in points:
-                cli.check_agent(f"az:{path}", args.game, players, flag="runs")
-    except ValueError as exc:
-        cli.fail(p, exc)
+        for path in (path for points in runs.values() for _seconds, path in points):
+            cli.check_agent(f"az:{path}", args.game, players, flag="runs")
     start = time.process_time()
     curves: dict[str, list[tuple[float, float, float, float]]] = {}
     print(f"{'run':<24}{'CPU min':>8}  win rate vs {args.against} [95% CI]  games")

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=cli.integer(1), default=3)
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
-    try:  # player count, specs, files and the reference name before measuring
+    with cli.usage_errors(p):  # player count, specs, files and the reference name before measuring
         players = cli.players(args.game, args.num_players)
         if args.forward is not None:
             cli.check_agents(f"ref:{args.forward}", flag="--forward")
@@ -100,8 +100,6 @@ def main(argv: list[str] | None = None) -> int:
                 raise ModelFileError(f"--snapshot: no file at {args.snapshot!r}")
             opponent = snapshot_opponent(args.snapshot, args.snapshot_as, args.trust_model)
             label = f"snapshot ({args.snapshot_as})"
-    except ValueError as exc:
-        cli.fail(p, exc)
     if args.forward is not None:
         for batch in (1, 2, 4, 8):
             ms = forward_ms_per_observation(args.forward, batch, args.seconds)

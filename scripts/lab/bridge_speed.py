@@ -27,12 +27,16 @@ from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
-def _rate(play_one_game: Callable[[], int], seconds: float) -> float:
-    """Steps per second of whole games played for about ``seconds``."""
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        steps += play_one_game()
-    return steps / (time.perf_counter() - start)
+def _rates(seconds: float, make: Callable[[str, int], Any], play: Callable[[Any], int]) -> None:
+    """One row per game and player count of the registry: steps per second of whole games
+    ``play(make(game, count))`` (its steps) played for about ``seconds``."""
+    for name, spec in GAMES.items():
+        for n in spec.players:
+            made = make(name, n)
+            steps, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                steps += play(made)
+            print(f"{spec.label(n)}: {steps / (time.perf_counter() - start):,.0f} steps/s")
 
 
 def openspiel(seconds: float) -> None:
@@ -42,21 +46,18 @@ def openspiel(seconds: float) -> None:
 
     print(f"import tabletop_zoo.wrappers.openspiel: {time.perf_counter() - start:.2f} s")
     rng = np.random.default_rng(0)
-    for name, spec in GAMES.items():
-        for n in spec.players:
-            game = bridge.load_game(name, {"players": n})
 
-            def play(game: Any = game) -> int:
-                state, steps = game.new_initial_state(), 0
-                while not state.is_terminal():
-                    if state.is_chance_node():
-                        state.apply_action(int(rng.integers(bridge.CHANCE_SEEDS)))
-                        continue
-                    state.apply_action(int(rng.choice(state.legal_actions())))
-                    steps += 1
-                return steps
+    def play(game: Any) -> int:
+        state, steps = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.integers(bridge.CHANCE_SEEDS)))
+                continue
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            steps += 1
+        return steps
 
-            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+    _rates(seconds, lambda name, n: bridge.load_game(name, {"players": n}), play)
 
 
 def openspiel_clone() -> None:
@@ -96,22 +97,19 @@ def rllib(seconds: float) -> None:
     from tabletop_zoo.wrappers.rllib import TurnBasedMultiAgentEnv
 
     rng = np.random.default_rng(0)
-    for name, spec in GAMES.items():
-        for n in spec.players:
-            env = TurnBasedMultiAgentEnv({"game": name, "num_players": n})
 
-            def play(env: Any = env) -> int:
-                obs, _ = env.reset()
-                steps = 0
-                while True:
-                    ((agent, seen),) = obs.items()
-                    action = int(rng.choice(np.flatnonzero(seen["action_mask"])))
-                    obs, _, terminateds, truncateds, _ = env.step({agent: action})
-                    steps += 1
-                    if terminateds["__all__"] or truncateds["__all__"]:
-                        return steps
+    def play(env: Any) -> int:
+        obs, _ = env.reset()
+        steps = 0
+        while True:
+            ((agent, seen),) = obs.items()
+            action = int(rng.choice(np.flatnonzero(seen["action_mask"])))
+            obs, _, terminateds, truncateds, _ = env.step({agent: action})
+            steps += 1
+            if terminateds["__all__"] or truncateds["__all__"]:
+                return steps
 
-            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+    _rates(seconds, lambda name, n: TurnBasedMultiAgentEnv({"game": name, "num_players": n}), play)
 
 
 def torchrl(seconds: float) -> None:
@@ -123,16 +121,14 @@ def torchrl(seconds: float) -> None:
     from tabletop_zoo.envs.registry import make_env
 
     print(f"import torchrl: {time.perf_counter() - start:.1f} s")
-    for name, spec in GAMES.items():
-        for n in spec.players:
-            env = PettingZooWrapper(
-                make_env(name, n), use_mask=True, categorical_actions=True, seed=0
-            )
 
-            def play(env: Any = env) -> int:
-                return int(env.rollout(10_000, break_when_any_done=True).batch_size[0])
+    def wrapped(name: str, n: int) -> Any:
+        return PettingZooWrapper(make_env(name, n), use_mask=True, categorical_actions=True, seed=0)
 
-            print(f"{spec.label(n)}: {_rate(play, seconds):,.0f} steps/s")
+    def play(env: Any) -> int:
+        return int(env.rollout(10_000, break_when_any_done=True).batch_size[0])
+
+    _rates(seconds, wrapped, play)
 
 
 def main(argv: list[str] | None = None) -> int:

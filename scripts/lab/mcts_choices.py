@@ -122,15 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_zoo.wrappers.openspiel import load_game
 
     game = load_game(args.game, {"players": 2})
-    theirs = args.simulations if args.their_simulations is None else args.their_simulations
-    simulations = (args.simulations, theirs)
+    simulations = (args.simulations, args.their_simulations or args.simulations)
     rng = np.random.default_rng(args.seed)
     p_values = []
     same_top = 0
-    try:
+    with cli.usage_errors(p):
         found = positions(game, args.positions, args.max_plies, args.seed)
-    except ValueError as exc:
-        cli.fail(p, exc)
     try:
         for i, state in enumerate(found):
             chosen = choices(game, state, simulations, args.repeats, 10_000 * (i + 1))

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli
@@ -39,7 +40,7 @@ IGNORED = shutil.ignore_patterns(
     ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache", ".mypy_cache", "runs"
 )
 #: package-dir of this repository (pyproject.toml): the folders of tabletop_zoo's packages
-PACKAGE_LINKS = {"envs": "envs", "wrappers": "wrappers", "baselines": "baselines"}
+PACKAGE_DIRS = ("envs", "wrappers", "baselines")
 COMPARE_SWAPS = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
@@ -66,47 +67,25 @@ class Mutant:
         return source[: self.start] + self.text + source[self.end :]
 
 
-def _offsets(source: str) -> list[int]:
-    """Character offset of the start of each line (1-based line ``n`` at index ``n - 1``)."""
-    starts, total = [], 0
-    for line in source.splitlines(keepends=True):
-        starts.append(total)
-        total += len(line)
-    return [*starts, total]
-
-
-def _skipped(tree: ast.AST) -> set[int]:
-    """ids of nodes whose positions are not plain source (f-strings) or that are docs."""
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            skip.update(id(n) for n in ast.walk(node))
-    return skip
-
-
 def _variants(node: ast.AST) -> list[tuple[str, str]]:
     """(description, replacement source) of each mutation of one expression or statement."""
     out: list[tuple[str, str]] = []
 
-    def swapped(change) -> str:
+    def swapped(old: ast.AST, new: type, change) -> None:
+        """Record ``change(copy of node, new())``: operator ``old`` replaced by a ``new``."""
         mutated = copy.deepcopy(node)
-        change(mutated)
-        return f"({ast.unparse(mutated)})"
+        change(mutated, new())
+        out.append((f"{type(old).__name__} -> {new.__name__}", f"({ast.unparse(mutated)})"))
 
     if isinstance(node, ast.Compare):
         for i, op in enumerate(node.ops):
             if type(op) in COMPARE_SWAPS:
-                new = COMPARE_SWAPS[type(op)]
-                label = f"{type(op).__name__} -> {new.__name__}"
-                out.append((label, swapped(lambda c, i=i, new=new: c.ops.__setitem__(i, new()))))
+                swapped(op, COMPARE_SWAPS[type(op)], lambda c, new, i=i: c.ops.__setitem__(i, new))
     elif isinstance(node, ast.BinOp) and type(node.op) in BINOP_SWAPS:
-        new = BINOP_SWAPS[type(node.op)]
-        label = f"{type(node.op).__name__} -> {new.__name__}"
-        out.append((label, swapped(lambda c: setattr(c, "op", new()))))
+        swapped(node.op, BINOP_SWAPS[type(node.op)], lambda c, new: setattr(c, "op", new))
     elif isinstance(node, ast.BoolOp):
         new = ast.Or if isinstance(node.op, ast.And) else ast.And
-        label = f"{type(node.op).__name__} -> {new.__name__}"
-        out.append((label, swapped(lambda c: setattr(c, "op", new()))))
+        swapped(node.op, new, lambda c, new: setattr(c, "op", new))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         out.append(("not dropped", f"({ast.unparse(node.operand)})"))
     elif isinstance(node, ast.Constant) and type(node.value) is int:
@@ -119,22 +98,25 @@ def _variants(node: ast.AST) -> list[tuple[str, str]]:
 def mutants_of(source: str) -> list[Mutant]:
     """Every mutant of ``source`` (a module's text) that still compiles, in source order."""
     tree = ast.parse(source)
-    skip, starts = _skipped(tree), _offsets(source)
+    # f-strings: their parts' positions are not plain source
+    skip = {id(n) for f in ast.walk(tree) if isinstance(f, ast.JoinedStr) for n in ast.walk(f)}
+    starts = [0, *accumulate(len(line) for line in source.splitlines(keepends=True))]
+
+    def span(node: ast.AST) -> tuple[int, int]:
+        return (
+            starts[node.lineno - 1] + node.col_offset,
+            starts[node.end_lineno - 1] + node.end_col_offset,
+        )
+
     found: list[Mutant] = []
     for node in ast.walk(tree):
         if id(node) in skip or not hasattr(node, "end_lineno"):
             continue
-        start = starts[node.lineno - 1] + node.col_offset
-        end = starts[node.end_lineno - 1] + node.end_col_offset
-        variants = _variants(node)
         if isinstance(node, ast.If | ast.While):
-            test = node.test
-            t_start = starts[test.lineno - 1] + test.col_offset
-            t_end = starts[test.end_lineno - 1] + test.end_col_offset
-            text = f"not ({source[t_start:t_end]})"
-            found.append(Mutant(node.lineno, "condition negated", t_start, t_end, text))
-        for what, text in variants:
-            found.append(Mutant(node.lineno, what, start, end, text))
+            start, end = span(node.test)
+            text = f"not ({source[start:end]})"
+            found.append(Mutant(node.lineno, "condition negated", start, end, text))
+        found += [Mutant(node.lineno, what, *span(node), text) for what, text in _variants(node)]
     valid = []
     for mutant in sorted(found, key=lambda m: (m.start, m.what)):
         try:
@@ -155,8 +137,8 @@ def _sandbox(root: Path, folder: Path) -> tuple[Path, dict[str, str]]:
         site.mkdir(parents=True)
         for item in (clone / "envs" / "_package").iterdir():
             (site / item.name).symlink_to(item)
-        for name, target in PACKAGE_LINKS.items():
-            (site / name).symlink_to(clone / target)
+        for name in PACKAGE_DIRS:
+            (site / name).symlink_to(clone / name)
         paths.insert(0, str(site.parent))
     env = {
         **os.environ,
@@ -176,16 +158,13 @@ def _pytest(clone: Path, env: dict[str, str], tests: list[str], timeout: float) 
         stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
-        code = process.wait(timeout=timeout)
+        return "passed" if process.wait(timeout=timeout) == 0 else "failed"
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
         return "timeout"
-    except BaseException:  # Ctrl-C: stop the run, then let the interruption through
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise
-    return "passed" if code == 0 else "failed"
+    finally:  # a timeout or Ctrl-C (which then goes through): stop the run
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def _module_path(root: Path, text: str) -> Path:
@@ -225,25 +204,25 @@ def score(
                 random.Random(seed).sample(pool, min(count, len(pool))),
                 key=lambda m: (m.start, m.what),
             )
-            tally = {
-                "available": len(pool),
-                "mutants": len(chosen),
-                "killed": 0,
-                "timeouts": 0,
-                "survived": 0,
-                "survivors": [],
-            }
+            outcomes = []
             try:
                 for mutant in chosen:
                     target.write_text(mutant.apply(source))
-                    outcome = _pytest(clone, env, tests, timeout)
-                    key = {"failed": "killed", "timeout": "timeouts"}.get(outcome, "survived")
-                    tally[key] += 1
-                    if outcome == "passed":
-                        tally["survivors"].append({"line": mutant.line, "mutation": mutant.what})
+                    outcomes.append(_pytest(clone, env, tests, timeout))
             finally:
                 target.write_text(source)  # the copy's module as it was
-            results[str(module)] = tally
+            results[str(module)] = {
+                "available": len(pool),
+                "mutants": len(chosen),
+                "killed": outcomes.count("failed"),
+                "timeouts": outcomes.count("timeout"),
+                "survived": outcomes.count("passed"),
+                "survivors": [
+                    {"line": mutant.line, "mutation": mutant.what}
+                    for mutant, outcome in zip(chosen, outcomes, strict=True)
+                    if outcome == "passed"
+                ],
+            }
     return results
 
 
@@ -305,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         help="also write the results as JSON",
     )
     args = p.parse_args(argv)
-    try:
+    with cli.usage_errors(p):  # shlex's "No closing quotation" too
         root = Path(args.root)
         if not root.is_dir():
             raise InvalidOptionError(f"--root: {args.root!r} is not a folder")
@@ -313,8 +292,6 @@ def main(argv: list[str] | None = None) -> int:
         if not tests:
             raise InvalidOptionError("--tests: give the pytest arguments (test files)")
         modules = [_module_path(root, text) for text in args.module]
-    except ValueError as exc:  # shlex's "No closing quotation" too
-        cli.fail(p, exc)
     results = score(root, modules, tests, args.mutants, args.seed, args.timeout)
     print(table(results))
     if args.out:

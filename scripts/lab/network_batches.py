@@ -111,14 +111,16 @@ def legal_outputs(forward: Callable) -> Callable:
     return forward_flat
 
 
+def in_calls(forward: Callable, planes: np.ndarray, size: int) -> dict[str, np.ndarray]:
+    """The outputs of ``forward`` on ``planes`` evaluated in calls of ``size`` rows, joined."""
+    outputs = [forward(planes[i : i + size]) for i in range(0, len(planes), size)]
+    return {head: np.concatenate([o[head] for o in outputs]) for head in outputs[0]}
+
+
 def differing_rows(forward: Callable, planes: np.ndarray, size: int, full: dict) -> int:
     """Rows whose outputs, evaluated in calls of ``size`` rows, differ from ``full``."""
-    outputs = [forward(planes[i : i + size]) for i in range(0, len(planes), size)]
-    differ = np.zeros(len(planes), dtype=bool)
-    for head, expected in full.items():
-        got = np.concatenate([o[head] for o in outputs])
-        differ |= (got != expected).any(axis=1)
-    return int(differ.sum())
+    got = in_calls(forward, planes, size)
+    return int(np.any([(got[head] != full[head]).any(axis=1) for head in full], axis=0).sum())
 
 
 def cost(forward: Callable, planes: np.ndarray, repeats: int) -> float:
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     limit_threads()  # one BLAS thread, as the agents run
-    try:
+    with cli.usage_errors(p):
         players = cli.players(args.game, args.num_players)
         simulations = DEFAULT_SIMULATIONS
         if args.network is None:
@@ -161,8 +163,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"{str(path)!r} is a network of {net.meta['game']} with "
                 f"{net.meta['num_players']} players, not {args.game} with {players}"
             )
-    except ValueError as exc:
-        cli.fail(p, exc)
     planes = random_planes(args.game, players, args.rows, args.seed)
     n = len(planes)
     zeros = float((planes == 0).mean())
@@ -173,14 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"BLAS, calls of {size} rows: {differing_rows(net.forward, planes, size, full)} "
               f"of {n} rows differ from one call of {n}")  # fmt: skip
     order = np.random.default_rng(args.seed).permutation(n)
-    chunked = [net.forward(planes[i : i + 8]) for i in range(0, n, 8)]
-    shuffled = [net.forward(planes[order][i : i + 8]) for i in range(0, n, 8)]
-    differ = 0
-    for head in full:
-        a = np.concatenate([c[head] for c in chunked])
-        b = np.empty_like(a)
-        b[order] = np.concatenate([c[head] for c in shuffled])
-        differ += int((a != b).any(axis=1).sum())
+    chunked, shuffled = in_calls(net.forward, planes, 8), in_calls(net.forward, planes[order], 8)
+    differ = sum(int((chunked[h][order] != shuffled[h]).any(axis=1).sum()) for h in full)
     print(f"BLAS, calls of 8 rows, rows shuffled between calls: {differ} rows differ")
     ways = compare_fixed_order(net, planes, full)
     if args.positions and "fixed order (numba)" in ways:
@@ -206,10 +200,7 @@ def compare_fixed_order(net: DenseNet, planes: np.ndarray, full: dict) -> dict[s
             counts = [differing_rows(forward, planes, s, fixed[name]) for s in (1, 3, 8, 64)]
             print(f"{name}, calls of 1, 3, 8, 64 rows: {counts} rows differ from one call")
         slow = name == "fixed order (NumPy)"
-        one, eight = (
-            cost(forward, planes[:1], 5 if slow else 200),
-            cost(forward, planes[:8], 5 if slow else 200),
-        )
+        one, eight = (cost(forward, planes[:rows], 5 if slow else 200) for rows in (1, 8))
         per_row = cost(forward, planes, 1 if slow else 5) / n
         print(f"{name} cost: {one:.3f} ms for 1 row, {eight:.3f} ms for 8 rows, "
               f"{per_row:.4f} ms per row in calls of {n}")  # fmt: skip

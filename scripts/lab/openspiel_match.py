@@ -68,10 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         "--no-solve", action="store_true", help="our agent without MCTS-Solver backups (plain UCT)"
     )
     args = p.parse_args(argv)
-    try:
+    with cli.usage_errors(p):
         players = cli.players(args.game, args.num_players)
-    except ValueError as exc:
-        cli.fail(p, exc)
     require_extra("openspiel", "scripts/openspiel_match.py")  # one line from run_main
     import pyspiel
 

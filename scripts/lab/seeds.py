@@ -59,7 +59,7 @@ def final_evaluation(curve: dict[str, dict[int, float]]) -> tuple[int, dict[str,
 
 
 def plot_curves(
-    per_run: list[dict[str, dict[int, float]]], names: list[str], column: str, out: Path
+    per_run: list[dict[str, dict[int, float]]], names: list[str], column: str, out: str
 ) -> None:
     """Learning curves (:func:`curves`) of several seeds: thin per seed, thick mean over
     the timesteps common to all of them."""
@@ -91,7 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         help="PNG of the runs' learning curves",
     )
     args = p.parse_args(argv)
-    args.plot = None if args.plot is None else Path(args.plot)
     if args.plot is not None:  # a missing matplotlib: before reading the runs
         require_extra("train", "scripts/seeds.py --plot", ("matplotlib",))
     if (args.values is None) == (not args.runs):

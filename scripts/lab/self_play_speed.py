@@ -76,8 +76,9 @@ def serial_self_play_game(
     ]
 
 
-def _serial(net: DenseNet, cfg: AlphaZeroConfig, games: int, seed: int) -> tuple[int, int]:
-    rng = np.random.default_rng(seed)
+def _serial(net: DenseNet, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
+    """``games`` self-play games one at a time: games and decisions."""
+    rng = np.random.default_rng(cfg.seed)
     evaluator = NetworkEvaluator(net)
     search = PUCTSearch(
         evaluator,
@@ -105,10 +106,9 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
 
     def play(way: str, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
         if way == "serial":
-            return _serial(net, cfg, games, cfg.seed)
+            return _serial(net, cfg, games)
         rng = np.random.default_rng(cfg.seed)
-        fast = way == "batched-compiled"
-        _, stats = play_self_play_games(net, cfg, games, rng, fast=fast)
+        _, stats = play_self_play_games(net, cfg, games, rng, fast=way == "batched-compiled")
         return stats.games, stats.decisions
 
     for way in ways:
@@ -143,21 +143,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=cli.SEED, default=0)
     p.add_argument("--skip-serial", action="store_true", help="only the batched ways")
     args = p.parse_args(argv)
-    try:
-        cfg = AlphaZeroConfig(
-            game=args.game,
-            num_players=args.num_players,
-            seed=args.seed,
-            parallel_games=args.parallel_games,
-            leaves_per_game=args.leaves_per_game,
-            num_simulations=args.simulations,
-            search_batch=args.search_batch,
-            max_moves=args.max_moves,
-            hidden=tuple(args.hidden),
-            out="runs/unused.npz",  # nothing is written
-        ).check()
-    except TabletopZooError as exc:
-        cli.fail(p, exc)
+    with cli.usage_errors(p, (TabletopZooError,)):
+        cfg = cli.config_from_flags(
+            AlphaZeroConfig, args, num_simulations=args.simulations, out="runs/unused.npz"
+        ).check()  # nothing is written
     limit_threads()
     ways = [] if args.skip_serial else ["serial"]
     ways.append("batched-python")

@@ -94,11 +94,8 @@ def _check_step(env, counts: SoakCounts, rng: random.Random, check_every: int) -
         bad(f"step {counts.steps}: playing on a clone changed the original")
     compiled = fast_state(state)  # None without numba; InvalidStateError here is a bug
     if compiled is not None:
-        same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == (
-            legal,
-            state.current_player,
-            list(state.scores()),
-        )
+        before = (legal, state.current_player, list(state.scores()))
+        same = (compiled.legal_actions(), compiled.current_player, compiled.scores()) == before
         compiled.apply_action(action)
         if not same or compiled.legal_actions() != clone.legal_actions():
             bad(f"step {counts.steps}: the compiled copy disagrees with the Python state")
@@ -184,8 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     specs = [GAMES[args.game]] if args.game else list(GAMES.values())
-    try:  # every run's env is built once before the header: a bad option is one line
-        options = env_options(args.env_option)
+    # every run's env is built once before the header: a bad option is one line
+    with cli.usage_errors(parser, (InvalidOptionError,)):
+        options = cli.key_values(args.env_option, "--env-option")  # values JSON when they parse
+        if "num_players" in options:
+            raise InvalidOptionError("--env-option num_players: use --num-players")
         if args.num_players is not None:
             if args.game is None:
                 raise InvalidOptionError("--num-players needs --game")
@@ -194,8 +194,6 @@ def main(argv: list[str] | None = None) -> int:
                 if args.num_players in (None, n)]  # fmt: skip
         for spec, n in runs:
             make_env(spec.name, n, **options).close()
-    except InvalidOptionError as exc:
-        cli.fail(parser, exc)
     header = (
         f"{'game':<14}{'steps':>10}{'games':>8}{'term':>8}{'trunc':>7}{'json':>10}"
         f"{'clones':>10}{'mem MB':>8}{'secs':>8}{'violations':>11}"
@@ -221,15 +219,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         raise cli.Interrupted("the rows printed above are complete") from None
     return 1 if failed else 0
-
-
-def env_options(items: list[str]) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` as env options; values are JSON when they parse (``true``,
-    ``30``), else strings. ``InvalidOptionError`` for an item without ``=``."""
-    options = cli.key_values(items, "--env-option")
-    if "num_players" in options:
-        raise InvalidOptionError("--env-option num_players: use --num-players")
-    return options
 
 
 if __name__ == "__main__":

@@ -24,18 +24,14 @@ from tabletop_zoo.baselines.evaluation.arena import live_state, make_env, play_g
 
 
 class _Timed:
-    """Wraps an agent and adds up the CPU time of its moves."""
+    """Wraps an agent (whose other attributes show through) and adds up the CPU time of
+    its moves."""
 
     def __init__(self, agent: Any) -> None:
-        self.agent, self.name = agent, agent.name
-        self.reads_observation = getattr(agent, "reads_observation", True)
-        self.model = getattr(agent, "model", None)
-        self.seconds, self.moves = 0.0, 0
+        self.agent, self.seconds, self.moves = agent, 0.0, 0
 
-    def reset(self, seed: int | None = None) -> None:
-        reset = getattr(self.agent, "reset", None)
-        if callable(reset):
-            reset(seed=seed)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
 
     def act(self, observation: Any, action_mask: Any, state: Any) -> int:
         start = time.process_time()
@@ -54,12 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = p.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    try:  # player count, spec and model file before the first game
+    with cli.usage_errors(p):  # player count, spec and model file before the first game
         players = cli.players(args.game, args.num_players)
         spec = cli.check_agent(args.agent, args.game, players, flag="--agent")
         timed = _Timed(make_agent(spec, seed=0, trust=args.trust_model))
-    except ValueError as exc:
-        cli.fail(p, exc)
     env = make_env(args.game, players)
     try:
         _first_move(env, timed.agent)  # untimed: loading is not a move's cost
