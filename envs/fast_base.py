@@ -10,11 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import (
-    IllegalActionError,
-    InvalidOptionError,
-    as_integer,
-)
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
 from tabletop_zoo.envs.fast_checks import (
     RowChecks,
     active_rows,
@@ -24,6 +20,7 @@ from tabletop_zoo.envs.fast_checks import (
     check_seats,
     seat_array,
 )
+from tabletop_zoo.envs.fast_common import seed_compiled
 from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.fast_random import check_words
 from tabletop_zoo.envs.fast_search import new_tree, set_node
@@ -64,7 +61,7 @@ class FastEngineBase(RowChecks):
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
         random flowers); ``seed`` an int 0..2**32 - 1."""
-        self.batch.seed(check_count("seed", seed, 0, 2**32 - 1))
+        seed_compiled(check_count("seed", seed, 0, 2**32 - 1))
 
     def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 where inactive or over)."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 from tabletop_zoo.envs.extras import install_command
 
 try:
@@ -66,6 +68,12 @@ def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
 def lowest_bit(word):  # noqa: ANN001, ANN201 - numba function
     """Index of the lowest set bit of a nonzero ``int64`` word."""
     return trailing_zeros(word)
+
+
+@jit
+def seed_compiled(value):  # noqa: ANN001, ANN201 - numba function
+    """Seed the compiled code's random generator (this thread; shared by every kernel)."""
+    np.random.seed(value)
 
 
 def bit_list(mask: Any) -> list[int]:
