@@ -139,9 +139,8 @@ def status_lines(
         second = result_text(state, truncated)
     else:
         second = f"{gui.status(state)}, to act: {gui.seat_label(state, state.current_player)}"
-    scores = state.scores()
     third = "scores: " + ", ".join(
-        f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(scores)
+        f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(state.scores())
     )
     return [first, second, third]
 

@@ -186,9 +186,9 @@ class TabletopState(pyspiel.State):
     def is_terminal(self) -> bool:
         """Game over, or cut after ``max_moves`` decisions."""
         state = self.engine_state
-        if state is None:
-            return False
-        return state.is_terminal() or self.moves >= self.tabletop_game.max_moves
+        return state is not None and (
+            state.is_terminal() or self.moves >= self.tabletop_game.max_moves
+        )
 
     def _legal_actions(self, player: int) -> list[int]:
         """The engine's legal actions (ascending) of the seat to move."""
