@@ -100,9 +100,8 @@ class FastEngineBase(RowChecks):
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
-        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
-        until seat ``seats[i]`` is to act or the game ends (or is truncated, in an engine with
-        a turn limit); no autoreset."""
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game until
+        seat ``seats[i]`` is to act or the game ends or is truncated; no autoreset."""
         states = self.check_states(states, True)
         seats = check_seats(seats, len(states), self.num_players)
         return self._play_opponents(states, seats, opponent, active)
@@ -179,10 +178,8 @@ class FastEngineBase(RowChecks):
     def random_play(
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
     ) -> tuple[int, int]:
-        """Uniform random play entirely in compiled code; returns (steps, finished games).
-
-        Games that reach a turn limit restart and count as finished.
-        """
+        """Uniform random play entirely in compiled code: ``(steps, finished games)``; games
+        that reach a turn limit restart and count as finished."""
         seed = check_count("seed", seed, 0, 2**32 - 1)
         steps_per_game = check_count("steps_per_game", steps_per_game)
         states = self.new_states(batch_size, seed)
