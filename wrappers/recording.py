@@ -189,9 +189,7 @@ class RecordEpisode(BaseWrapper):
             self.save(self.path)
 
     def _episode_over(self) -> bool:
-        raw = self.env.unwrapped
-        if not raw.agents:
-            return True
+        raw = self.env.unwrapped  # no agents left: over as well
         return all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
 
     # ------------------------------------------------------------ output
