@@ -105,8 +105,7 @@ def game_gui(spec_or_obj: Any) -> ModuleType | type[PlainGui]:
             spec = spec_of(spec_or_obj)
         except InvalidOptionError:
             return PlainGui
-    module = spec.gui_module()
-    return PlainGui if module is None else module
+    return spec.gui_module() or PlainGui
 
 
 def result_text(state: Any, truncated: bool = False) -> str:

@@ -110,13 +110,8 @@ def parse_flowers(
     red: Any, white: Any, random_flowers: bool
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Validate flower lists (M2): 4 red + 4 white distinct spaces, never the centre."""
-    if not (
-        isinstance(red, Sequence)
-        and isinstance(white, Sequence)
-        and not isinstance(red, str)
-        and not isinstance(white, str)
-        and len(red) == len(white) == NUM_FLOWERS
-    ):
+    lists = all(isinstance(x, Sequence) and not isinstance(x, str) for x in (red, white))
+    if not (lists and len(red) == len(white) == NUM_FLOWERS):
         raise InvalidStateError("red_flowers and white_flowers must be lists of 4 spaces each")
     try:
         r = tuple(sorted(board.parse_space(s) for s in red))
