@@ -137,9 +137,7 @@ class TabletopGame(pyspiel.Game):
 
     def new_initial_state(self) -> TabletopState:
         """The start: a chance node for a stochastic variant, else the engine's start."""
-        if self.stochastic:
-            return TabletopState(self, None)
-        return TabletopState(self, self._start.clone())
+        return TabletopState(self, None if self.stochastic else self._start.clone())
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
