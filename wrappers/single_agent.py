@@ -279,9 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
         return np.array(self.aec_env.observe(self.learner)["observation"], copy=True)
 
     def _info(self) -> dict[str, Any]:
-        info = dict(self.aec_env.infos.get(self.learner, {}))
-        info["learner_seat"] = self.learner_seat
-        return info
+        return {**self.aec_env.infos.get(self.learner, {}), "learner_seat": self.learner_seat}
 
 
 def make_env(
