@@ -1,8 +1,8 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
-kernels), the bit helpers and :func:`copy_into` (the kernels' array copy);
-``python -m tabletop_zoo.envs.fast_common`` compiles everything ahead (docs/DESIGN.md says
-who may import it: never ``import tabletop_zoo.envs``).
+kernels), the bit helpers, :func:`copy_into` (the kernels' array copy) and
+:func:`seed_compiled`; ``python -m tabletop_zoo.envs.fast_common`` compiles everything
+ahead (docs/DESIGN.md says who may import it: never ``import tabletop_zoo.envs``).
 
 Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63, the sign bit, is handled like
 any other). Every compiled function is built with ``cache=True``: the machine code is
