@@ -105,8 +105,7 @@ def game_gui(spec_or_obj: Any) -> ModuleType | type[PlainGui]:
             spec = spec_of(spec_or_obj)
         except InvalidOptionError:
             return PlainGui
-    module = spec.gui_module()
-    return PlainGui if module is None else module
+    return spec.gui_module() or PlainGui
 
 
 def result_text(state: Any, truncated: bool = False) -> str:
@@ -139,9 +138,8 @@ def status_lines(
         second = result_text(state, truncated)
     else:
         second = f"{gui.status(state)}, to act: {gui.seat_label(state, state.current_player)}"
-    scores = state.scores()
     third = "scores: " + ", ".join(
-        f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(scores)
+        f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(state.scores())
     )
     return [first, second, third]
 

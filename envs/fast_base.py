@@ -10,11 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import (
-    IllegalActionError,
-    InvalidOptionError,
-    as_integer,
-)
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
 from tabletop_zoo.envs.fast_checks import (
     RowChecks,
     active_rows,
@@ -24,6 +20,7 @@ from tabletop_zoo.envs.fast_checks import (
     check_seats,
     seat_array,
 )
+from tabletop_zoo.envs.fast_common import seed_compiled
 from tabletop_zoo.envs.fast_protocol import StepResult
 from tabletop_zoo.envs.fast_random import check_words
 from tabletop_zoo.envs.fast_search import new_tree, set_node
@@ -64,7 +61,7 @@ class FastEngineBase(RowChecks):
     def seed(self, seed: int) -> None:
         """Seed the compiled code's random generator (random and greedy actions; Mole Hill's
         random flowers); ``seed`` an int 0..2**32 - 1."""
-        self.batch.seed(check_count("seed", seed, 0, 2**32 - 1))
+        seed_compiled(check_count("seed", seed, 0, 2**32 - 1))
 
     def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 where inactive or over)."""
@@ -103,9 +100,8 @@ class FastEngineBase(RowChecks):
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
-        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game
-        until seat ``seats[i]`` is to act or the game ends (or is truncated, in an engine with
-        a turn limit); no autoreset."""
+        """Compiled ``"random"`` or ``"greedy"`` players decide in every (active) game until
+        seat ``seats[i]`` is to act or the game ends or is truncated; no autoreset."""
         states = self.check_states(states, True)
         seats = check_seats(seats, len(states), self.num_players)
         return self._play_opponents(states, seats, opponent, active)
@@ -182,10 +178,8 @@ class FastEngineBase(RowChecks):
     def random_play(
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
     ) -> tuple[int, int]:
-        """Uniform random play entirely in compiled code; returns (steps, finished games).
-
-        Games that reach a turn limit restart and count as finished.
-        """
+        """Uniform random play entirely in compiled code: ``(steps, finished games)``; games
+        that reach a turn limit restart and count as finished."""
         seed = check_count("seed", seed, 0, 2**32 - 1)
         steps_per_game = check_count("steps_per_game", steps_per_game)
         states = self.new_states(batch_size, seed)

@@ -1,8 +1,8 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
-kernels), the bit helpers and :func:`copy_into` (the kernels' array copy);
-``python -m tabletop_zoo.envs.fast_common`` compiles everything ahead (docs/DESIGN.md says
-who may import it: never ``import tabletop_zoo.envs``).
+kernels), the bit helpers, :func:`copy_into` (the kernels' array copy) and
+:func:`seed_compiled`; ``python -m tabletop_zoo.envs.fast_common`` compiles everything
+ahead (docs/DESIGN.md says who may import it: never ``import tabletop_zoo.envs``).
 
 Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63, the sign bit, is handled like
 any other). Every compiled function is built with ``cache=True``: the machine code is
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 from typing import Any
+
+import numpy as np
 
 from tabletop_zoo.envs.extras import install_command
 
@@ -66,6 +68,12 @@ def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
 def lowest_bit(word):  # noqa: ANN001, ANN201 - numba function
     """Index of the lowest set bit of a nonzero ``int64`` word."""
     return trailing_zeros(word)
+
+
+@jit
+def seed_compiled(value):  # noqa: ANN001, ANN201 - numba function
+    """Seed the compiled code's random generator (this thread; shared by every kernel)."""
+    np.random.seed(value)
 
 
 def bit_list(mask: Any) -> list[int]:

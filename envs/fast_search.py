@@ -42,10 +42,7 @@ def set_node(tree, node, player, actions, count):
     ints, value, outcome, untried = tree
     ints[node, :] = 0
     ints[node, PLAYER] = player
-    ints[node, FIRST] = -1
-    ints[node, LAST] = -1
-    ints[node, NEXT] = -1
-    ints[node, ACTION] = -1
+    ints[node, FIRST : ACTION + 1] = -1  # FIRST, LAST, NEXT and ACTION: none yet
     ints[node, UNTRIED] = count
     value[node, :] = 0.0
     for j in range(count):

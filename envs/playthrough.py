@@ -7,6 +7,7 @@ text depends only on the rules engine (``legal_actions``, ``apply_action``,
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from tabletop_zoo.envs.protocol import EngineState
@@ -17,23 +18,19 @@ def playthrough(state: EngineState, seed: int, title: str = "") -> str:
     """Play ``state`` to the end with seeded uniform random moves; return the record."""
     rng = random.Random(seed)
     lines = [f"# golden playthrough: {title} seed={seed}".rstrip(), ""]
-    ply = 0
-    while True:
-        lines.append(f"## ply {ply}")
-        lines.append(str(state).rstrip())
-        lines.append(f"scores: {list(state.scores())}")
+    for ply in itertools.count():
+        lines += [f"## ply {ply}", str(state).rstrip(), f"scores: {list(state.scores())}"]
         if state.is_terminal():
             lines.append(f"terminal, returns: {list(state.returns())}")
             break
         legal = state.legal_actions()
         action = rng.choice(legal)
-        lines.append(
+        lines += [
             f"player {state.current_player} plays {state.action_to_string(action)} "
-            f"(action {action}, {len(legal)} legal)"
-        )
-        lines.append("")
+            f"(action {action}, {len(legal)} legal)",
+            "",
+        ]
         state.apply_action(action)
-        ply += 1
     return "\n".join(lines) + "\n"
 
 

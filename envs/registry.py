@@ -157,9 +157,8 @@ _REGISTERED: dict[str, GameSpec] = {
             svg="tabletop_zoo.envs.mole_hill.svg",
             help="tabletop_zoo.envs.mole_hill.help",
             train_overrides=MappingProxyType(
-                # 8 envs x 256 steps: the same 2,048-step rollouts as 4 x 512, with the
-                # policy's forward pass batched over 8 envs: +23% learner steps per CPU
-                # second, the same strength (docs/results.md)
+                # 8 envs x 256 steps: 4 x 512's rollouts, the policy's forward pass batched
+                # over 8 envs (faster, the same strength: docs/results.md)
                 {
                     "timesteps": 100_000,
                     "n_envs": 8,

@@ -137,9 +137,7 @@ class TabletopGame(pyspiel.Game):
 
     def new_initial_state(self) -> TabletopState:
         """The start: a chance node for a stochastic variant, else the engine's start."""
-        if self.stochastic:
-            return TabletopState(self, None)
-        return TabletopState(self, self._start.clone())
+        return TabletopState(self, None if self.stochastic else self._start.clone())
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Any = None
@@ -186,9 +184,9 @@ class TabletopState(pyspiel.State):
     def is_terminal(self) -> bool:
         """Game over, or cut after ``max_moves`` decisions."""
         state = self.engine_state
-        if state is None:
-            return False
-        return state.is_terminal() or self.moves >= self.tabletop_game.max_moves
+        return state is not None and (
+            state.is_terminal() or self.moves >= self.tabletop_game.max_moves
+        )
 
     def _legal_actions(self, player: int) -> list[int]:
         """The engine's legal actions (ascending) of the seat to move."""

@@ -130,12 +130,9 @@ class RecordEpisode(BaseWrapper):
         self.saved: list[Path] = []
 
     # ------------------------------------------------------------ recording
-    def _game_state(self) -> Any:
-        return self.env.unwrapped.game_state
-
     def _capture(self, last: LastMove | None) -> None:
         truncated = any(self.env.unwrapped.truncations.values())
-        state = self._game_state()
+        state = self.env.unwrapped.game_state
         lines = status_lines(state, self._moves, last, truncated)
         if self.html:
             svg = state_svg(state, last, self._moves, truncated)
@@ -171,7 +168,7 @@ class RecordEpisode(BaseWrapper):
         was_over = self._episode_over()
         last = analysis = None
         if not done:
-            state = self._game_state()
+            state = self.env.unwrapped.game_state
             try:
                 notation, number = state.action_to_string(action), action  # before the move
             except (TabletopZooError, TypeError):
@@ -189,9 +186,7 @@ class RecordEpisode(BaseWrapper):
             self.save(self.path)
 
     def _episode_over(self) -> bool:
-        raw = self.env.unwrapped
-        if not raw.agents:
-            return True
+        raw = self.env.unwrapped  # no agents left: over as well
         return all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
 
     # ------------------------------------------------------------ output
@@ -212,7 +207,7 @@ class RecordEpisode(BaseWrapper):
         """Write the frames so far to ``path`` (``.gif`` / ``.mp4``, or ``.html`` for
         ``format="html"``) and return it."""
         if self.html:
-            title = spec_of(self._game_state()).title
+            title = spec_of(self.env.unwrapped.game_state).title
             names = [getattr(a, "name", type(a).__name__) for a in self.players]
             if names:
                 title += ": " + " vs ".join(names)

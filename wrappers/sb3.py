@@ -121,10 +121,9 @@ def make_sb3_vec_env(
     ``"greedy"`` or a pool (:class:`BatchedOpponents`, e.g. ``tabletop_zoo.baselines.
     training.opponents.BatchedOpponentPool``); ``options`` are the game's options."""
     engine = fast_engine(game, num_players, max_turns=max_turns, **options)
-    if not isinstance(opponent, str):
-        env: BatchedVectorEnv = PoolVectorEnv(
-            engine, num_envs, opponent, learner_seat=None, reward_mode=reward_mode, seed=seed
-        )
-    else:
-        env = BatchedVectorEnv(engine, num_envs, opponent, None, reward_mode, seed)
-    return CompiledVecEnv(env)
+    if isinstance(opponent, str):
+        return CompiledVecEnv(BatchedVectorEnv(engine, num_envs, opponent, None, reward_mode, seed))
+    pool_env = PoolVectorEnv(
+        engine, num_envs, opponent, learner_seat=None, reward_mode=reward_mode, seed=seed
+    )
+    return CompiledVecEnv(pool_env)

@@ -155,10 +155,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._pending_seed = None
         super().reset(seed=seed)
         rng = self.np_random
-        if self.learner_seat_option is None:
-            self.learner_seat = int(rng.integers(self.num_players))
-        else:
-            self.learner_seat = self.learner_seat_option
+        seat = self.learner_seat_option
+        self.learner_seat = int(rng.integers(self.num_players)) if seat is None else seat
         self.learner = self.possible_agents[self.learner_seat]
         if self._opponent_factory is not None:
             agents = self._resolve(self._opponent_factory(rng))
@@ -281,9 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
         return np.array(self.aec_env.observe(self.learner)["observation"], copy=True)
 
     def _info(self) -> dict[str, Any]:
-        info = dict(self.aec_env.infos.get(self.learner, {}))
-        info["learner_seat"] = self.learner_seat
-        return info
+        return {**self.aec_env.infos.get(self.learner, {}), "learner_seat": self.learner_seat}
 
 
 def make_env(

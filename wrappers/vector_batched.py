@@ -280,13 +280,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         return self.engine._observe(self._states, self.learner_seat)
 
     def _infos(self, finals: dict[str, Any] | None = None) -> dict[str, Any]:
-        infos: dict[str, Any] = {
-            "action_mask": self.action_masks(),
-            "learner_seat": self.learner_seat.copy(),
-        }
-        if finals:
-            infos.update(finals)
-        return infos
+        mask, seats = self.action_masks(), self.learner_seat.copy()
+        return {"action_mask": mask, "learner_seat": seats, **(finals or {})}
 
     def _finish(self, result: Any, active: np.ndarray, out: Outcome) -> None:
         """Learner rewards and final observations of the games that just ended (into

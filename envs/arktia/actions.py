@@ -112,10 +112,8 @@ class ActionCodec:
             _, frm, to, k = d
             text = f"{names[frm]}-{names[to]}"
             return text if k == height else f"{text}/{k}"
-        if d[0] == "melt":
-            return f"melt {names[d[1]]}"
-        if d[0] == "keep":
-            return f"keep {names[d[1]]}"
+        if d[0] in ("melt", "keep"):
+            return f"{d[0]} {names[d[1]]}"
         return "stop"
 
     def _name(self, name: str, text: str) -> int:

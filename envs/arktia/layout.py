@@ -107,11 +107,8 @@ class Layout:
             rays.append(tuple(per_dir))
         lines = []
         for r in range(max(r for r, _ in coords) + 1):
-            cols = sorted(c for rr, c in coords if rr == r)
-            line = [" "] * (cols[-1] + 1)
-            for c in cols:
-                line[c] = "o"
-            lines.append("".join(line))
+            cols = {c for rr, c in coords if rr == r}
+            lines.append("".join("o" if c in cols else " " for c in range(max(cols) + 1)))
         setattr_ = object.__setattr__  # frozen dataclass: derived fields are set once here
         setattr_(self, "text", "\n".join(lines))
         setattr_(self, "num_tiles", len(coords))

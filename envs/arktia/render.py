@@ -196,12 +196,10 @@ def draw_piece(img: np.ndarray, cy: float, cx: float, s: float, kind: int, color
     if kind == 2:
         fill_ring(img, cy, cx, TORUS_OUTER * s + 1.5, TORUS_INNER * s - 1.5, OUTLINE)
         fill_ring(img, cy, cx, TORUS_OUTER * s, TORUS_INNER * s, color)
-    elif kind == 1:
-        fill_disc(img, cy, cx, DISKUS_RADIUS * s + 1.5, OUTLINE)
-        fill_disc(img, cy, cx, DISKUS_RADIUS * s, color)
-    else:
-        r = GLOBUS_RADIUS * s
-        fill_disc(img, cy, cx, r + 1.5, OUTLINE)
-        fill_disc(img, cy, cx, r, color)
+        return
+    r = (DISKUS_RADIUS if kind == 1 else GLOBUS_RADIUS) * s
+    fill_disc(img, cy, cx, r + 1.5, OUTLINE)
+    fill_disc(img, cy, cx, r, color)
+    if kind == 0:
         light = (min(255, color[0] + 90), min(255, color[1] + 90), min(255, color[2] + 90))
         fill_disc(img, cy - 0.35 * r, cx - 0.35 * r, 0.3 * r, light)  # highlight

@@ -39,22 +39,9 @@ from tabletop_zoo.envs.errors import InvalidLayoutError, InvalidStateError
 
 GAME_NAME = "arktia"
 JSON_VERSION = 1
-REQUIRED_KEYS = (
-    "num_players",
-    "neutral_pieces",
-    "layout",
-    "stacks",
-    "melted_tiles",
-    "reserves",
-    "neutral_reserves",
-    "removed",
-    "melted",
-    "round",
-    "phase",
-    "current_player",
-    "ended",
-    "turn",
-    "pending_choices",
+REQUIRED_KEYS = tuple(
+    "num_players neutral_pieces layout stacks melted_tiles reserves neutral_reserves removed "
+    "melted round phase current_player ended turn pending_choices".split()
 )
 OPTIONAL_KEYS = ("game", "version")
 

@@ -36,10 +36,8 @@ def piece(cy: float, cx: float, s: float, kind: int, owner: int, **data: object)
     colour = rgb(pic.OWNER_RGB[owner])
     tag = {"data_owner": pic.OWNER_NAMES[owner], "data_kind": KIND_LETTERS[kind], **data}
     if kind == 2:
-        mid, width = (
-            (pic.TORUS_OUTER + pic.TORUS_INNER) / 2 * s,
-            (pic.TORUS_OUTER - pic.TORUS_INNER) * s,
-        )
+        mid = (pic.TORUS_OUTER + pic.TORUS_INNER) / 2 * s
+        width = (pic.TORUS_OUTER - pic.TORUS_INNER) * s
         ring = el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=rgb(pic.OUTLINE),
                   stroke_width=width + 3)  # fmt: skip
         return ring + el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=colour,
@@ -69,11 +67,8 @@ def _tiles(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
         for level, (owner, kind) in enumerate(stack):
             y = cy - (pic.PIECE_LIFT + level * pic.LEVEL_SHIFT) * s
             parts.append(piece(y, cx, s, kind, owner, data_cell=name, data_level=level))
-        out.append(
-            f'<g data-cell="{name}" data-melted="{int(not alive)}" data-height="{len(stack)}">'
-            + "".join(parts)
-            + "</g>"
-        )
+        head = f'<g data-cell="{name}" data-melted="{int(not alive)}" data-height="{len(stack)}">'
+        out.append(f"{head}{''.join(parts)}</g>")
     return out
 
 
@@ -106,12 +101,11 @@ def _panel(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
                 parts.append(piece(y0 + lh / 2, x + small * 0.6, small, kind, seat))
                 x += small * 1.3
             x += lh // 3
-        out.append(
+        head = (
             f'<g data-seat="{seat}" data-score="{scores[seat]}" data-ended='
             f'"{int(state.ended(seat))}" data-reserve="{",".join(map(str, reserve))}">'
-            + "".join(parts)
-            + "</g>"
         )
+        out.append(f"{head}{''.join(parts)}</g>")
     return out
 
 

@@ -29,15 +29,8 @@ JSON_VERSION = 1
 NUM_FLOWERS = 4  # M2: 4 red and 4 white
 MAX_ROUND_SCORE = 24  # M9: 12 dark pieces + 4 * 2 red + 4 * 1 white
 MAX_MOVES = 43  # 22 mole moves + 21 rods in one round
-KEYS = (
-    "game",
-    "version",
-    "random_flowers",
-    "red_flowers",
-    "white_flowers",
-    "round",
-    "round_scores",
-    "moves",
+KEYS = tuple(
+    "game version random_flowers red_flowers white_flowers round round_scores moves".split()
 )
 DEFAULT_RED = tuple(sorted(board.parse_space(n) for n in ("e1", "a4", "i4", "e7")))  # M2
 DEFAULT_WHITE = tuple(sorted(board.parse_space(n) for n in ("b2", "h2", "b6", "h6")))  # M2
@@ -117,13 +110,8 @@ def parse_flowers(
     red: Any, white: Any, random_flowers: bool
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Validate flower lists (M2): 4 red + 4 white distinct spaces, never the centre."""
-    if not (
-        isinstance(red, Sequence)
-        and isinstance(white, Sequence)
-        and not isinstance(red, str)
-        and not isinstance(white, str)
-        and len(red) == len(white) == NUM_FLOWERS
-    ):
+    lists = all(isinstance(x, Sequence) and not isinstance(x, str) for x in (red, white))
+    if not (lists and len(red) == len(white) == NUM_FLOWERS):
         raise InvalidStateError("red_flowers and white_flowers must be lists of 4 spaces each")
     try:
         r = tuple(sorted(board.parse_space(s) for s in red))

@@ -117,12 +117,6 @@ def random_play_parallel(states, num_steps, seed, max_turns, initial, tables):
 
 
 @jit
-def seed(value):
-    """Seed the compiled code's random generator (this thread)."""
-    np.random.seed(value)
-
-
-@jit
 def random_actions(states, active, out):
     """A uniformly random legal action for every active game that is not over."""
     for i in range(states.shape[0]):

@@ -155,10 +155,9 @@ class FastArktia(FastEngineBase):
             row[K.CMASK + colour] = _int64(state.colour_tiles(colour))
         material = [9 if s < n else 0 for s in range(4)] + [3 * n * self.game.neutral_pieces]
         for s in range(n):
-            row[K.RESERVE + 3 * s : K.RESERVE + 3 * s + 3] = state.reserve(s)
-            row[K.NEUTRAL_RESERVE + 3 * s : K.NEUTRAL_RESERVE + 3 * s + 3] = state.neutral_reserve(
-                s
-            )
+            k = 3 * s
+            row[K.RESERVE + k : K.RESERVE + k + 3] = state.reserve(s)
+            row[K.NEUTRAL_RESERVE + k : K.NEUTRAL_RESERVE + k + 3] = state.neutral_reserve(s)
             row[K.REMOVED + s] = state.removed(s)
             row[K.MELTED + s] = state.melted(s)
             row[K.ENDED + s] = int(state.ended(s))

@@ -97,12 +97,6 @@ def play_opponents(states, seats, active, greedy, rewards, done, cut, scores):
 
 
 @jit
-def seed(value):
-    """Seed the compiled random generator (this thread)."""
-    np.random.seed(value)
-
-
-@jit
 def legal_mask(states, mask):
     """Set ``mask[i, a]`` for the legal actions ``a`` of every game ``i``."""
     buffer = np.empty(K.NUM_ACTIONS, dtype=np.int64)
@@ -223,8 +217,7 @@ def check_row(row, config, random_flowers, red, white):
         visited |= np.int64(1) << space
     if visited != row[K.VISITED]:
         return 8
-    word0 = np.int64(0)
-    word1 = np.int64(0)
+    words = np.zeros(2, dtype=np.int64)  # the RODS bit set: edges 0..63, then 64..109
     for k in range(K.MOLE_PIECES):
         edge = row[K.ROD_ORDER + k]
         if k >= rods:
@@ -233,15 +226,11 @@ def check_row(row, config, random_flowers, red, white):
             continue
         if edge < 0 or edge >= K.NUM_EDGES:
             return 9
-        if edge < 64:
-            if (word0 >> edge) & 1 == 1:
-                return 9
-            word0 |= np.int64(1) << edge
-        else:
-            if (word1 >> (edge - 64)) & 1 == 1:
-                return 9
-            word1 |= np.int64(1) << (edge - 64)
-    if word0 != row[K.RODS] or word1 != row[K.RODS + 1]:
+        word, bit = edge // 64, edge % 64
+        if (words[word] >> bit) & 1 == 1:
+            return 9
+        words[word] |= np.int64(1) << bit
+    if words[0] != row[K.RODS] or words[1] != row[K.RODS + 1]:
         return 9
     for seat in range(2):
         finished = seat < rnd or player < 0

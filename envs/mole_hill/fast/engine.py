@@ -60,11 +60,8 @@ class FastMoleHill(FastEngineBase):
         self.game = game if game is not None else MoleHillGame()
         self.random_flowers = bool(self.game.random_flowers)
         red, white = self.game.draw_flowers(0) if not self.random_flowers else ((), ())
-        self._restart_args = (
-            self.random_flowers,
-            np.int64(_space_mask(red)),
-            np.int64(_space_mask(white)),
-        )
+        flowers = (np.int64(_space_mask(red)), np.int64(_space_mask(white)))
+        self._restart_args = (self.random_flowers, *flowers)
         self._scratch = np.empty(K.NUM_ACTIONS, dtype=np.int64)
         self.config = configuration_fingerprint(repr(self), 2, repr(self))
 
