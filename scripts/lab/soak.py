@@ -164,6 +164,7 @@ def soak(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code (1 on any violation)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(GAMES), default=None, help="default: all")
     parser.add_argument("--steps", type=cli.integer(1), default=100_000, help="AEC steps per row")
