@@ -144,13 +144,12 @@ class TurnBasedAECEnv(AECEnv):
                 "render_fps": 2,
             }
 
-    def _keep_options(
-        self, unknown: dict[str, Any], allowed: dict[str, str], **options: Any
-    ) -> None:
-        """Refuse ``unknown`` options (listing ``allowed``), then record ``options`` so that
-        pickling (:class:`~gymnasium.utils.EzPickle`) rebuilds the env with them."""
-        check_options(unknown, allowed)
-        EzPickle.__init__(self, **options)
+    def _keep_options(self, arguments: dict[str, Any], allowed: dict[str, str]) -> None:
+        """Refuse the unknown options of a ``raw_env``'s ``arguments`` (its ``locals()`` on
+        entry, ``**unknown`` included), listing ``allowed``; then record the ``allowed`` ones
+        so that pickling (:class:`~gymnasium.utils.EzPickle`) rebuilds the env with them."""
+        check_options(arguments["unknown"], allowed)
+        EzPickle.__init__(self, **{name: arguments[name] for name in allowed})
 
     def __init__(
         self,

@@ -50,17 +50,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # Pet
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
-        self._keep_options(
-            unknown,
-            ALLOWED_OPTIONS,
-            num_players=num_players,
-            render_mode=render_mode,
-            reward_mode=reward_mode,
-            max_turns=max_turns,
-            observation_layout=observation_layout,
-            layout=layout,
-            neutral_pieces=neutral_pieces,
-        )
+        self._keep_options(locals(), ALLOWED_OPTIONS)
         max_turns = positive_int_option("max_turns", max_turns)  # the encoder scales by it
         engine = ArktiaGame(num_players=num_players, layout=layout, neutral_pieces=neutral_pieces)
         super().__init__(

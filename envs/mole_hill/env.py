@@ -42,16 +42,7 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # 
         **unknown: Any,
     ) -> None:
         """Build the engine, encoder and spaces (InvalidOptionError on a bad option)."""
-        self._keep_options(
-            unknown,
-            ALLOWED_OPTIONS,
-            num_players=num_players,
-            render_mode=render_mode,
-            reward_mode=reward_mode,
-            max_turns=max_turns,
-            observation_layout=observation_layout,
-            random_flowers=random_flowers,
-        )
+        self._keep_options(locals(), ALLOWED_OPTIONS)
         engine = MoleHillGame(num_players=num_players, random_flowers=random_flowers)
         super().__init__(
             engine,
