@@ -211,8 +211,12 @@ def _serve_one(connection: socket.socket) -> None:
     os.setpgid(pid, pid)  # as the child does: no signal can come before its group exists
     for fd in fds:
         os.close(fd)
-    connection.sendall(f"{pid}\n".encode())
+    # the watcher first: a client killed before it reads the pid must take the command along
     threading.Thread(target=_kill_when_gone, args=(connection, pid), daemon=True).start()
+    try:
+        connection.sendall(f"{pid}\n".encode())
+    except OSError:
+        pass  # the client is gone: the watcher kills the command
     _, status = os.waitpid(pid, 0)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     try:
