@@ -39,7 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--minibatch", type=cli.integer(1), default=250)
     p.add_argument("--epochs", type=cli.integer(1), default=4)
     p.add_argument("--lr", type=cli.number(0, low_open=True), default=3e-4)
-    p.add_argument("--hidden", default="256,256", help="MLP layer sizes (default 256,256)")
+    p.add_argument(
+        "--hidden",
+        type=cli.layer_sizes,
+        default=(256, 256),
+        help="MLP layer sizes (default 256,256)",
+    )
     p.add_argument("--env-runners", type=cli.integer(0), default=0, help="0: sample in the driver")
     p.add_argument("--address", default=None, help="Ray cluster address ('auto' to join)")
     p.add_argument("--seed", type=cli.SEED, default=0)
@@ -67,7 +72,6 @@ def build_config(args: argparse.Namespace, num_players: int):  # -> PPOConfig
     if args.opponent:  # absolute: env runners on other nodes have another working folder
         env_config["opponent"] = absolute_spec(args.opponent)
     ids = adapter.module_ids(args.policies, num_players)
-    hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
     config = (
         PPOConfig()
         .environment(adapter.TurnBasedMultiAgentEnv, env_config=env_config)
@@ -83,7 +87,7 @@ def build_config(args: argparse.Namespace, num_players: int):  # -> PPOConfig
             policy_mapping_fn=adapter.policy_mapping(args.policies, num_players),
             policies_to_train=adapter.trained_module_ids(args.policies, num_players),
         )
-        .rl_module(rl_module_spec=adapter.module_specs(ids, hidden))
+        .rl_module(rl_module_spec=adapter.module_specs(ids, args.hidden))
         .debugging(seed=args.seed)
     )
     if args.policies == "snapshot":

@@ -232,6 +232,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("ppo_vector", ["--resume", "{garbage}"], "not a resumable run of ppo-vector"),
     ("ppo_vector", ["--checkpoint-every", "-1"], "must be a number >= 0, got '-1'"),
     ("train_rllib", ["--iterations", "0"], "must be an integer >= 1"),
+    ("train_rllib", ["--hidden", "abc"], "--hidden: must be an integer in 1..65536"),
     ("train_rllib", ["--out", ""], "output folder name is empty"),
     ("train_rllib", [*G, "--opponent", "wizard"], "unknown agent spec"),
 ]
