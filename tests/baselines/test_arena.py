@@ -42,7 +42,7 @@ def test_play_game_known_outcome_and_on_step() -> None:
     seen: list[tuple[int, int]] = []
     agents = [Scripted([8, 10]), Scripted([5, 0])]
     result = play_game(env, agents, seed=0, on_step=lambda e, seat, a: seen.append((seat, a)))
-    assert result == GameResult(returns=[-1.0, 1.0], scores=[4, 3], num_steps=4, moves=[8, 5, 10, 0])
+    assert result == GameResult([-1.0, 1.0], [4, 3], num_steps=4, moves=[8, 5, 10, 0])
     assert seen == [(0, 8), (1, 5), (0, 10), (1, 0)]
 
 

@@ -161,7 +161,7 @@ def test_the_moves_of_a_record_replay_to_each_recorded_result(tmp_path, capsys) 
         ({"scores": [99, 0]}, r"game 1 of match 0: its \d+ moves give \(\[.*recorded: .*99, 0"),
         ({"moves": game["moves"][:-1]}, "moves give an unfinished game"),
         ({"moves": game["moves"] + [5]}, "player_0 is done"),
-        ({"moves": [999] + game["moves"][1:]}, "game 1 of match 0: illegal action 999 .out of range"),
+        ({"moves": [999] + game["moves"][1:]}, "game 1 of match 0: illegal action 999 .out"),
         ({"moves": []}, "game 1 of match 0 has no moves"),
         ({"seed": "12"}, "line 3 is not a game"),
         ({"moves": 5}, "line 3 is not a game"),
