@@ -201,14 +201,8 @@ def test_record_episode_keeps_one_frame_per_position(name: str, tmp_path: Path) 
     result = play_game(env, agents, seed=5)
     frames = env.frames
     lines = [text for _, text in env._pictures]
-    starts = [k for k, text in enumerate(lines) if text[0].endswith(" begins")]
-    assert len(starts) == (name == "mole_hill")  # round 2 starts on a cleared garden (M10)
-    for k in starts:  # the finished garden first, under the move that ended round 1
-        mover = r"(player_0 \(mole\)|player_1 \(gardener\))"  # their roles in round 1
-        assert re.match(rf"move {k - 1}: {mover} played ", lines[k - 1][0])
-        assert lines[k - 1][1:] == ["round 1 is over", lines[k - 1][2]]
-        assert not np.array_equal(frames[k - 1], frames[k])
-    assert len(frames) == result.num_steps + 1 + len(starts) + 2
+    cleared = name == "mole_hill"  # round 1's finished garden is a picture of its own
+    assert len(frames) == result.num_steps + 1 + cleared + 2
     assert len({f.shape for f in frames}) == 1
     raw_picture = env.unwrapped.render()
     assert frames[-1].shape[1] == raw_picture.shape[1]
@@ -220,6 +214,20 @@ def test_record_episode_keeps_one_frame_per_position(name: str, tmp_path: Path) 
     written = iio.imread(out, index=None)
     assert written.shape[1:3] == frames[0].shape[:2]
     assert 2 <= written.shape[0] <= len(frames)  # identical frames may be merged in a GIF
+
+
+def test_the_animation_of_mole_hill_shows_round_1s_finished_garden_then_round_2() -> None:
+    env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), final_hold=0)
+    result = play_game(env, [make_agent("random", seed=s) for s in (1, 2)], seed=0)
+    frames, lines = env.frames, [text for _, text in env._pictures]
+    assert len(frames) == result.num_steps + 2  # the start, every move, the finished garden
+    (k,) = [k for k, text in enumerate(lines) if " is over" in text[1]]
+    mover = r"(player_0 \(mole\)|player_1 \(gardener\))"  # their roles in round 1
+    assert re.fullmatch(rf"move {k}: {mover} played [a-i1-7-]+", lines[k][0])
+    assert lines[k][1] == "round 1 is over" and lines[k][2].startswith("scores: player_0 (mole)")
+    assert lines[k + 1][0] == "round 2 begins" and lines[k + 2][0].startswith(f"move {k + 1}: ")
+    assert not np.array_equal(frames[k], frames[k + 1])  # the garden is cleared in between
+    assert lines[-1][0].startswith(f"move {result.num_steps}: ")
 
 
 def test_record_episode_writes_notation_of_each_move() -> None:
