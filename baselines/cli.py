@@ -354,9 +354,11 @@ def check_agents(
     num_players: int | None = None,
     flag: str = "--agents",
     human: bool = False,
+    code: bool = True,
 ) -> list[str]:
     """The agent specs (a comma-separated string or a list), each checked by
-    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``."""
+    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec` (``human``, ``code``:
+    its); errors name ``flag``."""
     from tabletop_zoo.baselines.agents.checks import check_agent_spec
 
     items = specs.split(",") if isinstance(specs, str) else list(specs)
@@ -366,7 +368,7 @@ def check_agents(
     checked = []
     for spec in items:
         try:
-            checked.append(check_agent_spec(spec, game, num_players, human=human))
+            checked.append(check_agent_spec(spec, game, num_players, human=human, code=code))
         except InvalidOptionError as exc:
             raise type(exc)(f"{flag}: {exc}") from None
     return checked

@@ -86,7 +86,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.eval_games:  # the specs before training, not after it
         with cli.usage_errors(p):
             flag = "--eval-opponents"
-            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag=flag)
+            args.eval_opponents = cli.check_agents(
+                specs, args.game, args.num_players, flag, code=False
+            )
     return args
 
 
