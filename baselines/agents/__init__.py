@@ -25,14 +25,13 @@ __all__ = [
     "agent_spec_forms",
     "make_agent",
     "parse_agent_spec",
+    "runs_code",
 ]
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "az:PATH", "az:PATH:N")
 AGENT_SPECS += ("ref:NAME", "ref:NAME:N", "rllib:PATH", "py:FILE:FACTORY", "human")
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
-CODE_KINDS = ("py",)
-"""Spec kinds that run code from their file (writing them is the opt-in): never taken from
-a file (a record, a checkpoint, a manifest) without the user naming them again."""
+CODE_REFUSED = "'py:' is not allowed here (the spec is kept, read again, and a read runs no code)"
 
 
 @runtime_checkable
@@ -74,6 +73,12 @@ def absolute_spec(spec: str) -> str:
         arg, colon, factory = arg.rpartition(":")
         suffix = colon + factory
     return f"{kind}:{os.path.abspath(os.path.expanduser(arg))}{suffix}"
+
+
+def runs_code(spec: str) -> bool:
+    """Whether ``spec`` runs code from its file (``py:``): writing it is the opt-in, so one
+    read from a file (a record, a checkpoint, the manifest) is never run."""
+    return spec.strip().partition(":")[0].lower() == "py"
 
 
 def agent_spec_forms(human: bool = False) -> str:

@@ -9,10 +9,6 @@ from typing import Any
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
 
-CODE_REFUSED = (
-    "'py:' is not allowed here: the spec is saved and read again later, and reading a file "
-    "never runs code"
-)
 SEED_LIMIT = 2**32
 """Seeds are ints in ``0 .. SEED_LIMIT - 1`` (NumPy's legacy global seed, which SB3 uses)."""
 
@@ -60,28 +56,20 @@ def check_seed(seed: Any, flag: str = "seed", limit: int | None = SEED_LIMIT) ->
 
 
 def check_agent_spec(
-    spec: str,
-    game: str | None = None,
-    num_players: int | None = None,
-    human: bool = False,
-    code: bool = True,
+    spec: str, game: str | None = None, num_players: int | None = None, human: bool = False
 ) -> str:
     """``spec`` stripped, once its form is valid and the file behind it is usable, checked
-    without playing or importing torch or ray (a ``py:`` file is imported and its factory
-    called); with ``game`` / ``num_players`` an ``az:`` or ``ref:`` model of another game or
-    count is refused, ``human`` only with ``human=True``, ``py:`` only with ``code=True``
-    (``False`` where the spec is kept in a file and read again later). Raises
-    :class:`InvalidOptionError` (or :class:`ModelFileError`)."""
+    without playing or importing torch or ray; with ``game`` / ``num_players`` an ``az:`` or
+    ``ref:`` model of another game or count is refused, ``human`` only with ``human=True``.
+    Raises :class:`InvalidOptionError` (or :class:`ModelFileError`)."""
     from pathlib import Path
 
-    from tabletop_zoo.baselines.agents import CODE_KINDS, parse_agent_spec
+    from tabletop_zoo.baselines.agents import parse_agent_spec
 
     kind, arg, _number = parse_agent_spec(spec)
     made_for: tuple[Any, Any] | None = None
     if kind == "human" and not human:
         raise InvalidOptionError(f"agent spec {spec!r}: 'human' is not allowed here")
-    if kind in CODE_KINDS and not code:
-        raise InvalidOptionError(f"agent spec {spec!r}: {CODE_REFUSED}")
     if kind == "az":
         from tabletop_zoo.baselines.agents.alphazero import check_network_meta
         from tabletop_zoo.baselines.agents.numpy_net import DenseNet
@@ -104,7 +92,7 @@ def check_agent_spec(
 
         path, _, module_id = arg.partition("#")
         module_path(path, module_id or DEFAULT_MODULE)
-    elif kind == "py":
+    elif kind == "py":  # imported, its factory called
         from tabletop_zoo.baselines.agents.outside import load_policy
 
         load_policy(arg, spec.strip())

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
-from tabletop_zoo.baselines.agents import CODE_KINDS, make_agent
+from tabletop_zoo.baselines.agents import make_agent, runs_code
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import require_extra
@@ -91,7 +91,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         recorded = ",".join(args.recorded.seats)
         if args.agents is not None and args.agents.replace(" ", "") != recorded:
             raise ValueError(f"--from: --agents may only repeat the recorded ones ({recorded})")
-        code = [s for s in args.recorded.seats if s.partition(":")[0].lower() in CODE_KINDS]
+        code = [s for s in args.recorded.seats if runs_code(s)]
         if code and args.agents is None:  # reading a file never runs code from it
             raise ValueError(
                 f"--from: the record names {code[0]!r}, which runs code from its file: to play "

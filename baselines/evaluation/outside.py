@@ -23,8 +23,6 @@ from tabletop_zoo.baselines.evaluation.stats import wilson_interval
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
 from tabletop_zoo.envs._files import write_text_atomic
 
-__all__ = ["CpuShare", "WinRate", "chance_level", "win_rate", "write_result"]
-
 
 @dataclasses.dataclass(frozen=True)
 class WinRate:
@@ -41,9 +39,7 @@ class WinRate:
     @classmethod
     def of(cls, wins: int, draws: int, games: int) -> WinRate:
         """The win rate of ``wins`` in ``games``, with its interval."""
-        return cls(
-            wins, draws, games, wins / games if games else 0.0, *wilson_interval(wins, games)
-        )
+        return cls(wins, draws, games, wins / max(games, 1), *wilson_interval(wins, games))
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a dict (for JSON)."""
@@ -65,20 +61,15 @@ def win_rate(
     our agents or an agent spec) wins ``games`` games against ``opponent`` (an agent spec
     in every other seat), its seat rotating evenly; every game is seeded from ``seed``."""
     if isinstance(policy, str):
-        agent = make_agent(policy, seed=seed)
-    elif hasattr(policy, "act"):
-        agent = policy
-    else:
-        agent = PolicyAgent(policy, name=getattr(policy, "__name__", "policy"))
-    stats = evaluate_agent(
-        agent,
-        game,
-        num_players,
-        opponents=(opponent,),
-        seed=seed,
-        name=getattr(agent, "name", "learner"),
-        games=games,
-    )[0]
+        policy = make_agent(policy, seed=seed)
+    agent = (
+        policy
+        if hasattr(policy, "act")
+        else PolicyAgent(policy, getattr(policy, "__name__", "policy"))
+    )
+    name = getattr(agent, "name", "learner")
+    options = {"opponents": (opponent,), "seed": seed, "name": name, "games": games}
+    stats = evaluate_agent(agent, game, num_players, **options)[0]
     return WinRate.of(stats.wins, stats.draws, stats.games)
 
 

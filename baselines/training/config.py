@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.baselines.agents import CODE_KINDS, make_agent, parse_agent_spec
-from tabletop_zoo.baselines.agents.checks import CODE_REFUSED, check_agent_fits, check_seed
+from tabletop_zoo.baselines.agents import CODE_REFUSED, make_agent, runs_code
+from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.cli import MAX_LAYER, MAX_PROCESSES, folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
 from tabletop_zoo.envs.errors import InvalidOptionError
@@ -97,7 +97,7 @@ class TrainConfig:
         for agent_spec in self.baselines:  # bad spec: lists the allowed forms; bad model
             if agent_spec.strip().lower() == "human":
                 raise InvalidOptionError("the opponent pool cannot hold 'human' agents")
-            if parse_agent_spec(agent_spec)[0] in CODE_KINDS:  # the checkpoint keeps the pool
+            if runs_code(agent_spec):  # the checkpoint keeps the pool
                 raise InvalidOptionError(f"opponent pool: {agent_spec!r}: {CODE_REFUSED}")
             check_agent_fits(make_agent(agent_spec, trust=self.trust_models), env, agent_spec)
         env.close()

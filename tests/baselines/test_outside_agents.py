@@ -9,6 +9,7 @@ import pytest
 from tabletop_zoo.baselines.agents import absolute_spec, make_agent, parse_agent_spec
 from tabletop_zoo.baselines.agents.checks import check_agent_spec
 from tabletop_zoo.baselines.agents.outside import PolicyAgent, load_policy
+from tabletop_zoo.baselines.cli import check_agents
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, ModelFileError
@@ -117,7 +118,7 @@ def test_probabilities_of_another_size_are_one_line() -> None:
 def test_specs_kept_in_files_refuse_py(folder) -> None:
     spec = f"py:{folder}/policies.py:first"
     assert check_agent_spec(spec) == spec
-    with pytest.raises(InvalidOptionError, match="'py:' is not allowed here"):
-        check_agent_spec(spec, code=False)
+    with pytest.raises(InvalidOptionError, match="--members: agent spec .*'py:' is not allowed"):
+        check_agents(["random", spec], flag="--members", code=False)
     with pytest.raises(InvalidOptionError, match="opponent pool: .*'py:' is not allowed"):
         TrainConfig(game="mole_hill", baselines=("random", spec), runs_dir=str(folder)).resolved()
