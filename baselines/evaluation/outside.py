@@ -3,7 +3,7 @@
 
     with CpuShare() as cost:
         ...  # train
-    print(win_rate(policy), chance_level("mole_hill"), cost.cpu_seconds, cost.env_share)
+    print(win_rate(policy), chance_level(), cost.cpu_seconds, cost.env_share)
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.stats import wilson_interval
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
 from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs.registry import GAMES
+
+FIRST_GAME = next(iter(GAMES))  # Mole Hill, the default game of the kit and the commands
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +54,7 @@ class WinRate:
 
 def win_rate(
     policy: Any,
-    game: str = "mole_hill",
+    game: str = FIRST_GAME,
     num_players: int | None = None,
     opponent: str = "random",
     games: int = 200,
@@ -73,7 +76,7 @@ def win_rate(
     return WinRate.of(stats.wins, stats.draws, stats.games)
 
 
-def chance_level(game: str = "mole_hill", **options: Any) -> WinRate:
+def chance_level(game: str = FIRST_GAME, **options: Any) -> WinRate:
     """:func:`win_rate` of a uniformly random player in the learner's place (``options``:
     ``num_players``, ``opponent``, ``games``, ``seed``, as there)."""
     return win_rate("random", game, **options)
