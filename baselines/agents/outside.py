@@ -19,7 +19,7 @@ import numpy as np
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import IllegalActionError, ModelFileError, as_integer
 
-_MODULES: dict[Path, Any] = {}  # each file is imported once per process
+_MODULES: dict[tuple[Path, int], Any] = {}  # by path and modification time
 
 
 class PolicyAgent:
@@ -63,12 +63,13 @@ def _last_line(exc: BaseException) -> str:
 
 
 def _module(path: Path, spec: str) -> Any:
-    """The module of the Python file ``path``, imported once per process (its folder first
-    on ``sys.path`` meanwhile, as when it runs as a script)."""
-    if path not in _MODULES:
-        if not path.is_file() or path.suffix != ".py":
-            what = "not a .py file" if path.is_file() else "no such file"
-            raise ModelFileError(f"agent spec {spec!r}: {str(path)!r}: {what}")
+    """The module of the Python file ``path``, imported once per process and version of the
+    file (its folder first on ``sys.path`` meanwhile, as when it runs as a script)."""
+    if not path.is_file() or path.suffix != ".py":
+        what = "not a .py file" if path.is_file() else "no such file"
+        raise ModelFileError(f"agent spec {spec!r}: {str(path)!r}: {what}")
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _MODULES:
         name = "tabletop_zoo_py_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
         module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path))
         sys.modules[name] = module  # classes in it (dataclasses, pickled ones) find their module
@@ -82,8 +83,8 @@ def _module(path: Path, spec: str) -> Any:
             ) from None
         finally:
             sys.path.remove(str(path.parent))
-        _MODULES[path] = module
-    return _MODULES[path]
+        _MODULES[key] = module
+    return _MODULES[key]
 
 
 def load_policy(argument: str, spec: str | None = None) -> Callable[..., Any]:

@@ -3,6 +3,8 @@ its one-line errors, and :class:`PolicyAgent`'s checks of what the policy answer
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,8 @@ from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, ModelFileError
 
 POLICIES = '''
+import os
+
 import numpy as np
 from helper_beside_it import FIRST  # the file's folder is on sys.path while it imports
 
@@ -95,10 +99,15 @@ def test_bad_files_and_factories_get_one_line(folder, argument, message) -> None
 
 @pytest.mark.parametrize(
     ("answer", "message"),
-    [(99, "chose 99: not a legal action now"), (-1, "chose -1: not a legal"),
-     (0, "chose 0: not a legal"), (1.0, "chose 1.0: not an integer"),
-     (True, "chose True: not an integer"), ("up", "chose 'up': not an integer")],
-)  # fmt: skip
+    [
+        (99, "chose 99: not a legal action now"),
+        (-1, "chose -1: not a legal"),
+        (0, "chose 0: not a legal"),
+        (1.0, "chose 1.0: not an integer"),
+        (True, "chose True: not an integer"),
+        ("up", "chose 'up': not an integer"),
+    ],
+)
 def test_an_answer_that_is_not_a_legal_action_names_the_agent(answer, message) -> None:
     agent = PolicyAgent(lambda observation, mask: answer, name="py:p.py:make")
     with pytest.raises(IllegalActionError, match=f"agent 'py:p.py:make' {message}"):
@@ -122,3 +131,20 @@ def test_specs_kept_in_files_refuse_py(folder) -> None:
         check_agents(["random", spec], flag="--members", code=False)
     with pytest.raises(InvalidOptionError, match="opponent pool: .*'py:' is not allowed"):
         TrainConfig(game="mole_hill", baselines=("random", spec), runs_dir=str(folder)).resolved()
+
+
+def test_a_file_is_imported_once_until_it_changes(tmp_path) -> None:
+    path = tmp_path / "counted.py"
+    path.write_text(
+        "import builtins\nbuiltins.imports = getattr(builtins, 'imports', 0) + 1\n"
+        "def make(): return lambda observation, mask: 1\n"
+    )
+    import builtins
+
+    first = load_policy(f"{path}:make")
+    assert load_policy(f"{path}:make")(None, None) == first(None, None) == 1
+    assert builtins.imports == 1
+    path.write_text("def make(): return lambda observation, mask: 2\n")
+    os.utime(path, ns=(0, path.stat().st_mtime_ns + 10**9))  # a later version
+    assert load_policy(f"{path}:make")(None, None) == 2
+    del builtins.imports

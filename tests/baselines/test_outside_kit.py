@@ -28,15 +28,25 @@ def test_a_win_rate_prints_with_its_interval_and_as_a_dict() -> None:
     rate = WinRate.of(198, 1, 200)
     assert str(rate) == "0.99 [0.96, 1.00] (198/200)"
     assert rate.as_dict() == {
-        "wins": 198, "draws": 1, "games": 200, "rate": 0.99, "low": rate.low, "high": rate.high
-    }  # fmt: skip
+        "wins": 198,
+        "draws": 1,
+        "games": 200,
+        "rate": 0.99,
+        "low": rate.low,
+        "high": rate.high,
+    }
     assert 0.96 < rate.low < 0.99 < rate.high < 1.0
 
 
 def test_win_rate_is_evaluate_agents_count_with_the_seats_rotating_evenly() -> None:
     kit = win_rate(first_legal, games=6, seed=3)
-    ours = evaluate_agent(make_agent("py:" + __file__ + ":first_legal_factory"), "mole_hill",
-                          opponents=("random",), games_per_seat=3, seed=3)[0]  # fmt: skip
+    ours = evaluate_agent(
+        make_agent("py:" + __file__ + ":first_legal_factory"),
+        "mole_hill",
+        opponents=("random",),
+        games_per_seat=3,
+        seed=3,
+    )[0]
     assert (kit.wins, kit.draws, kit.games) == (ours.wins, ours.draws, 6)
     assert win_rate(first_legal, games=6, seed=3) == kit  # seeded
     # 3 players, 7 games: seats 0, 0, 0, 1, 1, 2, 2 (as even as 7 games allow)
@@ -77,8 +87,10 @@ def test_write_result_writes_json_atomically(tmp_path) -> None:
     data = {"after": WinRate.of(3, 0, 4), "cpu": np.float32(1.5), "shape": np.arange(2)}
     assert write_result(path, data) == path
     assert json.loads(path.read_text()) == {
-        "after": WinRate.of(3, 0, 4).as_dict(), "cpu": 1.5, "shape": [0, 1]
-    }  # fmt: skip
+        "after": WinRate.of(3, 0, 4).as_dict(),
+        "cpu": 1.5,
+        "shape": [0, 1],
+    }
     before = path.read_text()
     with pytest.raises(TypeError, match="object is not JSON"):
         write_result(path, {"x": object()})
