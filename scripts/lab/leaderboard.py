@@ -1,6 +1,6 @@
 """The leaderboard across libraries (docs/leaderboard.md), written from the runs' outputs::
 
-    python scripts/lab/leaderboard.py entry --agent ref:NAME --steps N --cpu-seconds S --out DIR
+    python scripts/lab/leaderboard.py entry --agent SPEC --budget env_steps=N --cpu-seconds S ...
     python scripts/lab/leaderboard.py write runs/tutorials/*/result.json DIR/result.json
 
 A row is a ``result.json`` in the tutorials' schema (docs/tutorials/README.md: library,
@@ -150,7 +150,7 @@ def entry(args: argparse.Namespace) -> str:
         "num_players": players,
         "command": command,
         "seed": args.seed,
-        "budget": {"env_steps": args.steps},
+        "budget": cli.key_values(args.budget, "--budget"),
         "cpu_seconds": {"training": args.cpu_seconds},
         "chance": outside.chance_level(args.game, **options),
         "after": win_rates["random"],
@@ -179,7 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     for flag, default in (("--library", "tabletop-zoo"), ("--algorithm", "MaskablePPO self-play")):
         one.add_argument(flag, default=default)
     one.add_argument("--command", default=None, help="the training command (ref: the manifest's)")
-    one.add_argument("--steps", type=cli.integer(0), required=True, help="training env steps")
+    one.add_argument(
+        "--budget",
+        action="append",
+        required=True,
+        metavar="KEY=N",
+        help="the training's budget: env_steps=N or self_play_games=N (repeatable)",
+    )
     one.add_argument("--cpu-seconds", type=cli.number(0), required=True, help="training CPU-s")
     one.add_argument("--games", type=cli.integer(1), default=200, help="games per opponent")
     one.add_argument("--rounds", type=cli.integer(1), default=2, help="rate's --rounds")

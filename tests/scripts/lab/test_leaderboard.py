@@ -61,7 +61,7 @@ def test_entries_and_a_tutorial_make_the_page(ladders, tmp_path, capsys) -> None
     for game, players in CASES:
         out = tmp_path / f"{game}-{players}"
         argv = ["entry", "--agent", "greedy", "--game", game, "--num-players", str(players)]
-        argv += ["--algorithm", "one-ply greedy", "--steps", "0", "--cpu-seconds", "0"]
+        argv += ["--algorithm", "one-ply greedy", "--budget", "env_steps=0", "--cpu-seconds", "0"]
         assert board.main([*argv, "--games", "4", "--rounds", "1", "--out", str(out)]) == 0
         results.append(str(out / "result.json"))
     rate = ["--game", "mole_hill", "--agent", "random", "--rounds", "1", "--seed", "1"]
