@@ -98,7 +98,19 @@ def load(path: str) -> tuple[dict, Any]:
         raise InvalidOptionError(f"{path}: not a result.json ({cli.one_line(exc)})") from None
     if missing:
         raise InvalidOptionError(f"{path}: not a result.json (no {', '.join(missing)})")
+    budget_of(result["budget"], path)
     return result, rating(Path(path).parent / "rating")
+
+
+def budget_of(budget: Any, where: str) -> dict:
+    """``budget`` if it is an object of numbers >= 0 (``env_steps``, ...), else
+    ``InvalidOptionError``."""
+    numbers = isinstance(budget, dict) and all(
+        type(v) in (int, float) and v >= 0 for v in budget.values()
+    )
+    if not numbers:
+        raise InvalidOptionError(f"{where}: the budget must be numbers >= 0, got {budget!r}")
+    return budget
 
 
 def write(paths: list[str], out: str) -> str:
@@ -129,15 +141,17 @@ def entry(args: argparse.Namespace) -> str:
     """``result.json`` and ``rating/`` of one agent of ours in ``args.out``."""
     from tabletop_zoo.baselines.commands import command_module
 
+    players = cli.players(args.game, args.num_players)  # every flag before the work
+    cli.check_agent(args.agent, args.game, players, flag="--agent")
+    budget = budget_of(cli.key_values(args.budget, "--budget"), "--budget")
     kind, name = args.agent.partition(":")[::2]
     model = load_manifest()["models"].get(name, {}) if kind == "ref" else {}
     command = args.command or model.get("training_command", "").partition(" (")[0]
-    options = {"num_players": args.num_players, "games": args.games, "seed": args.seed}
+    options = {"num_players": players, "games": args.games, "seed": args.seed}
     win_rates = {
         opponent: outside.win_rate(args.agent, args.game, opponent=opponent, **options)
         for opponent in ("random", "greedy")
     }
-    players = cli.players(args.game, args.num_players)
     argv = ["--game", args.game, "--num-players", str(players), "--agent", args.agent]
     argv += ["--rounds", str(args.rounds), "--seed", str(args.seed), "--out", f"{args.out}/rating"]
     if command_module("rate").main(argv):
@@ -150,7 +164,7 @@ def entry(args: argparse.Namespace) -> str:
         "num_players": players,
         "command": command,
         "seed": args.seed,
-        "budget": cli.key_values(args.budget, "--budget"),
+        "budget": budget,
         "cpu_seconds": {"training": args.cpu_seconds},
         "chance": outside.chance_level(args.game, **options),
         "after": win_rates["random"],
