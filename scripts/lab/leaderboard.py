@@ -46,7 +46,7 @@ is the training's CPU-seconds and steps as each run reports them; the command tr
 Written by `python scripts/lab/leaderboard.py write` from each run's `result.json`
 ([how](results.md#leaderboard))."""
 HEADER = (
-    "| library | algorithm | training CPU-s | steps | against random [95%] | against greedy "
+    "| library | algorithm | training CPU-s | budget | against random [95%] | against greedy "
     "[95%] | rating [95%] | command | made |\n|---|---|---:|---:|---|---|---|---|---|"
 )
 
