@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.agents.threads import end_with_parent, limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
@@ -64,7 +64,8 @@ def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
         from tabletop_zoo.envs.registry import make_raw_env
         from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
-        if cfg.vec == "subproc":
+        if cfg.vec == "subproc":  # a worker process: it ends with its parent
+            end_with_parent()
             import torch  # noqa: F401 - loaded first, so that its threads are limited too
 
             limit_threads()
