@@ -11,6 +11,7 @@ pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 pytest.importorskip("torch", reason="the script needs the 'train' extra")
 
 from tabletop_zoo.baselines.training import ppo_vector as training  # noqa: E402
+from tabletop_zoo.envs import _files  # noqa: E402
 from tabletop_zoo.envs.registry import GAMES  # noqa: E402
 
 OPPONENTS = ("snapshot", "greedy", "random")
@@ -141,12 +142,10 @@ def test_a_failed_save_keeps_the_previous_weights(script, tmp_path, monkeypatch)
     saved = tmp_path / "policy.pt"
     saved.write_bytes(b"the weights of an earlier run")
 
-    def disk_full(_weights, target) -> None:
-        with open(target, "wb") as handle:
-            handle.write(b"half the weights")
+    def disk_full(_fd) -> None:  # the data written, the disk full before it is synced
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(training.torch, "save", disk_full)
+    monkeypatch.setattr(_files.os, "fsync", disk_full)
     argv = ["--total-timesteps", "64", "--num-envs", "8", "--num-steps", "8", "--hidden", "8",
             "--eval-games", "0", "--save", str(saved)]  # fmt: skip
     with pytest.raises(OSError, match="No space left"):  # run_main: one line, exit 1
