@@ -197,6 +197,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
             workers=args.workers,
             trust=args.trust_model,
             log=args.log,
+            progress=game_log.progress(args, "scripts/make_reference.py"),
         )
     entry = ladder.fit_ladder(
         result,

@@ -40,14 +40,26 @@ RESUME_HELP = (
 
 
 def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = False) -> None:
-    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``)
-    and ``--resume``, as every command that records its games has them."""
+    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``),
+    ``--resume`` and ``--no-progress``, as every command that records its games has them."""
     from tabletop_zoo.baselines import cli
 
     holds = f"the record of the games ({FILE_NAME})" + (" and the tables" if tables else "")
     parser.add_argument("--out", type=cli.output_folder(), default=default,
                         help=f"output folder: {holds} (default {default})")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def progress(args: argparse.Namespace, script: str) -> bool:
+    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``;
+    then a missing ``train`` extra is said before anything is played."""
+    from tabletop_zoo.baselines import cli
+    from tabletop_zoo.envs.extras import require_extra
+
+    if not args.no_progress:
+        require_extra("train", f"the progress bar of {cli.program(script)}", ("tqdm",))
+    return not args.no_progress
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:

@@ -29,6 +29,8 @@ from tabletop_zoo.baselines.evaluation.report import (
     incomplete_name,
     pyplot,
     save_figure,
+    text_table,
+    with_interval,
     write_rows,
 )
 from tabletop_zoo.baselines.evaluation.stats import (
@@ -154,17 +156,18 @@ class SeatedResult:
     def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
         """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""
         ratings = self.ratings(fixed)
-        rows = sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
-        place = self.placements()
-        lines = [f"{'agent':<32}{'rating [95%]':>22}{'1st share [95%]':>22}{'rank':>7}{'games':>7}"]
-        for i in rows:
-            lo, hi = place[i].interval()
-            first = f"{place[i].first_share:.2f} [{lo:.2f}, {hi:.2f}]"
-            lines.append(
-                f"{self.agents[i][:31]:<32}{ratings[i]!s:>22}{first:>22}"
-                f"{place[i].mean_rank:>7.2f}{place[i].games:>7}"
+        place, header = self.placements(), ("agent", "rating [95%]", "1st share [95%]", "rank")
+        rows = [
+            (
+                self.agents[i],
+                ratings[i],
+                with_interval(place[i].first_share, *place[i].interval()),
+                f"{place[i].mean_rank:.2f}",
+                place[i].games,
             )
-        return "\n".join(lines)
+            for i in sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
+        ]
+        return "\n".join(text_table(rows, (*header, "games")))
 
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
@@ -235,10 +238,11 @@ def play_lineups(
     trust: bool = False,
     log: Any = None,
     env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs`` (indices into ``agent_specs``),
     ``rounds`` times over (:func:`lineup_schedule`); ``random_opening`` is
-    :func:`~.arena.play_game`'s, ``workers``, ``trust`` and ``log`` are
+    :func:`~.arena.play_game`'s, ``workers``, ``trust``, ``log`` and ``progress`` are
     :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`)."""
@@ -248,4 +252,5 @@ def play_lineups(
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
-    return play_into(result, agent_specs, schedule, names=names, log=log, **options)
+    options |= {"log": log, "progress": progress}
+    return play_into(result, agent_specs, schedule, names=names, **options)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs._files import write_bytes_atomic
+from tabletop_zoo.envs._files import atomic_path
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 FORMAT = "tabletop-zoo checkpoint 1"
@@ -64,7 +64,8 @@ def save_tensors(data: Any, path: str | Path) -> None:
 
     buffer = io.BytesIO()
     torch.save(data, buffer)
-    write_bytes_atomic(path, buffer.getbuffer())
+    with atomic_path(path) as temporary:
+        temporary.write_bytes(buffer.getbuffer())
 
 
 def load_checkpoint(run: str | Path, command: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -117,6 +117,7 @@ def test_evaluate_and_rate_keep_the_games_played(script, tmp_path, monkeypatch, 
     rate = script("rate")
     argv = ["--game", "mole_hill", "--agent", "random", "--against", "random", "--rounds", "2"]
     argv += ["--workers", "2", "--csv", str(tmp_path / "games.csv"), "--out", str(tmp_path)]
+    argv.append("--no-progress")
     assert rate.main(argv) == 1
     assert _stopped(capsys.readouterr().err, tmp_path, "rate.py") == 1
     assert not (tmp_path / "games.csv").exists()
