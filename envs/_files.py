@@ -133,7 +133,7 @@ def atomic_write(
             os.fsync(handle.fileno())
 
 
-def write_bytes_atomic(path: str | Path, data: bytes | memoryview) -> Path:
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (:func:`atomic_write`); return the path."""
     with atomic_write(path, "wb") as handle:
         handle.write(data)
