@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
@@ -53,11 +52,5 @@ def end_with_parent() -> None:
     import threading
 
     parent = multiprocessing.parent_process()
-    if parent is not None:
-        watch = threading.Thread(target=_exit_after, args=(parent,), name="parent", daemon=True)
-        watch.start()
-
-
-def _exit_after(parent: Any) -> None:
-    parent.join()  # returns once the parent's end of the pipe is closed
-    os._exit(1)
+    if parent is not None:  # its join() returns once the parent's end of the pipe closed
+        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()

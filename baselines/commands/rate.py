@@ -22,7 +22,7 @@ from tabletop_zoo.baselines.evaluation import game_log, ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names, text_table
-from tabletop_zoo.baselines.evaluation.seating import SeatedResult
+from tabletop_zoo.baselines.evaluation.seating import PLACEMENT_HEADER, SeatedResult
 from tabletop_zoo.envs.extras import require_extra
 
 
@@ -110,9 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             place = ladder.rate_against(
                 args.game, players, args.agent, opponent, log=log.part(number), **options
             )
-            rows.append(ladder.placement_row(f"{players - 1} x {opponent}", place))
+            rows.append((f"{players - 1} x {opponent}", *place.cells()))
     if rows:
-        header = ("opponents (every other seat)", *ladder.PLACEMENT_HEADER)
+        header = ("opponents (every other seat)", *PLACEMENT_HEADER)
         print("\n".join(text_table(rows, header)))
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
-from tabletop_zoo.baselines.evaluation.report import text_table, with_interval
+from tabletop_zoo.baselines.evaluation.report import text_table
 from tabletop_zoo.baselines.evaluation.seating import (
+    PLACEMENT_HEADER,
     Placement,
     SeatedResult,
     lineups,
@@ -27,7 +28,6 @@ from tabletop_zoo.baselines.evaluation.stats import Rating, anchored_elo, elo_ra
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 LADDER_SCALE = "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma"
-PLACEMENT_HEADER = ("games", "1st share [95%]", "mean rank", "score [95%]")
 
 
 def ladder_key(game: str, num_players: int) -> str:
@@ -164,22 +164,15 @@ def rate_against(
     return play_lineups(game, specs, designs, rounds, num_players, **options).placements()[0]
 
 
-def placement_row(label: str, placement: Placement) -> tuple[str, ...]:
-    """One row under :data:`PLACEMENT_HEADER`: games, sole-first share, mean rank, score."""
-    share = with_interval(placement.first_share, *placement.interval())
-    score = with_interval(placement.score, *placement.score_interval())
-    return label, str(placement.games), share, f"{placement.mean_rank:.2f}", score
-
-
 def newcomer_lines(rated: NewcomerRating) -> list[str]:
     """The report of a newcomer's rating: its placements per mix and in all, its Elo (2
     players), the ladder with the newcomer placed in it, and its rating."""
     specs, result, ladder = rated.specs, rated.result, rated.ladder
     rows = [
-        placement_row(" + ".join(specs[i] for i in lineup[1:]), result.placements(lineup)[0])
+        (" + ".join(specs[i] for i in lineup[1:]), *result.placements(lineup)[0].cells())
         for lineup in rated.designs
     ]
-    rows.append(placement_row("all", result.placements()[0]))
+    rows.append(("all", *result.placements()[0].cells()))
     lines = [*text_table(rows, ("opponents (mix)", *PLACEMENT_HEADER)), ""]
     if rated.elo is not None:
         lines.append(f"Elo on the ladder: {rated.elo}")

@@ -108,6 +108,15 @@ class Placement:
         half = Z_95 * float(np.std(self.game_scores, ddof=1)) / np.sqrt(n)
         return (max(0.0, self.score - half), min(1.0, self.score + half))
 
+    def cells(self) -> tuple[str, ...]:
+        """Its columns of a table under :data:`PLACEMENT_HEADER`."""
+        share = with_interval(self.first_share, *self.interval())
+        score = with_interval(self.score, *self.score_interval())
+        return str(self.games), share, f"{self.mean_rank:.2f}", score
+
+
+PLACEMENT_HEADER = ("games", "1st share [95%]", "mean rank", "score [95%]")
+
 
 def pairwise_score(ranks: Sequence[int], seat: int) -> float:
     """Share of the other seats that ``seat`` finished ahead of (a shared rank counts
@@ -154,20 +163,12 @@ class SeatedResult:
         return plackett_luce_ratings(placed, len(self.agents), fixed, seed=seed)
 
     def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
-        """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""
+        """Plain-text table: rating [95%], games, sole first share [95%], mean rank, score."""
         ratings = self.ratings(fixed)
-        place, header = self.placements(), ("agent", "rating [95%]", "1st share [95%]", "rank")
-        rows = [
-            (
-                self.agents[i],
-                ratings[i],
-                with_interval(place[i].first_share, *place[i].interval()),
-                f"{place[i].mean_rank:.2f}",
-                place[i].games,
-            )
-            for i in sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
-        ]
-        return "\n".join(text_table(rows, (*header, "games")))
+        place = self.placements()
+        order = sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
+        rows = [(self.agents[i], ratings[i], *place[i].cells()) for i in order]
+        return "\n".join(text_table(rows, ("agent", "rating [95%]", *PLACEMENT_HEADER)))
 
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
