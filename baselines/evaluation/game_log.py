@@ -124,7 +124,7 @@ class GameLog:
         return {slot: g for (match, slot), g in self.games.items() if match == self.match}
 
     def add(self, slot: int, record: MatchRecord) -> None:
-        """Append the game of ``slot`` (one line, closed: on the system's disk); a failed
+        """Append the game of ``slot`` (one line, handed to the system at once); a failed
         write is an ``OSError`` naming the file (the torn line is dropped on resume)."""
         line = json.dumps({"match": self.match, "slot": slot, **dataclasses.asdict(record)})
         if not self._resume and not self.lines:  # (shared by the views of matches)

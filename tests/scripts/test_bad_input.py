@@ -417,11 +417,11 @@ def test_ctrl_c_during_a_rating_keeps_the_finished_games(tmp_path, start_for_ctr
         "random",
         "--rounds",
         "100000",
+        "--no-progress",
         "--csv",
         str(csv_path),
         "--out",
         "out",
-        "--no-progress",
         cwd=tmp_path,
     )
     try:
