@@ -23,7 +23,7 @@ import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
-from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.agents.threads import end_with_parent, limit_threads
 from tabletop_zoo.baselines.evaluation.batched import (
     LockstepGames,
     acts_on_rows,
@@ -270,11 +270,13 @@ def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
 
 def _pool_worker_start() -> None:
     """Process pool initialiser: Ctrl-C is the parent's to handle (it stops the pool and
-    says so in one line), so workers ignore SIGINT; one torch thread each."""
+    says so in one line), so workers ignore SIGINT; one torch thread each; a worker ends
+    with its parent."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_threads()  # the network agents limit torch's threads again when they load it
+    end_with_parent()
 
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import parse_agent_spec
 from tabletop_zoo.baselines.evaluation.matches import MatchRecord
-from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs._files import write_text_atomic, writing
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 FILE_NAME = "games.jsonl"
@@ -41,14 +41,26 @@ RESUME_HELP = (
 
 
 def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = False) -> None:
-    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``)
-    and ``--resume``, as every command that records its games has them."""
+    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``),
+    ``--resume`` and ``--no-progress``, as every command that records its games has them."""
     from tabletop_zoo.baselines import cli
 
     holds = f"the record of the games ({FILE_NAME})" + (" and the tables" if tables else "")
     parser.add_argument("--out", type=cli.output_folder(), default=default,
                         help=f"output folder: {holds} (default {default})")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def progress(args: argparse.Namespace, script: str) -> bool:
+    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``;
+    then a missing ``train`` extra is said before anything is played."""
+    from tabletop_zoo.baselines import cli
+    from tabletop_zoo.envs.extras import require_extra
+
+    if not args.no_progress:
+        require_extra("train", f"the progress bar of {cli.program(script)}", ("tqdm",))
+    return not args.no_progress
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:
@@ -80,7 +92,6 @@ class GameLog:
         self.lines: dict[tuple[int, int], str] = {}
         self.games: dict[tuple[int, int], MatchRecord] = {}
         self.match, self._resume = 0, resume
-        self._open: list[Any] = []  # the file, once open (shared by the views of matches)
         if resume:
             self._load()
 
@@ -115,31 +126,24 @@ class GameLog:
         return {slot: g for (match, slot), g in self.games.items() if match == self.match}
 
     def add(self, slot: int, record: MatchRecord) -> None:
-        """Append the game of ``slot`` (one line, flushed to the system)."""
+        """Append the game of ``slot`` (one line, handed to the system at once); a failed
+        write is an ``OSError`` naming the file (the torn line is dropped on resume)."""
         line = json.dumps({"match": self.match, "slot": slot, **dataclasses.asdict(record)})
+        if not self._resume and not self.lines:  # (shared by the views of matches)
+            write_text_atomic(self.path, self.header + "\n")
         self.games[self.match, slot] = record
         self.lines[self.match, slot] = line
-        if not self._open:
-            if not self._resume:
-                write_text_atomic(self.path, self.header + "\n")
-            self._open.append(self.path.open("a", encoding="utf-8"))
-        self._open[0].write(line + "\n")
-        self._open[0].flush()
+        with writing(self.path), self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
 
     def records(self) -> list[tuple[int, MatchRecord]]:
         """``(match, record)`` of every game, in match and schedule order."""
         return [(key[0], self.games[key]) for key in sorted(self.games)]
 
     def finish(self) -> None:
-        """Close the file, rewritten whole (atomically) in match and schedule order."""
-        self.close()
+        """Rewrite the file whole (atomically) in match and schedule order."""
         lines = [self.header, *(self.lines[key] for key in sorted(self.lines))]
         write_text_atomic(self.path, "\n".join(lines) + "\n")
-
-    def close(self) -> None:
-        """Close the file as it is (a run that stopped early)."""
-        for handle in self._open:
-            handle.close()
 
     def stopped(self, program: str, argv: Sequence[str]) -> str:
         """What a stopped run says: the games recorded and the command that resumes it

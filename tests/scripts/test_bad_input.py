@@ -459,6 +459,7 @@ def test_ctrl_c_during_a_rating_keeps_the_finished_games(tmp_path, start_for_ctr
         "random",
         "--rounds",
         "100000",
+        "--no-progress",
         "--csv",
         str(csv_path),
         "--out",
@@ -466,7 +467,6 @@ def test_ctrl_c_during_a_rating_keeps_the_finished_games(tmp_path, start_for_ctr
         cwd=tmp_path,
     )
     try:
-        assert process.stdout.readline().startswith("opponents")  # checks done, playing
         record, deadline = tmp_path / "out" / "games.jsonl", time.monotonic() + 240
         while not record.is_file() and time.monotonic() < deadline:
             time.sleep(0.1)  # until a game is recorded (when depends on the machine's load)
