@@ -37,16 +37,14 @@ from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
 from tabletop_zoo.baselines.agents import CODE_REFUSED, agent_spec_forms, runs_code
+from tabletop_zoo.baselines.agents.checks import MAX_LAYER, MAX_PROCESSES, SEED_LIMIT
+from tabletop_zoo.envs._files import check_output_file, check_output_folder
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
 
 USAGE_ERROR = 2
 FAILURE = 1
-MAX_PROCESSES = 256
-"""The most processes or threads a flag may ask for (more is a typo; libraries overflow)."""
-MAX_LAYER = 65_536
-"""The widest network layer and the most parallel envs a flag may ask for."""
 
 
 _PROGRAM: str | None = None
@@ -208,7 +206,7 @@ def _wanted(
     return f"must be {kind}{above}" + ("" if high is None else f" <= {high}")
 
 
-SEED = integer(0, 2**32 - 1)
+SEED = integer(0, SEED_LIMIT - 1)
 """argparse type of every ``--seed``: ``0..2**32-1`` (the seeds NumPy and SB3 take)."""
 PROCESSES = integer(1, MAX_PROCESSES)
 """argparse type of ``--workers`` and ``--torch-threads``: ``1..MAX_PROCESSES``."""
@@ -235,50 +233,6 @@ def number(
     return parse
 
 
-def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> Path:
-    """``path`` as a Path once a file can be written there; ``InvalidOptionError`` if the
-    name is empty, is a folder, lacks one of ``suffixes`` or its folder is not writable."""
-    text, suffixes = str(os.fspath(path)), tuple(suffixes)
-    if not text.strip():
-        raise InvalidOptionError("the output file name is empty")
-    target = Path(text)
-    if target.is_dir() or text.endswith(os.sep):
-        raise InvalidOptionError(f"{text!r} is a folder, not a file")
-    if suffixes and target.suffix.lower() not in suffixes:
-        raise InvalidOptionError(f"{text!r} must end in {' or '.join(suffixes)}")
-    if target.exists() and not os.access(target, os.W_OK):
-        raise InvalidOptionError(f"{text!r}: no permission to write it")
-    problem = folder_problem(target.absolute().parent)
-    if problem:
-        raise InvalidOptionError(f"{text!r}: {problem}")
-    return target
-
-
-def check_output_folder(path: str | os.PathLike) -> Path:
-    """``path`` as a Path once it is (or can be made) a writable folder, else (an empty name
-    too: it is not the current folder) ``InvalidOptionError``."""
-    text = str(os.fspath(path))
-    if not text.strip():
-        raise InvalidOptionError("the output folder name is empty")
-    problem = folder_problem(Path(text).absolute())
-    if problem:
-        raise InvalidOptionError(f"{text!r}: {problem}")
-    return Path(text)
-
-
-def folder_problem(folder: Path) -> str | None:
-    """Why ``folder`` cannot be created or written in (``None`` if it can)."""
-    try:
-        existing = next(p for p in (folder, *folder.parents) if p.exists())  # "/" exists
-    except (OSError, ValueError) as exc:  # e.g. a name too long or with a NUL byte
-        return f"not a usable path ({one_line(exc)})"
-    if not existing.is_dir():
-        return f"{str(existing)!r} is a file, not a folder"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"no permission to write in {str(existing)!r}"
-    return None
-
-
 def _argparse_type(check: Callable[[str], Any], name: str) -> Callable[[str], Any]:
     """An argparse type from a check that raises ``InvalidOptionError``."""
 
@@ -296,6 +250,12 @@ def layer_sizes(text: str) -> tuple[int, ...]:
     """argparse type of ``--hidden``: comma separated layer sizes in 1..:data:`MAX_LAYER`."""
     width = integer(1, MAX_LAYER)
     return tuple(width(part) for part in text.split(",") if part.strip()) or (width(text),)
+
+
+def add_key_values(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
+    """A repeatable ``flag KEY=VALUE`` (read by :func:`key_values`); ``what`` starts its help."""
+    help_text = f"{what}; values parsed as JSON if possible"
+    parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=help_text)
 
 
 def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:

@@ -6,7 +6,9 @@ matplotlib's ``savefig``, imageio): a temporary file in the target's folder, flu
 ``fsync``-ed, then renamed over the target (``os.replace``). A failed write deletes its
 temporary file and raises an ``OSError`` naming the target (:func:`writing`: appends use
 it too); one killed mid-write leaves a temporary named with its process id, which
-the next save of the same target deletes once that process is gone. Standard library only::
+the next save of the same target deletes once that process is gone. Before a run starts,
+:func:`check_output_file` and :func:`check_output_folder` say whether its output can be
+written there. Standard library only (and our errors)::
 
     with atomic_path("runs/a/final_model.zip") as temporary:
         model.save(temporary)  # the temporary name keeps the suffix (.zip)
@@ -17,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from tabletop_zoo.envs.errors import InvalidOptionError
 
 _MARK = ".tmp-"
 
@@ -145,3 +149,47 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     with atomic_write(path, "w", encoding="utf-8") as handle:
         handle.write(text)
     return Path(path)
+
+
+def check_output_file(path: str | os.PathLike, suffixes: Iterable[str] = ()) -> Path:
+    """``path`` as a Path once a file can be written there; ``InvalidOptionError`` if the
+    name is empty, is a folder, lacks one of ``suffixes`` or its folder is not writable."""
+    text, suffixes = str(os.fspath(path)), tuple(suffixes)
+    if not text.strip():
+        raise InvalidOptionError("the output file name is empty")
+    target = Path(text)
+    if target.is_dir() or text.endswith(os.sep):
+        raise InvalidOptionError(f"{text!r} is a folder, not a file")
+    if suffixes and target.suffix.lower() not in suffixes:
+        raise InvalidOptionError(f"{text!r} must end in {' or '.join(suffixes)}")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidOptionError(f"{text!r}: no permission to write it")
+    problem = folder_problem(target.absolute().parent)
+    if problem:
+        raise InvalidOptionError(f"{text!r}: {problem}")
+    return target
+
+
+def check_output_folder(path: str | os.PathLike) -> Path:
+    """``path`` as a Path once it is (or can be made) a writable folder, else (an empty name
+    too: it is not the current folder) ``InvalidOptionError``."""
+    text = str(os.fspath(path))
+    if not text.strip():
+        raise InvalidOptionError("the output folder name is empty")
+    problem = folder_problem(Path(text).absolute())
+    if problem:
+        raise InvalidOptionError(f"{text!r}: {problem}")
+    return Path(text)
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be created or written in (``None`` if it can)."""
+    try:
+        existing = next(p for p in (folder, *folder.parents) if p.exists())  # "/" exists
+    except (OSError, ValueError) as exc:  # e.g. a name too long or with a NUL byte
+        return f"not a usable path ({' '.join(str(exc).split())})"
+    if not existing.is_dir():
+        return f"{str(existing)!r} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"no permission to write in {str(existing)!r}"
+    return None

@@ -182,6 +182,15 @@ def test_agents_layer_imports_no_higher_layer() -> None:
             assert not name.startswith(higher), f"{path.relative_to(ROOT)} imports {name}"
 
 
+def test_the_library_layers_import_no_command_line_kit() -> None:
+    """Flags, their types and builders live in the commands layer (baselines/cli.py,
+    baselines/commands/); the library below it takes values, checked where they are used."""
+    kit = ("tabletop_zoo.baselines.cli", "tabletop_zoo.baselines.commands", "argparse")
+    for path in _sources("baselines/agents", "baselines/evaluation", "baselines/training"):
+        found = [name for name in _imports(path) if name.startswith(kit)]
+        assert not found, f"{path.relative_to(ROOT)} imports {found}: the commands' kit"
+
+
 # ---------------------------------------------------------------- game names
 def _game_name_pattern() -> re.Pattern[str]:
     words = set()

@@ -1,6 +1,7 @@
 """Checks shared by every entry point that takes agents: does an agent fit the env, is a
-seed usable. Each raises :class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a
-``ValueError``) saying what was wrong and what is allowed."""
+seed usable; and the limits of seeds, processes and layer widths. Each check raises
+:class:`~tabletop_zoo.envs.errors.InvalidOptionError` (a ``ValueError``) saying what was
+wrong and what is allowed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_inte
 
 SEED_LIMIT = 2**32
 """Seeds are ints in ``0 .. SEED_LIMIT - 1`` (NumPy's legacy global seed, which SB3 uses)."""
+MAX_PROCESSES = 256
+"""The most processes or threads a run may ask for (more is a typo; libraries overflow)."""
+MAX_LAYER = 65_536
+"""The widest network layer and the most parallel envs a run may ask for."""
 
 
 def check_agent_fits(agent: Any, env: Any, spec: str | None = None) -> None:

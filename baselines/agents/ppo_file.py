@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop_zoo.baselines.agents.checks import MAX_LAYER
 from tabletop_zoo.envs.errors import InvalidOptionError, UntrustedModelError
 from tabletop_zoo.envs.extras import require_extra
 
@@ -35,7 +36,6 @@ _PLAIN_KWARGS = {"net_arch", "ortho_init", "share_features_extractor", "normaliz
 _IGNORED_KWARGS = {"optimizer_kwargs"}  # training only; ignored when plain JSON
 _MAX_DATA_BYTES = 64 * 1024 * 1024  # the JSON record (a trained model's is ~40 kB)
 _MAX_WEIGHTS_BYTES = 1024 * 1024 * 1024
-_MAX_WIDTH = 1 << 16  # units per layer
 _MAX_LAYERS = 32
 _MAX_INPUTS = 1 << 24  # observation entries
 
@@ -100,11 +100,11 @@ def _layers(value: Any, path: Path, what: str) -> list[int]:
     if (
         not isinstance(value, list)
         or len(value) > _MAX_LAYERS
-        or not all(type(n) is int and 1 <= n <= _MAX_WIDTH for n in value)
+        or not all(type(n) is int and 1 <= n <= MAX_LAYER for n in value)
     ):
         raise _bad(
             path,
-            f"{what} must be at most {_MAX_LAYERS} layer sizes in 1..{_MAX_WIDTH}, "
+            f"{what} must be at most {_MAX_LAYERS} layer sizes in 1..{MAX_LAYER}, "
             f"got {str(value)[:80]}",
         )
     return list(value)
@@ -173,7 +173,7 @@ def _spaces(data: dict[str, Any], path: Path) -> tuple[Any, Any]:
     if not isinstance(act, dict) or act.get(":type:") != _DISCRETE:
         raise untrusted(path, "its action space is not Discrete")
     n, start = str(act.get("n", "")), str(act.get("start", "0"))
-    if not (n.isascii() and n.isdigit() and 1 <= int(n) <= _MAX_WIDTH) or start != "0":
+    if not (n.isascii() and n.isdigit() and 1 <= int(n) <= MAX_LAYER) or start != "0":
         raise _bad(path, f"bad action space n={n[:20]!r} start={start!r}")
     observation_space = spaces.Box(-np.inf, np.inf, tuple(shape), np.float32)
     return observation_space, spaces.Discrete(int(n))

@@ -17,7 +17,8 @@ import time
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import game_log, round_robin
+from tabletop_zoo.baselines.commands import _flags
+from tabletop_zoo.baselines.evaluation import round_robin
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="agent spec for the seats beyond the pair, 3-4 players only (default random)",
     )
-    game_log.add_flags(p, "results/tournament", tables=True)
+    _flags.add_game_log_flags(p, "results/tournament", tables=True)
     p.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     p.add_argument(
         "--random-opening", type=cli.integer(0), default=0, metavar="K",
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     # the chart needs matplotlib, the progress bar tqdm: say so before playing
     require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
-    progress = game_log.progress(args, "scripts/evaluate.py")
+    progress = _flags.progress(args, "scripts/evaluate.py")
     with cli.usage_errors(parser):  # every spec, model file and the player count first
         players = cli.players(args.game, args.num_players)
         specs = cli.check_agents(args.agents, args.game, players)

@@ -27,7 +27,8 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import MANIFEST_PATH, REFERENCE_DIR, file_sha256
 from tabletop_zoo.baselines.agents.reference import load_manifest as read_manifest
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import game_log, ladder
+from tabletop_zoo.baselines.commands import _flags
+from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
@@ -197,7 +198,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
             workers=args.workers,
             trust=args.trust_model,
             log=args.log,
-            progress=game_log.progress(args, "scripts/make_reference.py"),
+            progress=_flags.progress(args, "scripts/make_reference.py"),
         )
     entry = ladder.fit_ladder(
         result,
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder.add_argument(
         "--plot", type=cli.output_file(".png"), help="save the ratings chart (PNG) here"
     )
-    game_log.add_flags(ladder, "results/ladder")
+    _flags.add_game_log_flags(ladder, "results/ladder")
     ladder.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv

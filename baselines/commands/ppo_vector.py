@@ -16,7 +16,9 @@ import argparse
 import time
 
 from tabletop_zoo.baselines import cli, reproducible
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.training import checkpoint
+from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.envs.extras import MissingExtraError, install_command, require_extra
 from tabletop_zoo.envs.registry import GAMES, fast_path_available
 
@@ -27,55 +29,64 @@ OPPONENT_KINDS = ("random", "greedy", "snapshot")
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The flags, checked (one usage line for a bad one); one field of the config each."""
+    from tabletop_zoo.baselines.training.ppo_vector import PPOVectorConfig
+
     p = argparse.ArgumentParser(description="Masked PPO on the compiled vector env.")
+    add = _flags.config_flags(p, PPOVectorConfig)
     p.add_argument("--game", choices=GAMES_WITH_ENGINES, default=GAMES_WITH_ENGINES[0])
     p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
-    p.add_argument("--opponent", type=opponent_list, default="random",
-                   help="random, greedy, snapshot, or a comma list of them drawn per seat "
-                   "and episode (e.g. random,greedy)")  # fmt: skip
-    p.add_argument("--seed", type=cli.SEED, default=0)
-    p.add_argument("--reward-mode", choices=["win", "score"], default="win",
-                   help="win: +1 / 0 / -1; score: own score minus the best other one")  # fmt: skip
-    p.add_argument("--reward-scale", type=POSITIVE, default=1.0,
-                   help="rewards are divided by this (for score rewards)")  # fmt: skip
-    p.add_argument("--total-timesteps", type=cli.integer(0), default=2_000_000,
-                   help="0: no training (with --load: evaluate those weights)")  # fmt: skip
-    p.add_argument("--cpu-budget", type=POSITIVE, default=None,
-                   help="stop training after this many CPU-seconds of this process")  # fmt: skip
-    p.add_argument("--num-envs", type=cli.integer(1, cli.MAX_LAYER), default=64)
-    p.add_argument(
-        "--num-steps", type=cli.integer(1, cli.MAX_LAYER), default=64, help="rollout steps per env"
+    add(
+        "opponent",
+        type=opponent_list,
+        help="random, greedy, snapshot, or a comma list of them drawn per seat and episode "
+        "(e.g. random,greedy)",
     )
-    p.add_argument("--learning-rate", type=POSITIVE, default=1e-3)
-    p.add_argument("--anneal-lr", action=argparse.BooleanOptionalAction, default=True)
-    p.add_argument("--gamma", type=cli.number(0, 1), default=0.99)
-    p.add_argument("--gae-lambda", type=cli.number(0, 1), default=0.95)
-    p.add_argument("--num-minibatches", type=cli.integer(1), default=4)
-    p.add_argument("--update-epochs", type=cli.integer(1), default=4)
-    p.add_argument("--clip-coef", type=POSITIVE, default=0.2)
-    p.add_argument("--ent-coef", type=cli.number(0), default=0.01)
-    p.add_argument("--vf-coef", type=cli.number(0), default=0.5)
-    p.add_argument("--max-grad-norm", type=POSITIVE, default=0.5)
-    p.add_argument(
-        "--hidden", type=cli.integer(1, cli.MAX_LAYER), default=128, help="units per hidden layer"
+    add("seed", type=cli.SEED)
+    add(
+        "reward_mode",
+        choices=["win", "score"],
+        help="win: +1 / 0 / -1; score: own score minus the best other one",
     )
-    p.add_argument("--snapshot-every", type=cli.integer(1), default=20, help="updates")
-    p.add_argument("--torch-threads", type=cli.PROCESSES, default=1)
-    p.add_argument("--log-every", type=cli.integer(1), default=10, help="updates between logs")
-    p.add_argument("--eval-games", type=cli.integer(0), default=50,
-                   help="per opponent per seat; 0 = none")  # fmt: skip
-    p.add_argument("--eval-policy", choices=["argmax", "sample"], default="argmax",
-                   help="the most probable action, or one drawn from the policy")  # fmt: skip
-    p.add_argument("--eval-opponents", default="random,greedy",
-                   help=f"agent specs, comma separated: {cli.agent_help()}")  # fmt: skip
-    p.add_argument("--load", default=None,
-                   help="start from weights written by --save (same game, --hidden)")  # fmt: skip
-    p.add_argument("--save", type=cli.output_file(), default=None,
-                   help="write the trained network's weights (.pt)")  # fmt: skip
-    checkpoint.add_flags(p, "that saves to this --save file")
+    add("reward_scale", type=POSITIVE, help="rewards are divided by this (for score rewards)")
+    add(
+        "total_timesteps",
+        type=cli.integer(0),
+        help="0: no training (with --load: evaluate those weights)",
+    )
+    add(
+        "cpu_budget",
+        type=POSITIVE,
+        help="stop training after this many CPU-seconds of this process",
+    )
+    add("num_envs", type=cli.integer(1, cli.MAX_LAYER))
+    add("num_steps", type=cli.integer(1, cli.MAX_LAYER), help="rollout steps per env")
+    add("learning_rate", type=POSITIVE)
+    add("anneal_lr", action=argparse.BooleanOptionalAction)
+    add("gamma", type=cli.number(0, 1))
+    add("gae_lambda", type=cli.number(0, 1))
+    add("num_minibatches", type=cli.integer(1))
+    add("update_epochs", type=cli.integer(1))
+    add("clip_coef", type=POSITIVE)
+    add("ent_coef", type=cli.number(0))
+    add("vf_coef", type=cli.number(0))
+    add("max_grad_norm", type=POSITIVE)
+    add("hidden", type=cli.integer(1, cli.MAX_LAYER), help="units per hidden layer")
+    add("snapshot_every", type=cli.integer(1), help="updates")
+    add("torch_threads", type=cli.PROCESSES)
+    add("log_every", type=cli.integer(1), help="updates between logs")
+    add("eval_games", type=cli.integer(0), help="per opponent per seat; 0 = none")
+    add(
+        "eval_policy",
+        choices=["argmax", "sample"],
+        help="the most probable action, or one drawn from the policy",
+    )
+    add("eval_opponents", help=f"agent specs, comma separated: {cli.agent_help()}")
+    add("load", help="start from weights written by --save (same game, --hidden)")
+    add("save", type=cli.output_file(), help="write the trained network's weights (.pt)")
+    _flags.add_checkpoint_flags(p, "that saves to this --save file")
     reproducible.add_flag(p)
     args = p.parse_args(argv)
-    checkpoint.refuse_other_flags(p, args)
+    _flags.refuse_other_flags(p, args)
     players = GAMES[args.game].players
     args.num_players = players[0] if args.num_players is None else args.num_players
     if args.num_players not in players:
@@ -119,13 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     run, state = flags.pop("resume"), None
     if run is not None:  # a bad RUN: one line (run_main)
         settings, state = checkpoint.load_checkpoint(run, "ppo-vector")
-        flags = settings | {"save": run, "load": None,
-                            "checkpoint_every": flags["checkpoint_every"]}  # fmt: skip
+        every = flags["checkpoint_every"]  # the run's settings, writing its own --save
+        flags = settings | {"save": run, "load": None, "checkpoint_every": every}
     config = PPOVectorConfig(**flags)
     try:
         agent = train(config, log=lambda line: print(line, flush=True), resume=state)
         if config.eval_games:
             print(format_eval_table(evaluate(agent, config)))
+    except ModelFileError as exc:  # the weights of --load (the flag checks read the others)
+        raise ModelFileError(f"--load {exc}") from None
     except KeyboardInterrupt:
         again = f"; resume with: tabletop-zoo ppo-vector --resume {config.save}"
         raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None

@@ -18,7 +18,8 @@ from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.reference import ladder_entry
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.evaluation import game_log, ladder
+from tabletop_zoo.baselines.commands import _flags
+from tabletop_zoo.baselines.evaluation import ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.report import display_names, text_table
@@ -56,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=cli.output_file(".csv"),
         help="write every game played to this CSV file (seats, returns, scores, ranks)",
     )
-    game_log.add_flags(p, "results/rate")
+    _flags.add_game_log_flags(p, "results/rate")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     reproducible.add_flag(p)
     return p
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         log = GameLog(args.out, config, resume=args.resume)
     options = {"rounds": args.rounds, "seed": args.seed, "random_opening": opening}
     options |= {"workers": args.workers, "trust": args.trust_model}
-    options["progress"] = game_log.progress(args, "scripts/rate.py")
+    options["progress"] = _flags.progress(args, "scripts/rate.py")
     start, rows = cpu_seconds(), []
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
         if not args.against:  # the agent's rating on the ladder, placements per mix

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.training import (
     ENGINES,
     GENERIC_DEFAULTS,
@@ -43,72 +44,52 @@ def _defaults_epilog() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags (defaults marked 'per game' come from the game's spec)."""
-    d = TrainConfig()
     p = argparse.ArgumentParser(
         description="MaskablePPO self-play training.", epilog=_defaults_epilog()
     )
-    cli.add_game_flags(p, d.game)
-    p.add_argument(
-        "--name", help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)"
-    )
-    p.add_argument(
-        "--runs-dir",
-        type=cli.output_folder(),
-        default=d.runs_dir,
-        help="parent folder of runs (default runs)",
-    )
-    p.add_argument("--seed", type=cli.SEED, default=d.seed)
-    p.add_argument("--timesteps", type=int, default=None, help="learner steps (per game)")
-    p.add_argument(
-        "--n-envs", type=cli.integer(1, cli.MAX_PROCESSES), default=d.n_envs, help="parallel envs"
-    )
-    p.add_argument(
-        "--vec",
+    add = _flags.config_flags(p, TrainConfig)
+    cli.add_game_flags(p, TrainConfig().game)
+    add("name", help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)")
+    add("runs_dir", type=cli.output_folder(), help="parent folder of runs (default %(default)s)")
+    add("seed", type=cli.SEED)
+    add("timesteps", type=int, help="learner steps (per game)")
+    add("n_envs", type=cli.integer(1, cli.MAX_PROCESSES), help="parallel envs")
+    add(
+        "vec",
         choices=["dummy", "subproc"],
-        default=d.vec,
         help="vector env: dummy (one process, shared pool) or subproc (one process per env)",
     )
-    p.add_argument(
-        "--engine",
+    add(
+        "engine",
         choices=list(ENGINES),
         help="where the games run: python (the Python env, one game at a time; the default, "
         "the same results on every install) or fast (compiled, batched: faster, other games)",
     )
-    p.add_argument("--n-steps", type=int, default=None, help="rollout steps per env (per game)")
-    p.add_argument("--batch-size", type=int, default=None, help="minibatch size (per game)")
-    p.add_argument("--n-epochs", type=int, default=d.n_epochs)
-    p.add_argument("--learning-rate", type=cli.number(0, low_open=True), default=d.learning_rate)
-    p.add_argument("--gamma", type=cli.number(0, 1, low_open=True), default=d.gamma)
-    p.add_argument("--ent-coef", type=cli.number(0), default=d.ent_coef)
-    p.add_argument(
-        "--net-arch",
-        default=",".join(map(str, d.net_arch)),
-        help="hidden layer sizes, comma separated (default 128,128)",
-    )
-    p.add_argument(
+    add("n_steps", type=int, help="rollout steps per env (per game)")
+    add("batch_size", type=int, help="minibatch size (per game)")
+    add("n_epochs", type=int)
+    add("learning_rate", type=cli.number(0, low_open=True))
+    add("gamma", type=cli.number(0, 1, low_open=True))
+    add("ent_coef", type=cli.number(0))
+    add("net_arch", help="hidden layer sizes, comma separated (default %(default)s)")
+    add(
+        "baselines",
         "--pool",
-        default=",".join(d.baselines),
         help=f"fixed opponents of the self-play pool, comma separated agent specs: "
         f"{cli.agent_help()}",
     )
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
-    p.add_argument("--self-play-prob", type=cli.number(0, 1), default=d.self_play_prob)
-    p.add_argument("--max-snapshots", type=int, default=d.max_snapshots)
-    p.add_argument("--snapshot-every", type=int, default=None, help="0 = no snapshots")
-    p.add_argument("--eval-every", type=int, default=None, help="0 = final evaluation only")
-    p.add_argument("--eval-games", type=int, default=None, help="games per opponent per seat")
-    p.add_argument("--final-eval-games", type=int, default=None, help="same, final evaluation")
-    p.add_argument("--torch-threads", type=cli.PROCESSES, default=d.torch_threads)
+    add("self_play_prob", type=cli.number(0, 1))
+    add("max_snapshots", type=int)
+    add("snapshot_every", type=int, help="0 = no snapshots")
+    add("eval_every", type=int, help="0 = final evaluation only")
+    add("eval_games", type=int, help="games per opponent per seat")
+    add("final_eval_games", type=int, help="same, final evaluation")
+    add("torch_threads", type=cli.PROCESSES)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--verbose", type=int, default=0, help="SB3 verbosity (1 = print logs)")
-    p.add_argument(
-        "--env-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="env option (repeatable), e.g. reward_mode=score; values parsed as JSON if possible",
-    )
-    checkpoint.add_flags(p, "folder (runs/NAME)")
+    add("verbose", type=int, help="SB3 verbosity (1 = print logs)")
+    cli.add_key_values(p, "--env-option", "env option (repeatable), e.g. reward_mode=score")
+    _flags.add_checkpoint_flags(p, "folder (runs/NAME)")
     reproducible.add_flag(p)
     return p
 
@@ -143,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    checkpoint.refuse_other_flags(parser, args)
+    _flags.refuse_other_flags(parser, args)
     require_extra("train", cli.program("scripts/train.py"))
     # flag values, pool agent specs (and models), env options and the run folder
     with cli.usage_errors(parser, (ValueError, TypeError)):

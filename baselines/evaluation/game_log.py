@@ -17,7 +17,6 @@ whole or, torn, dropped.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import dataclasses
 import hashlib
@@ -34,33 +33,6 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 
 FILE_NAME = "games.jsonl"
 FORMAT = "tabletop-zoo games 1"
-RESUME_HELP = (
-    f"play only the games not yet recorded in --out's {FILE_NAME} (a run stopped by Ctrl-C, "
-    "a kill or a dead worker): the same tables as an uninterrupted run"
-)
-
-
-def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = False) -> None:
-    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``),
-    ``--resume`` and ``--no-progress``, as every command that records its games has them."""
-    from tabletop_zoo.baselines import cli
-
-    holds = f"the record of the games ({FILE_NAME})" + (" and the tables" if tables else "")
-    parser.add_argument("--out", type=cli.output_folder(), default=default,
-                        help=f"output folder: {holds} (default {default})")  # fmt: skip
-    parser.add_argument("--resume", action="store_true", help=RESUME_HELP)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def progress(args: argparse.Namespace, script: str) -> bool:
-    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``;
-    then a missing ``train`` extra is said before anything is played."""
-    from tabletop_zoo.baselines import cli
-    from tabletop_zoo.envs.extras import require_extra
-
-    if not args.no_progress:
-        require_extra("train", f"the progress bar of {cli.program(script)}", ("tqdm",))
-    return not args.no_progress
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:

@@ -25,10 +25,10 @@ import numpy as np
 from tabletop_zoo.baselines.agents.checks import check_seed
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.threads import limit_threads
-from tabletop_zoo.baselines.cli import check_output_file
 from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.export import linear_pair
 from tabletop_zoo.baselines.training.self_play import load_opponent, play_self_play_games
+from tabletop_zoo.envs._files import check_output_file
 from tabletop_zoo.envs.errors import InvalidOptionError, as_integer
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import get_spec, new_game

@@ -7,7 +7,6 @@ of containers, numbers, strings and tensors (NumPy arrays as tensors), written a
 
 from __future__ import annotations
 
-import argparse
 import io
 import math
 import random
@@ -136,24 +135,3 @@ def diverged(where: str, why: str) -> InvalidOptionError:
     return InvalidOptionError(
         f"training diverged at {where}: {why} (a smaller --learning-rate may help)"
     )
-
-
-def add_flags(parser: argparse.ArgumentParser, run: str) -> None:
-    """``--checkpoint-every SECONDS`` and ``--resume RUN`` (``run``: what RUN names)."""
-    from tabletop_zoo.baselines import cli
-
-    parser.add_argument("--checkpoint-every", type=cli.number(0), default=DEFAULT_EVERY,
-                        metavar="SECONDS", help="wall seconds between resumable checkpoints "
-                        f"(default {DEFAULT_EVERY:g}; 0: at every chance)")  # fmt: skip
-    parser.add_argument("--resume", metavar="RUN", help=f"continue the run {run} from its last "
-                        "checkpoint, with its own settings")  # fmt: skip
-
-
-def refuse_other_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """With ``--resume``, a settings flag is an error: the checkpoint holds the settings
-    (``--checkpoint-every``, ``--no-progress``, ``--[no-]reproducible`` may change)."""
-    keep, defaults = {"resume", "checkpoint_every", "no_progress", "reproducible"}, {}
-    if args.resume is not None:
-        defaults = vars(parser.parse_args([]))
-    for key in (k for k in defaults if k not in keep and defaults[k] != vars(args)[k]):
-        parser.error(f"--resume keeps the run's own settings; leave out --{key.replace('_', '-')}")

@@ -12,9 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines.agents import CODE_REFUSED, make_agent, runs_code
-from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
-from tabletop_zoo.baselines.cli import MAX_LAYER, MAX_PROCESSES, folder_problem
+from tabletop_zoo.baselines.agents.checks import (
+    MAX_LAYER,
+    MAX_PROCESSES,
+    check_agent_fits,
+    check_seed,
+)
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
+from tabletop_zoo.envs._files import folder_problem
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, fast_path_available, get_spec, make_raw_env
 

@@ -16,7 +16,7 @@ from tabletop_zoo.baselines.agents.ppo_file import load_tensors_only
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.extras import require_extra
 
-#: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.Agent`: a trunk
+#: The layers of :class:`~tabletop_zoo.baselines.training.ppo_vector.ActorCritic`: a trunk
 #: (flatten, linear, relu, linear, relu), the policy logits (``actor``) and the value
 #: (``critic``, not exported).
 _PPO_VECTOR_LAYERS = ("trunk.1", "trunk.3", "actor", "critic")

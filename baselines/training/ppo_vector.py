@@ -1,7 +1,8 @@
 """Masked PPO on the compiled vector env in one module, in CleanRL's order (``cleanrl/ppo.py``):
-the arguments (:class:`PPOVectorConfig`), the env (:func:`make_envs`), the agent
-(:class:`Agent`, its weights: :func:`save_weights`, :func:`load_weights`), the loop
-(:func:`train`). ``tabletop-zoo ppo-vector`` is its command line.
+the arguments (:class:`PPOVectorConfig`), the env (:func:`make_envs`,
+:class:`SnapshotOpponent`), the agent (:class:`ActorCritic`, its weights:
+:func:`save_weights`, :func:`load_weights`), the loop (:func:`train`). ``tabletop-zoo
+ppo-vector`` is its command line.
 
 The learner takes a random seat in each of ``num_envs`` games stepped together by the
 compiled engine (:mod:`tabletop_zoo.wrappers.vector`); the other seats are played inside
@@ -72,26 +73,41 @@ class PPOVectorConfig:
 
 
 # ---------------------------------------------------------------- env
-def make_envs(config: PPOVectorConfig, snapshot: list[Agent | None]) -> BatchedVectorEnv:
-    """The vector env; a ``snapshot`` opponent plays ``snapshot[0]`` (random while None)."""
+class SnapshotOpponent:
+    """The policy of ``snapshot`` opponents: the learner's last frozen copy (``network``), or
+    until there is one, uniformly random legal actions from the opponent's own generator
+    (NumPy's legacy stream of ``seed``)."""
+
+    def __init__(self, seed: int) -> None:
+        self.network: ActorCritic | None = None
+        self.rng = np.random.RandomState(seed)
 
     @torch.no_grad()
-    def snapshot_policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if snapshot[0] is None:  # no snapshot yet: a uniformly random legal action
-            return (np.random.random(masks.shape) * masks).argmax(axis=1)
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.network is None:
+            return (self.rng.random_sample(masks.shape) * masks).argmax(axis=1)
         obs, mask = torch.as_tensor(observations), torch.as_tensor(masks)
-        return snapshot[0].act(obs, mask)[0].numpy()
+        return self.network.act(obs, mask)[0].numpy()
 
+
+def make_envs(config: PPOVectorConfig, snapshot: SnapshotOpponent) -> BatchedVectorEnv:
+    """The vector env; its ``snapshot`` opponents are played by ``snapshot``."""
     kinds = config.opponent.split(",")
-    entries = [snapshot_policy if kind == "snapshot" else kind for kind in kinds]
+    entries = [snapshot if kind == "snapshot" else kind for kind in kinds]
     opponent = entries[0] if len(entries) == 1 else entries  # a list: drawn per seat
-    return make_vector_env(config.game, config.num_envs, config.num_players, opponent=opponent,
-                           learner_seat=None, reward_mode=config.reward_mode,
-                           seed=config.seed)  # fmt: skip
+    return make_vector_env(
+        config.game,
+        config.num_envs,
+        config.num_players,
+        opponent=opponent,
+        learner_seat=None,
+        reward_mode=config.reward_mode,
+        seed=config.seed,
+    )
 
 
 # ---------------------------------------------------------------- agent
-class Agent(nn.Module):
+class ActorCritic(nn.Module):
     """An MLP over the flattened planes with a masked policy head and a value head."""
 
     def __init__(self, inputs: int, actions: int, hidden: int) -> None:
@@ -117,19 +133,19 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.critic(hidden).squeeze(-1)
 
 
-def save_weights(agent: Agent, path: str) -> None:
+def save_weights(agent: ActorCritic, path: str) -> None:
     """Write the tensors of ``agent`` (a failed or killed save keeps the old file)."""
     checkpoint.save_tensors(agent.state_dict(), path)
 
 
-def load_weights(agent: Agent, path: str) -> None:
+def load_weights(agent: ActorCritic, path: str) -> None:
     """Load :func:`save_weights` weights into ``agent`` (tensors only); weights of another
     game, player count or hidden size are a :class:`ModelFileError` and load nothing."""
     weights = read_ppo_vector_weights(path)
     expected = agent.state_dict()
     if any(weights[name].shape != expected[name].shape for name in expected):
         raise ModelFileError(
-            f"--load {path}: these weights do not fit this game, player count and --hidden"
+            f"{path}: these weights do not fit this game, player count and hidden size"
         )
     agent.load_state_dict(weights)
 
@@ -138,7 +154,9 @@ class ArenaPlayer:
     """The trained policy as an arena agent: its most probable legal action (``argmax``), or
     an action drawn from its masked policy with the player's own generator (``sample``)."""
 
-    def __init__(self, agent: Agent, name: str, policy: str = "argmax", seed: int = 0) -> None:
+    def __init__(
+        self, agent: ActorCritic, name: str, policy: str = "argmax", seed: int = 0
+    ) -> None:
         self.agent, self.name, self.policy = agent, name, policy
         self.rng = np.random.default_rng(seed)
 
@@ -151,7 +169,7 @@ class ArenaPlayer:
         return legal_action(logits, legal, None if self.policy == "argmax" else self.rng)
 
 
-def evaluate(agent: Agent, config: PPOVectorConfig) -> list[PairingStats]:
+def evaluate(agent: ActorCritic, config: PPOVectorConfig) -> list[PairingStats]:
     """The arena's games of ``agent`` from every seat against ``config.eval_opponents``."""
     player = ArenaPlayer(agent.eval(), "ppo_vector", config.eval_policy, config.seed + 1)
     return evaluate_agent(player, config.game, config.num_players, config.eval_opponents,
@@ -193,7 +211,7 @@ class Rollout:
         return cls(obs, masks, actions, logprobs, rewards, dones, values,
                    torch.as_tensor(next_obs), next_mask, torch.zeros(n))  # fmt: skip
 
-    def collect(self, agent: Agent, envs: BatchedVectorEnv, reward_scale: float) -> None:
+    def collect(self, agent: ActorCritic, envs: BatchedVectorEnv, reward_scale: float) -> None:
         """Fill the storage with ``num_steps`` steps of every game."""
         for step in range(self.obs.shape[0]):
             self.global_step += envs.num_envs
@@ -214,7 +232,7 @@ class Rollout:
             self.cut.extend(truncated[ended].tolist())
 
     @torch.no_grad()
-    def advantages(self, agent: Agent, config: PPOVectorConfig) -> torch.Tensor:
+    def advantages(self, agent: ActorCritic, config: PPOVectorConfig) -> torch.Tensor:
         """Generalized advantage estimation over the storage."""
         next_value = agent.value(self.next_obs)
         advantages = torch.zeros_like(self.rewards)
@@ -229,7 +247,7 @@ class Rollout:
         return advantages
 
 
-def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConfig) -> None:
+def update(agent: ActorCritic, optimizer: Any, rollout: Rollout, config: PPOVectorConfig) -> None:
     """Optimize the clipped objective over the rollout, ``update_epochs`` times."""
     advantages = rollout.advantages(agent, config)
     targets = advantages + rollout.values
@@ -260,16 +278,15 @@ def update(agent: Agent, optimizer: Any, rollout: Rollout, config: PPOVectorConf
 
 
 def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
-          resume: dict | None = None) -> Agent:  # fmt: skip
+          resume: dict | None = None) -> ActorCritic:  # fmt: skip
     """Train as configured (from ``config.load``, saving to ``config.save`` and checkpoints
     beside it, if set; from a checkpoint's state ``resume``); ``log`` gets progress lines."""
-    np.random.seed(config.seed)
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-    snapshot: list[Agent | None] = [None]
+    snapshot = SnapshotOpponent(config.seed)
     envs = make_envs(config, snapshot)
     obs_shape = envs.single_observation_space.shape
-    agent = Agent(int(np.prod(obs_shape)), int(envs.single_action_space.n), config.hidden)
+    agent = ActorCritic(int(np.prod(obs_shape)), int(envs.single_action_space.n), config.hidden)
     if config.load is not None:
         load_weights(agent, config.load)
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5)
@@ -282,8 +299,10 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
     if resume is not None:  # a checkpoint's state: go on as if never stopped
         resume = checkpoint.restore(resume, parts)
         if resume["snapshot"] is not None:
-            snapshot[0] = copy.deepcopy(agent)
-            snapshot[0].load_state_dict(resume["snapshot"])
+            snapshot.network = copy.deepcopy(agent)
+            snapshot.network.load_state_dict(resume["snapshot"])
+        # a checkpoint written before the opponent had a generator of its own: NumPy's global
+        snapshot.rng.set_state(resume.get("snapshot_rng", np.random.get_state()))
         envs.set_state(resume["envs"])
         for name, value in resume["rollout"].items():
             setattr(rollout, name, value)
@@ -297,16 +316,23 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
             spent = (time.process_time() - cpu_start, time.perf_counter() - wall_start)
             rollout.returns, rollout.cut = rollout.returns[-1000:], rollout.cut[-1000:]  # logged
             carried = {name: getattr(rollout, name) for name in Rollout.CARRIED}
-            checkpoints.save(asdict(config), checkpoint.capture(parts, rollout=carried,
-                snapshot=snapshot[0] and snapshot[0].state_dict(), envs=envs.get_state(),
-                update=number - 1, spent=spent))  # fmt: skip
+            state = checkpoint.capture(
+                parts,
+                rollout=carried,
+                snapshot=snapshot.network and snapshot.network.state_dict(),
+                snapshot_rng=snapshot.rng.get_state(),
+                envs=envs.get_state(),
+                update=number - 1,
+                spent=spent,
+            )
+            checkpoints.save(asdict(config), state)
         if config.anneal_lr:
             fraction = 1 - (number - 1) / num_updates
             optimizer.param_groups[0]["lr"] = config.learning_rate * fraction
         rollout.collect(agent, envs, config.reward_scale)
         update(agent, optimizer, rollout, config)
         if "snapshot" in config.opponent.split(",") and number % config.snapshot_every == 0:
-            snapshot[0] = copy.deepcopy(agent)
+            snapshot.network = copy.deepcopy(agent)
         cpu = time.process_time() - cpu_start
         if number % config.log_every == 0 or number == num_updates:
             log(progress_line(number, rollout, time.perf_counter() - wall_start, cpu))

@@ -6,7 +6,7 @@ policy plays the most probable legal action, as ppo-vector's own evaluation does
 import os
 
 from tabletop_zoo.baselines.training.export import read_ppo_vector_weights
-from tabletop_zoo.baselines.training.ppo_vector import Agent, ArenaPlayer
+from tabletop_zoo.baselines.training.ppo_vector import ActorCritic, ArenaPlayer
 
 
 def policy(path=None):
@@ -14,7 +14,7 @@ def policy(path=None):
     path = path or os.environ.get("PPO_VECTOR_WEIGHTS", "runs/leaderboard/ppo_vector.pt")
     weights = read_ppo_vector_weights(path)
     hidden, inputs = weights["trunk.1.weight"].shape
-    agent = Agent(inputs, weights["actor.weight"].shape[0], hidden)
+    agent = ActorCritic(inputs, weights["actor.weight"].shape[0], hidden)
     agent.load_state_dict(weights)
     player = ArenaPlayer(agent.eval(), "ppo-vector")
     return lambda observation, action_mask: player.act(observation, action_mask)

@@ -122,7 +122,7 @@ def test_ppo_vector_ctrl_c_then_resume_gives_the_uninterrupted_weights(tmp_path)
     def config(save: str) -> PPOVectorConfig:
         return PPOVectorConfig("mole_hill", 2, opponent="random,snapshot", total_timesteps=512,
                                num_envs=8, num_steps=16, hidden=8, update_epochs=1,
-                               snapshot_every=1, log_every=1, save=str(tmp_path / save),
+                               snapshot_every=2, log_every=1, save=str(tmp_path / save),
                                checkpoint_every=0)  # fmt: skip
 
     whole = train(config("whole.pt"), log=lambda _line: None)

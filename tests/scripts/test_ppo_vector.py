@@ -58,7 +58,7 @@ def test_score_rewards_and_a_sampled_evaluation(script, capsys) -> None:
 
 
 class _FixedLogits:
-    """Stands in for the trained Agent: the same logits whatever the observation."""
+    """Stands in for the trained ActorCritic: the same logits whatever the observation."""
 
     def __init__(self, logits: list[float]) -> None:
         import torch
@@ -106,8 +106,8 @@ def test_saved_weights_load_for_evaluation_alone(script, tmp_path, capsys) -> No
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("garbage", "not ppo_vector weights"),
-        ("other hidden", "do not fit this game, player count and --hidden"),
+        ("garbage", "^--load .*: not ppo_vector weights"),
+        ("other hidden", "^--load .*: these weights do not fit this game, player count and hidden"),
     ],
 )
 def test_a_bad_weights_file_is_one_error(script, tmp_path, content, message) -> None:
@@ -122,7 +122,7 @@ def test_a_bad_weights_file_is_one_error(script, tmp_path, content, message) -> 
     if content == "garbage":
         weights.write_bytes(b"not weights at all")
     else:
-        torch.save(training.Agent(4, 2, 16).state_dict(), weights)
+        torch.save(training.ActorCritic(4, 2, 16).state_dict(), weights)
     argv = ["--hidden", "8", "--total-timesteps", "0", "--eval-games", "0", "--load", str(weights)]
     with pytest.raises(ModelFileError, match=message):
         ppo.main(argv)

@@ -25,10 +25,10 @@ def _mole_hill():
 
 
 def _saved(tmp_path, inputs: int, actions: int, hidden: int = 16):
-    from tabletop_zoo.baselines.training.ppo_vector import Agent
+    from tabletop_zoo.baselines.training.ppo_vector import ActorCritic
 
     torch.manual_seed(0)
-    layers = Agent(inputs, actions, hidden)
+    layers = ActorCritic(inputs, actions, hidden)
     path = tmp_path / "policy.pt"
     torch.save(layers.state_dict(), path)
     return layers, path
