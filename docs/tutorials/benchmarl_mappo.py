@@ -59,6 +59,12 @@ from torchrl.envs import PettingZooWrapper
 from torchrl.envs.utils import ExplorationType, set_exploration_type
 
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation.outside import (
+    CpuShare,
+    chance_level,
+    win_rate,
+    write_result,
+)
 from tabletop_zoo.envs.registry import get_spec
 
 HERE = Path(__file__).resolve()
@@ -258,81 +264,6 @@ def main() -> None:
         model = {**os.environ, "TUTORIAL_MODEL": str(out / "model.pt")}
         command = [sys.executable, "-m", "tabletop_zoo.baselines.commands", *rate]
         subprocess.run(command, check=True, env=model)
-
-
-# ---- stand-in for tabletop_zoo.baselines.evaluation.outside (until it lands) ----
-import threading  # noqa: E402
-import time  # noqa: E402
-
-from tabletop_zoo.baselines.evaluation.stats import wilson_interval  # noqa: E402
-from tabletop_zoo.envs.registry import make_env  # noqa: E402
-
-
-class WinRate(dict):
-    def __getattr__(self, name):
-        return self[name]
-
-    def __str__(self):
-        return f"{self.rate:.2f} [{self.low:.2f}, {self.high:.2f}] ({self.wins}/{self.games})"
-
-
-def win_rate(policy, game="mole_hill", num_players=None, games=200, seed=0):
-    rng, wins, draws = np.random.default_rng(seed), 0, 0
-    env = make_env(game, num_players)
-    for n in range(games):
-        env.reset(seed=seed * 100_000 + n)
-        seat = f"player_{n % len(env.possible_agents)}"
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            mask = obs["action_mask"]
-            if agent == seat and policy is not None:
-                env.step(policy(obs["observation"], mask))
-            else:
-                env.step(int(rng.choice(np.flatnonzero(mask))))
-        returns = env.unwrapped.game_state.returns()
-        me = returns[int(seat[7:])]
-        wins += me == max(returns) and returns.count(me) == 1
-        draws += me == max(returns) and returns.count(me) > 1
-    low, high = wilson_interval(wins, games)
-    return WinRate(wins=wins, draws=draws, games=games, rate=wins / games, low=low, high=high)
-
-
-def chance_level(**options):
-    return win_rate(None, **options)
-
-
-class CpuShare:
-    def __enter__(self):
-        self.start, self.samples, self.stop = time.process_time(), [0, 0], threading.Event()
-        watched = threading.get_ident()
-
-        def sample():
-            while not self.stop.wait(0.005):
-                frame = sys._current_frames().get(watched)
-                while frame is not None:
-                    top = (frame.f_globals.get("__name__") or "").partition(".")[0]
-                    if top not in sys.stdlib_module_names and top not in ("numpy", "__main__"):
-                        break
-                    frame = frame.f_back
-                self.samples[0] += frame is not None and top == "tabletop_zoo"
-                self.samples[1] += 1
-
-        self.thread = threading.Thread(target=sample, daemon=True)
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-        self.cpu_seconds = time.process_time() - self.start
-        self.env_share = self.samples[0] / max(1, self.samples[1])
-
-
-def write_result(path, data):
-    Path(path).write_text(json.dumps(data, indent=2) + "\n")
 
 
 if __name__ == "__main__":
