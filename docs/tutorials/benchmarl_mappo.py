@@ -25,7 +25,12 @@ shared critic could only learn their average, 0.
     python docs/tutorials/benchmarl_mappo.py --algorithm mappo
     python docs/tutorials/benchmarl_mappo.py --algorithm ippo
 
-Its results (CPU, CPU-seconds, before/after with intervals) are in docs/tutorials/README.md.
+What stock BenchMARL 1.5.2 needed besides (its packaging): it requires ``torchvision``
+without importing it, and an unpinned one replaced the CPU torch by a CUDA build (the
+``benchmarl`` extra pins it); its default task classes build PettingZoo's own envs, so a
+task class of ours (below) builds ours.
+
+Measured results (CPU, CPU-seconds, before/after with intervals): docs/tutorials/README.md.
 """
 
 from __future__ import annotations

@@ -15,11 +15,22 @@ IPPO's critic sees the seat's own observation and is shared too. MAPPO's critic 
 global state (``env.state()``, seat 0's planes): one critic per seat there, since the
 seats' returns are opposite for the same state.
 
+What stock skrl 2.1.1 needed, and why (each fixed here, as skrl's docs would):
+
+* the all-zero mask PettingZoo's ``turn_based_aec_to_parallel`` gives the waiting seat made
+  ``Categorical`` fail ("probability tensor contains either inf, nan or element < 0"): the
+  parallel face gives that seat one allowed action instead;
+* ``IPPO_CFG`` / ``MAPPO_CFG`` refuse their own default ``{}`` for the ``*_kwargs`` fields
+  ("Specified keys (set()) do not match possible agents": a dict is read as one entry per
+  agent), so the script passes one ``{}`` per agent; IPPO also wants ``state_spaces``;
+* the trainer calls ``env.render()`` at every step unless ``headless=True``;
+* one shared critic cannot tell the seats apart on the global state (MAPPO).
+
     python docs/tutorials/skrl_ppo.py --algorithm ippo
     python docs/tutorials/skrl_ppo.py --algorithm mappo
     python docs/tutorials/skrl_ppo.py --algorithm ippo --game arktia --num-players 3
 
-Its results (CPU, CPU-seconds, before/after with intervals) are in docs/tutorials/README.md.
+Measured results (CPU, CPU-seconds, before/after with intervals): docs/tutorials/README.md.
 """
 
 from __future__ import annotations
