@@ -186,7 +186,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--algorithm", choices=("mappo", "ippo"), default="mappo")
     parser.add_argument("--game", choices=("mole_hill", "arktia"), default="mole_hill")
     parser.add_argument("--num-players", type=int, default=None)
-    parser.add_argument("--steps", type=int, default=30_000, help="env steps (the budget)")
+    parser.add_argument("--steps", type=int, default=20_000, help="env steps (the budget)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--out", default="runs/tutorials/benchmarl_mappo")
