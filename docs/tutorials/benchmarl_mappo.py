@@ -44,6 +44,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -209,6 +210,15 @@ def policy(path: str | None = None):
     return greedy(experiment)
 
 
+def cpu_name() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
+    info = Path("/proc/cpuinfo")
+    for line in info.read_text().splitlines() if info.exists() else []:
+        if line.startswith("model name"):
+            return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
 def main() -> None:
     args = parse()
     limit_threads(1)
@@ -238,31 +248,35 @@ def main() -> None:
     print(f"  before {before}, after {after}, chance {chance}")
     print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     versions = ("benchmarl", "torchrl", "tensordict", "torch", "tabletop-zoo")
-    write_result(
-        out / "result.json",
-        {
-            "tutorial": HERE.name,
-            "library": "BenchMARL",
-            "versions": {name: metadata.version(name) for name in versions},
-            "algorithm": f"{name}, self-play with one shared policy (group_map: one group)",
-            "game": args.game,
-            "num_players": players,
-            "command": " ".join(["python", f"docs/tutorials/{HERE.name}", *sys.argv[1:]]),
-            "seed": args.seed,
-            "budget": {"env_steps": args.steps},
-            "cpu_seconds": {"training": round(training.cpu_seconds, 1)},
-            "env_share": round(training.env_share, 3),
-            "metric": "win rate against uniformly random players, seats rotating; "
-            "a win is a sole first place",
-            "chance": chance,
-            "before": before,
-            "after": after,
-            "policy": f"py:docs/tutorials/{HERE.name}:policy",
-            "model": str(out / "model.pt"),
-            "cpu": platform.processor() or platform.machine(),
-            "date": datetime.date.today().isoformat(),
+    result = {
+        "tutorial": HERE.name,
+        "library": "BenchMARL",
+        "versions": {name: metadata.version(name) for name in versions},
+        "algorithm": f"{name}, self-play with one shared policy (group_map: one group)",
+        "game": args.game,
+        "num_players": players,
+        "command": " ".join(["python", f"docs/tutorials/{HERE.name}", *sys.argv[1:]]),
+        "seed": args.seed,
+        "budget": {"env_steps": args.steps},
+        "cpu_seconds": {
+            "training": round(training.cpu_seconds, 1),
+            "total": round(time.process_time(), 1),
         },
-    )
+        "env_share": round(training.env_share, 3),
+        "metric": "win rate against uniformly random players, seats rotating; "
+        "a win is a sole first place",
+        "chance": chance,
+        "before": before,
+        "after": after,
+        "policy": f"py:docs/tutorials/{HERE.name}:policy",
+        "model": str(out / "model.pt"),
+        "cpu": cpu_name(),
+        "date": datetime.date.today().isoformat(),
+    }
+    if args.rate:  # the full run: also against greedy, then the rating
+        result["greedy"] = win_rate(learner, opponent="greedy", **evaluation)
+        print(f"after training, against greedy: {result['greedy']}")
+    write_result(out / "result.json", result)
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["rate", "--game", args.game, "--num-players", str(players)]
         rate += ["--agent", f"py:{HERE}:policy", "--out", str(out / "rating")]

@@ -42,6 +42,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -152,6 +153,15 @@ def greedy(model: Policy):
     return act
 
 
+def cpu_name() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
+    info = Path("/proc/cpuinfo")
+    for line in info.read_text().splitlines() if info.exists() else []:
+        if line.startswith("model name"):
+            return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algorithm", choices=("ippo", "mappo"), default="ippo")
@@ -236,33 +246,35 @@ def main() -> None:
     print(f"  before {before}, after {after}, chance {chance}")
     print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     command = " ".join(["python", "docs/tutorials/skrl_ppo.py", *sys.argv[1:]])
-    write_result(
-        out / "result.json",
-        {
-            "tutorial": HERE.name,
-            "library": "skrl",
-            "versions": {
-                name: metadata.version(name) for name in ("skrl", "torch", "tabletop-zoo")
-            },
-            "algorithm": f"{args.algorithm.upper()}, self-play with one shared policy",
-            "game": args.game,
-            "num_players": players,
-            "command": command,
-            "seed": args.seed,
-            "budget": {"env_steps": steps},
-            "cpu_seconds": {"training": round(training.cpu_seconds, 1)},
-            "env_share": round(training.env_share, 3),
-            "metric": "win rate against uniformly random players, seats rotating; "
-            "a win is a sole first place",
-            "chance": chance,
-            "before": before,
-            "after": after,
-            "policy": f"py:docs/tutorials/{HERE.name}:policy",
-            "model": str(out / "model.pt"),
-            "cpu": platform.processor() or platform.machine(),
-            "date": datetime.date.today().isoformat(),
+    result = {
+        "tutorial": HERE.name,
+        "library": "skrl",
+        "versions": {name: metadata.version(name) for name in ("skrl", "torch", "tabletop-zoo")},
+        "algorithm": f"{args.algorithm.upper()}, self-play with one shared policy",
+        "game": args.game,
+        "num_players": players,
+        "command": command,
+        "seed": args.seed,
+        "budget": {"env_steps": steps},
+        "cpu_seconds": {
+            "training": round(training.cpu_seconds, 1),
+            "total": round(time.process_time(), 1),
         },
-    )
+        "env_share": round(training.env_share, 3),
+        "metric": "win rate against uniformly random players, seats rotating; "
+        "a win is a sole first place",
+        "chance": chance,
+        "before": before,
+        "after": after,
+        "policy": f"py:docs/tutorials/{HERE.name}:policy",
+        "model": str(out / "model.pt"),
+        "cpu": cpu_name(),
+        "date": datetime.date.today().isoformat(),
+    }
+    if args.rate:  # the full run: also against greedy, then the rating
+        result["greedy"] = win_rate(greedy(shared_policy), opponent="greedy", **evaluation)
+        print(f"after training, against greedy: {result['greedy']}")
+    write_result(out / "result.json", result)
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["rate", "--game", args.game, "--num-players", str(players)]
         rate += ["--agent", f"py:{HERE}:policy", "--out", str(out / "rating")]
