@@ -279,7 +279,8 @@ def main() -> None:
         rate = ["rate", "--game", args.game, "--num-players", str(players)]
         rate += ["--agent", f"py:{HERE}:policy", "--out", str(out / "rating")]
         model = {**os.environ, "TUTORIAL_MODEL": str(out / "model.pt")}
-        command = [sys.executable, "-m", "tabletop_zoo.baselines.commands", *rate]
+        main_ = "from tabletop_zoo.baselines.commands import main; main()"
+        command = [sys.executable, "-c", main_, *rate]  # tabletop-zoo rate ...
         subprocess.run(command, check=True, env=model)
 
 
