@@ -201,7 +201,7 @@ class _RowTree(_OneTree):
     def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
         row = self.nodes[parent].copy()
         self.holder.row = row
-        self.holder._apply_checked(action)  # legal: an edge of the tree
+        self.holder.apply_action(action)
         player = int(row[self.engine.player_column])
         if player < 0:
             return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
@@ -209,7 +209,7 @@ class _RowTree(_OneTree):
 
     def evaluate(self, leaves: list[Any]) -> Valued:
         rows = np.array(leaves)
-        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
+        _, actions, starts = mask_columns(self.engine.legal_mask_trusted(rows))
         evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
         if evaluate_planes is None:
             kind = type(self.holder)
@@ -218,7 +218,7 @@ class _RowTree(_OneTree):
             priors = np.concatenate(priors)
         else:
             seats = rows[:, self.engine.player_column].copy()
-            planes = self.engine._observe(rows, seats)
+            planes = self.engine.observe_trusted(rows, seats)
             priors, values = evaluate_planes(planes, actions, starts, seats)
         return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
 

@@ -96,11 +96,11 @@ class CompiledPositions:
         rows = self.rows[slots]  # a copy (fancy indexing)
         for depth in range(int(lengths.max(initial=0))):
             column = np.ascontiguousarray(actions[:, depth])
-            self.fast._step(rows, column, False, lengths > depth)  # the engine's own rows
+            self.fast.step_trusted(rows, column, False, lengths > depth)  # the engine's own rows
         players = rows[:, self.fast.player_column].copy()
         live = players >= 0
-        masks = self.fast._legal_mask(rows)
-        planes = self.fast._observe(rows, np.where(live, players, 0))
+        masks = self.fast.legal_mask_trusted(rows)
+        planes = self.fast.observe_trusted(rows, np.where(live, players, 0))
         over = np.flatnonzero(~live)  # as the Python positions: no actions, no planes
         masks[over], planes[over] = False, 0.0
         values = {int(i): self.value(self.fast.wrap(rows[i].copy())) for i in over}
