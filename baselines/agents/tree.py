@@ -218,7 +218,7 @@ class Forest:
         self.kernels.expand(
             *self.node_arrays(), *self.edge_arrays(), self.node_count, self.edge_count,
             slots, parent_edge, players, np.ascontiguousarray(results, dtype=np.float64),
-            starts, actions, priors,
+            starts, actions, np.asarray(priors, dtype=np.float64),
         )  # fmt: skip
 
     def back_up(

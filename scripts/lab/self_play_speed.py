@@ -37,7 +37,7 @@ from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
 
 
 def serial_self_play_game(
-    state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any
+    state: Any, search: PUCTSearch, encoder: Any, cfg: AlphaZeroConfig, rng: Any
 ) -> list[Record]:
     """One self-play game searched alone (the trainer's self-play before batching):
     ``(planes, mask, visit distribution, relative value)`` per searched move."""
@@ -64,7 +64,7 @@ def serial_self_play_game(
                     action = int(rng.choice(num_actions, p=target))
                 else:
                     action = root.final_move()
-            records.append((evaluator.planes([state])[0], mask, target, seat))
+            records.append((encoder.encode(state, seat), mask, target, seat))
         else:
             action = legal[0]
         state.apply_action(action)
@@ -79,9 +79,8 @@ def serial_self_play_game(
 def _serial(net: DenseNet, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
     """``games`` self-play games one at a time: games and decisions."""
     rng = np.random.default_rng(cfg.seed)
-    evaluator = NetworkEvaluator(net)
     search = PUCTSearch(
-        evaluator,
+        NetworkEvaluator(net),
         cfg.num_simulations,
         c_puct=cfg.c_puct,
         batch_size=cfg.search_batch,
@@ -89,10 +88,11 @@ def _serial(net: DenseNet, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
         seed=int(rng.integers(2**31)),
     )
     game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
+    encoder = get_spec(cfg.game).make_observation_encoder(game)
     decisions = 0
     for _ in range(games):
         state = game.new_initial_state(int(rng.integers(2**31)))
-        decisions += len(serial_self_play_game(state, search, evaluator, cfg, rng))
+        decisions += len(serial_self_play_game(state, search, encoder, cfg, rng))
     return games, decisions
 
 
