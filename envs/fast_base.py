@@ -5,12 +5,11 @@ shared methods (:class:`FastEngineBase`) and the one-game view behind the engine
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_checks import (
     RowChecks,
     active_rows,
@@ -129,16 +128,6 @@ class FastEngineBase(RowChecks):
         env's planes)."""
         states = self.check_states(states)
         return self.observe_trusted(states, check_seats(seats, len(states), self.num_players))
-
-    def observe_positions(self, positions: Sequence[Any]) -> np.ndarray:
-        """The planes of one-row states of this engine (:class:`FastStateBase`, checked
-        when made), each seen by its seat to act; none may be finished. What a search
-        evaluates leaf by leaf, without checking rows again."""
-        rows = np.stack([position.row for position in positions])
-        seats = rows[:, self.player_column].copy()
-        if (seats < 0).any():
-            raise InvalidOptionError("observe_positions: a finished position has no seat to act")
-        return self.observe_trusted(rows, seats)
 
     def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
         """:meth:`observe` of rows the engine made, by valid ``seats`` (not checked)."""

@@ -5,7 +5,7 @@ as OpenSpiel's ``MCTSBot`` serves both.
 An *evaluator* values a batch of unfinished positions (:class:`~.positions.Leaves`):
 ``evaluate(leaves) -> (priors, values)``, a probability per legal action (end to end, as
 ``leaves.actions``) and the expected result of every seat (absolute seat order, in
-``[-1, 1]``); :func:`on_states` makes one of a function of engine-protocol states. Each
+``[-1, 1]``; ``leaves.states()`` gives the positions as engine-protocol states). Each
 search descends its tree (:mod:`.tree`) in batches of up to ``batch_size`` descents with
 virtual loss, the seat to act picking ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)``
 (an unvisited child's ``Q`` being the node's own value for that seat): a finished position
@@ -28,17 +28,6 @@ from tabletop_zoo.envs.registry import fast_path_available
 Evaluator = Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 TerminalValue = Callable[[Any], Sequence[float]]
 C_VISIT, C_SCALE = 50.0, 0.1  # sigma(q) of the Gumbel search (GumbelHalving)
-
-
-def on_states(evaluate: Callable[[list[Any]], tuple[Sequence[Any], Any]]) -> Evaluator:
-    """The :data:`Evaluator` of ``evaluate(states) -> (priors, values)``: a probability per
-    entry of each state's ``legal_actions()`` and every seat's value, per state."""
-
-    def evaluate_leaves(leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
-        priors, values = evaluate(leaves.states())
-        return np.concatenate(priors), np.asarray(values, dtype=np.float64)
-
-    return evaluate_leaves
 
 
 class SearchTrees:
@@ -89,32 +78,28 @@ class PUCTSearch:
     def run(self, state: Any) -> RootView:
         """Search from ``state`` (not changed; it must have a move to make); return the root
         (its ``actions``, ``priors``, ``child_visits`` and ``child_values``)."""
-        trees = self._one_tree(state)
-        self.start(trees, 0)
-        while not self.step(trees, [0])[0]:
-            pass
-        return RootView(trees.forest, 0)
+        return RootView(self._search(state).forest, 0)
 
     def run_gumbel(self, state: Any, num_considered: int = 16) -> tuple[RootView, int, np.ndarray]:
         """Gumbel root search for self-play (:class:`GumbelHalving` at the root, PUCT below,
         no Dirichlet noise): the root, the index (into ``root.actions``) of the action to
         play and the improved policy over ``root.actions``, the policy target."""
-        trees = self._one_tree(state)
-        self.start(trees, 0, num_considered)
-        while not self.step(trees, [0])[0]:
-            pass
+        trees = self._search(state, num_considered)
         chosen, improved = trees.halving[0].result()
         return RootView(trees.forest, 0), chosen, improved
 
-    def _one_tree(self, state: Any) -> SearchTrees:
-        """The tree of one search, its root ``state`` valued."""
+    def _search(self, state: Any, num_considered: int | None = None) -> SearchTrees:
+        """The tree of one search from ``state`` (:meth:`start`'s ``num_considered``)."""
         if state.is_terminal():
             raise ValueError("the search needs a position with a move to make")
         positions = positions_of(state, 1, self.terminal_value)
         positions.start(0, state)
         nodes = self.num_simulations + 2
         trees = SearchTrees(positions, len(state.returns()), nodes, fast_path_available())
-        self.step(trees, [], np.zeros(1, dtype=np.int64))
+        self.step(trees, [], np.zeros(1, dtype=np.int64))  # the root, valued
+        self.start(trees, 0, num_considered)
+        while not self.step(trees, [0])[0]:
+            pass
         return trees
 
     def start(self, trees: SearchTrees, slot: int, num_considered: int | None = None) -> None:
@@ -153,7 +138,7 @@ class PUCTSearch:
         left = np.zeros(f.slots, dtype=np.int64)  # descents left in each search's batch
         grew = np.zeros(f.slots, dtype=bool)  # its batch added nodes
         over: list[int] = []
-        new: list[tuple[np.ndarray, ...]] = []  # (slots, edges, lengths, positions) a round
+        new: list[tuple[np.ndarray, ...]] = []  # a round's slots, last edges, paths, positions
         while len(slots):
             for slot in slots[left[slots] == 0].tolist():  # a new batch
                 left[slot] = min(self.batch_size, self._budget(trees, slot))
@@ -199,7 +184,7 @@ class PUCTSearch:
                 f.add_nodes(slots[at], last[at], seats, values[at], seats[:0], no_edges, [])
                 ended[at] = True
             live = leaf[~done]
-            new.append((slots[live], edges[live], length[live], held[~done]))
+            new.append((slots[live], last[live], edges[live], length[live], held[~done]))
         if ended.any():
             f.back_up(slots[ended], edges[ended], length[ended], values[ended])
         return status
@@ -207,32 +192,25 @@ class PUCTSearch:
     def _value(self, trees: SearchTrees, roots: np.ndarray, new: list) -> Leaves | None:
         """Value the root positions of the trees ``roots`` and the ``new`` leaves in one
         call, add them as nodes (a root as the first node of a fresh tree) and back the
-        leaves' values up; the positions valued, if any."""
+        leaves' values up, round by round; the positions valued, if any."""
         f, positions, r = trees.forest, trees.positions, len(roots)
         slots = np.concatenate([roots, *(part[0] for part in new)])
         if not len(slots):
             return None
-        held = np.concatenate([positions.nodes[roots, 0], *(part[3] for part in new)])
+        held = np.concatenate([positions.nodes[roots, 0], *(part[4] for part in new)])
         leaves = positions.describe(slots, held)
         priors, values = self.evaluate(leaves)
-        width = max([1, *(part[1].shape[1] for part in new)])  # the forest may grow
-        edges = np.zeros((len(slots), width), dtype=np.int64)
-        lengths = np.concatenate([np.zeros(r, np.int64), *(part[2] for part in new)])
-        at = r
-        for part in new:
-            edges[at : at + len(part[0]), : part[1].shape[1]] = part[1]
-            at += len(part[0])
-        last = edges[np.arange(len(slots)), np.maximum(lengths - 1, 0)]
-        parents = np.where(lengths > 0, last, -1)
+        parents = np.concatenate([np.full(r, -1), *(part[1] for part in new)])
         for slot in roots.tolist():
             f.clear(slot)
         results = np.zeros((len(slots), f.n))
         f.add_nodes(slots, parents, leaves.players, results, leaves.actions, leaves.starts, priors)
         f.node_visits[roots, 0] = 1.0  # a root holds its own value
         f.node_value[roots, 0] = values[:r]
-        if r < len(slots):
-            positions.keep(slots[r:], f.edge_child[slots[r:], parents[r:]], held[r:])
-            f.back_up(slots[r:], edges[r:], lengths[r:], values[r:])
+        positions.keep(slots[r:], f.edge_child[slots[r:], parents[r:]], held[r:])
+        for part in new:
+            f.back_up(part[0], part[2], part[3], values[r : r + len(part[0])])
+            r += len(part[0])
         return leaves
 
 

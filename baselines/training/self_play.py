@@ -83,6 +83,7 @@ class _SelfPlay:
             evaluate, cfg.num_simulations, cfg.c_puct, cfg.leaves_per_game, alpha
         )
         self.search.rng = rng  # the one generator
+        self.considered = cfg.gumbel_considered if cfg.gumbel else None  # Gumbel roots
         self.stats = SelfPlayStats(engine=positions.kind)
         self.out: list[Record] = []
         self.games: list[_Game | None] = [None] * slots
@@ -159,7 +160,7 @@ class _SelfPlay:
         self.stats.evaluations += 0 if valued is None else len(valued.slots)
         for slot in over:
             self.decide(slot)
-        masks, considered = roots.masks(), self.cfg.gumbel_considered if self.cfg.gumbel else None
+        masks = roots.masks()
         for i, slot in enumerate(waiting):
             if not live[i]:
                 self.finish(slot)
@@ -171,7 +172,7 @@ class _SelfPlay:
                 g, j = self.games[slot], int(np.searchsorted(searched, i))
                 g.root_planes, g.root_mask = valued.planes()[j].copy(), masks[i]
                 self.searching[slot] = True
-                self.search.start(self.trees, slot, considered)
+                self.search.start(self.trees, slot, self.considered)
 
     def _opponent_moves(self, roots: Leaves, choosing: np.ndarray) -> np.ndarray:
         """For each root: the fixed opponent's move where ``choosing`` (a choice to make)

@@ -13,7 +13,18 @@ import numpy as np
 from tabletop_zoo.baselines.agents.positions import positions_of
 from tabletop_zoo.baselines.agents.puct import Evaluator, GumbelHalving, PUCTSearch
 
-__all__ = ["NodeSearch", "PUCTNode", "evaluate_states"]
+__all__ = ["NodeSearch", "PUCTNode", "evaluate_states", "on_states"]
+
+
+def on_states(evaluate: Any) -> Evaluator:
+    """The search's evaluator of ``evaluate(states) -> (priors, values)``: a probability per
+    entry of each state's ``legal_actions()`` and every seat's value, per state."""
+
+    def evaluate_leaves(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = evaluate(leaves.states())
+        return np.concatenate(priors), np.asarray(values, dtype=np.float64)
+
+    return evaluate_leaves
 
 
 def evaluate_states(evaluate: Evaluator, states: list[Any]) -> tuple[list[np.ndarray], Any]:

@@ -11,12 +11,12 @@ import pytest
 from tabletop_zoo.baselines import make_agent
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.agents.puct import PUCTSearch, on_states
+from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, new_game
 from tests.baselines.az_networks import masked_softmax, small_network
-from tests.baselines.puct_nodes import evaluate_states
+from tests.baselines.puct_nodes import evaluate_states, on_states
 from tests.envs.nim_game import NimGame
 
 

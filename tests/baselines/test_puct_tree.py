@@ -9,7 +9,7 @@ import pytest
 
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.agents.puct import PUCTSearch, on_states
+from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.tree import RootView
 from tabletop_zoo.baselines.training.alphazero import random_network
 from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
@@ -22,7 +22,7 @@ from tabletop_zoo.envs.registry import (
     new_game,
 )
 from tests.baselines.az_networks import self_play_config, small_network
-from tests.baselines.puct_nodes import NodeSearch, PUCTNode, evaluate_states
+from tests.baselines.puct_nodes import NodeSearch, PUCTNode, evaluate_states, on_states
 from tests.envs.nim_game import NimGame
 
 needs_fast = pytest.mark.skipif(not fast_path_available(), reason="needs the 'fast' extra")
