@@ -213,7 +213,7 @@ class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
     go through the pure-Python state (text, notation, JSON). A subclass gives the compiled
-    ``legal_actions``, ``_apply_checked`` and loops (below)."""
+    ``legal_actions``, ``apply_if_legal`` and loops (below)."""
 
     __slots__ = ("engine", "row")
 
@@ -245,7 +245,7 @@ class FastStateBase:
         """Play ``action``; IllegalActionError (nothing changed) if it is not legal (the
         reference engine's message)."""
         a = as_integer(action)
-        if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
+        if a is None or not 0 <= a < self.engine.num_actions or not self.apply_if_legal(a):
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
@@ -305,9 +305,10 @@ class FastStateBase:
                                   float(exploration), depth, solve)  # fmt: skip
         return tree, int(count)
 
-    def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
-        """Play ``action`` (an int in range) in compiled code if it is legal; False (row
-        unchanged) if not."""
+    def apply_if_legal(self, action: int) -> bool:  # pragma: no cover - subclasses give it
+        """Play ``action`` (an int in range, not checked) in compiled code if it is legal;
+        False (row unchanged) if not: :meth:`apply_action` without its checks and message,
+        for a search's own moves."""
         raise NotImplementedError
 
     def scores(self) -> list[int]:

@@ -58,13 +58,13 @@ class PythonPositions:
 
     kind = "python"
 
-    def __init__(self, game: Any, slots: int, value: Any) -> None:
+    def __init__(self, game: Any, slots: int, value: Any, nodes: int = 16) -> None:
         self.game, self.slots, self.value = game, slots, value
-        self.nodes = self._nodes(slots, 16)
+        self.nodes = self._nodes(slots, nodes)
         self._encoder: Any = None
 
     def _nodes(self, slots: int, size: int) -> np.ndarray:
-        return np.zeros((slots, size), dtype=object)
+        return np.empty((slots, size), dtype=object)
 
     def start(self, slot: int, state: Any) -> None:
         """``state`` (kept, not copied) is the root position of tree ``slot``."""
@@ -73,7 +73,7 @@ class PythonPositions:
     def keep(self, slots: np.ndarray, nodes: np.ndarray, held: np.ndarray) -> None:
         """``held[i]`` is the position of node ``nodes[i]`` of tree ``slots[i]``."""
         size = self.nodes.shape[1]
-        if len(nodes) and nodes.max() >= size:  # room by doubling
+        if len(nodes) and nodes.max() >= size:  # room by doubling (kept ones are read)
             grown = self._nodes(self.slots, max(2 * size, int(nodes.max()) + 1))
             grown[:, :size] = self.nodes
             self.nodes = grown
@@ -99,13 +99,23 @@ class PythonPositions:
         """A kept position as an engine-protocol state."""
         return position
 
-    def after(self, slots: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """The positions after ``actions[i]`` from node ``parents[i]`` of tree ``slots[i]``."""
-        held = np.zeros(len(slots), dtype=object)
-        for i, state in enumerate(self.nodes[slots, parents]):
-            held[i] = state.clone()
-            held[i].apply_action(int(actions[i]))
+    def stack(self, positions: list[Any]) -> np.ndarray:
+        """The positions as an array (as :meth:`after` gives them)."""
+        held = np.zeros(len(positions), dtype=object)
+        for i, position in enumerate(positions):
+            held[i] = position
         return held
+
+    def after(
+        self, slots: list[int], parents: list[int], actions: list[int]
+    ) -> tuple[np.ndarray, list[int]]:
+        """The positions after ``actions[i]`` from node ``parents[i]`` of tree ``slots[i]``,
+        and the seat to act in each (-1: finished)."""
+        held = np.empty(len(slots), dtype=object)
+        for i, (slot, parent, action) in enumerate(zip(slots, parents, actions, strict=True)):
+            held[i] = self.nodes[slot, parent].clone()
+            held[i].apply_action(action)
+        return held, self.players(held).tolist()
 
     def players(self, held: np.ndarray) -> np.ndarray:
         """The seat to act in each position (-1: finished)."""
@@ -132,12 +142,12 @@ class CompiledPositions(PythonPositions):
 
     kind = "compiled"
 
-    def __init__(self, engine: Any, slots: int, value: Any) -> None:
-        self.engine = engine
-        super().__init__(engine.game, slots, value)
+    def __init__(self, engine: Any, slots: int, value: Any, nodes: int = 16) -> None:
+        self.engine, self._one = engine, engine.new_initial_state()  # a one-row view
+        super().__init__(engine.game, slots, value, nodes)
 
     def _nodes(self, slots: int, size: int) -> np.ndarray:
-        return np.zeros((slots, size, self.engine.state_width), dtype=np.int64)
+        return np.empty((slots, size, self.engine.state_width), dtype=np.int64)
 
     def start(self, slot: int, state: Any) -> None:
         """A copy of ``state`` (a compiled state's row, or a rules-engine state's) is the
@@ -150,10 +160,19 @@ class CompiledPositions(PythonPositions):
     def state(self, position: Any) -> Any:
         return self.engine.wrap(position)
 
-    def after(self, slots: np.ndarray, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        rows = self.nodes[slots, parents]  # a copy (fancy indexing)
-        self.engine.step_trusted(rows, actions, autoreset=False)  # the engine's own rows
-        return rows
+    def stack(self, positions: list[Any]) -> np.ndarray:
+        return np.array(positions, dtype=np.int64).reshape(len(positions), -1)
+
+    def after(
+        self, slots: list[int], parents: list[int], actions: list[int]
+    ) -> tuple[np.ndarray, list[int]]:
+        if len(slots) == 1:  # the one-row view's move costs a quarter of a batched step
+            row = self._one.row = self.nodes[slots[0], parents[0]].copy()
+            self._one.apply_if_legal(int(actions[0]))  # legal: an edge of the tree
+            return row[None], [int(row[self.engine.player_column])]
+        rows = self.nodes[slots, parents]  # a copy (fancy indexing), the engine's own rows
+        self.engine.step_trusted(rows, np.array(actions, dtype=np.int64), autoreset=False)
+        return rows, rows[:, self.engine.player_column].tolist()
 
     def players(self, held: np.ndarray) -> np.ndarray:
         return held[:, self.engine.player_column].copy()
@@ -171,9 +190,9 @@ class CompiledPositions(PythonPositions):
         return planes
 
 
-def positions_of(state: Any, slots: int, value: Any) -> PythonPositions:
-    """Positions of ``slots`` trees on the engine of ``state``: rows for a compiled state,
-    rules-engine states otherwise."""
+def positions_of(state: Any, slots: int, value: Any, nodes: int = 16) -> PythonPositions:
+    """Positions of ``slots`` trees (room for ``nodes`` nodes each, to start with) on the
+    engine of ``state``: rows for a compiled state, rules-engine states otherwise."""
     if is_fast_state(state):
-        return CompiledPositions(state.engine, slots, value)
-    return PythonPositions(state.game, slots, value)
+        return CompiledPositions(state.engine, slots, value, nodes)
+    return PythonPositions(state.game, slots, value, nodes)

@@ -40,9 +40,10 @@ class SearchTrees:
         slots = positions.slots
         self.positions = positions
         self.forest = Forest(slots, num_players, nodes, 16 * nodes, compiled)
-        self.done = np.zeros(slots, dtype=np.int64)  # descents of this search, finished
+        self.done = [0] * slots  # descents of each search, finished
         self.halving: list[GumbelHalving | None] = [None] * slots
         self.forced: list[list[int]] = [[] for _ in range(slots)]  # Gumbel: this phase's
+        self.unforced = np.full(slots, -1, dtype=np.int64)  # descents' root children: free
 
 
 class PUCTSearch:
@@ -92,9 +93,9 @@ class PUCTSearch:
         """The tree of one search from ``state`` (:meth:`start`'s ``num_considered``)."""
         if state.is_terminal():
             raise ValueError("the search needs a position with a move to make")
-        positions = positions_of(state, 1, self.terminal_value)
-        positions.start(0, state)
         nodes = self.num_simulations + 2
+        positions = positions_of(state, 1, self.terminal_value, nodes)
+        positions.start(0, state)
         trees = SearchTrees(positions, len(state.returns()), nodes, fast_path_available())
         self.step(trees, [], np.zeros(1, dtype=np.int64))  # the root, valued
         self.start(trees, 0, num_considered)
@@ -120,97 +121,112 @@ class PUCTSearch:
         once this one is spent); 0: the search is over."""
         halving = trees.halving[slot]
         if halving is None:
-            return self.num_simulations - int(trees.done[slot])
+            return self.num_simulations - trees.done[slot]
         if not trees.forced[slot]:
             trees.forced[slot] = halving.next_phase() or []
         return len(trees.forced[slot])
 
     def step(
-        self, trees: SearchTrees, slots: Sequence[int], roots: np.ndarray | None = None
+        self, trees: SearchTrees, slots: Sequence[int], roots: Sequence[int] = ()
     ) -> tuple[list[int], Leaves | None]:
         """One step of the searches of ``slots`` (ascending): each descends in batches until
         a batch adds nodes to its tree; then their new leaves and the positions of ``roots``
         (each the root of a fresh tree) are valued in one ``evaluate`` call, added and backed
         up. Returns the searches found over (in that order; they did nothing) and the
         positions valued (roots first), if any."""
-        f = trees.forest
-        slots = np.asarray(slots, dtype=np.int64)
-        left = np.zeros(f.slots, dtype=np.int64)  # descents left in each search's batch
-        grew = np.zeros(f.slots, dtype=bool)  # its batch added nodes
-        over: list[int] = []
-        new: list[tuple[np.ndarray, ...]] = []  # a round's slots, last edges, paths, positions
-        while len(slots):
-            for slot in slots[left[slots] == 0].tolist():  # a new batch
-                left[slot] = min(self.batch_size, self._budget(trees, slot))
-                if not left[slot]:
-                    over.append(slot)
-            slots = slots[left[slots] > 0]
-            if not len(slots):
+        forced, done, going = trees.forced, trees.done, [int(slot) for slot in slots]
+        left, grew, over, new = {}, set(), [], []  # left: descents of each batch to go
+        while going:
+            ready = []
+            for slot in going:
+                if not left.get(slot):  # a new batch
+                    left[slot] = min(self.batch_size, self._budget(trees, slot))
+                    if not left[slot]:
+                        over.append(slot)
+                        continue
+                ready.append(slot)
+            if not ready:
                 break
-            first = np.array([(trees.forced[s] or [-1])[0] for s in slots.tolist()], np.int64)
-            status = self._descend(trees, slots, first, new)
-            went = status != COLLISION
-            for slot in slots[went].tolist():
-                del trees.forced[slot][:1]
-            trees.done[slots[went]] += 1
-            left[slots] = np.where(went, left[slots] - 1, 0)
-            grew[slots] |= status != FINISHED_LEAF
-            slots = slots[(left[slots] > 0) | ~grew[slots]]
-        return over, self._value(trees, np.zeros(0, np.int64) if roots is None else roots, new)
+            going = []
+            for slot, reached in zip(ready, self._descend(trees, ready, new), strict=True):
+                if reached != COLLISION:  # a collision ends the batch (and the step: it grew)
+                    del forced[slot][:1]
+                    done[slot] += 1
+                    left[slot] -= 1
+                    if reached == NEW_LEAF:
+                        grew.add(slot)
+                    if left[slot] or slot not in grew:
+                        going.append(slot)
+        return over, self._value(trees, np.asarray(roots, dtype=np.int64), new)
 
-    def _descend(
-        self, trees: SearchTrees, slots: np.ndarray, first: np.ndarray, new: list
-    ) -> np.ndarray:
-        """One descent in each tree of ``slots`` (root child ``first[i]`` if ``>= 0``): a
-        finished position, reached or new, is backed up at once; the paths to the other
-        new leaves and their positions go to ``new``. Returns what each descent reached."""
-        f, positions = trees.forest, trees.positions
-        edges, actions, length, status = f.descend(slots, first, self.c_puct)
-        last = edges[np.arange(len(slots)), length - 1]
-        values = np.zeros((len(slots), f.n))
-        ended = status == FINISHED_LEAF
-        values[ended] = f.node_result[slots[ended], f.edge_child[slots[ended], last[ended]]]
-        leaf = np.flatnonzero(status == NEW_LEAF)
-        if len(leaf):
-            depth = length[leaf]
-            above = edges[leaf, np.maximum(depth - 2, 0)]
-            parents = np.where(depth > 1, f.edge_child[slots[leaf], above], 0)
-            held = positions.after(slots[leaf], parents, actions[leaf, depth - 1])
-            done = positions.players(held) < 0
-            if done.any():  # new finished positions: nodes without edges
-                at = leaf[done]
-                values[at] = positions.values(held[done])
-                seats, no_edges = np.full(len(at), -1), np.zeros(len(at) + 1, np.int64)
-                f.add_nodes(slots[at], last[at], seats, values[at], seats[:0], no_edges, [])
-                ended[at] = True
-            live = leaf[~done]
-            new.append((slots[live], last[live], edges[live], length[live], held[~done]))
-        if ended.any():
-            f.back_up(slots[ended], edges[ended], length[ended], values[ended])
-        return status
+    def _descend(self, trees: SearchTrees, slots: list[int], new: list) -> list[int]:
+        """One descent in each tree of ``slots`` (to its Gumbel phase's root child): a
+        finished position, reached or new, is backed up at once; the other new leaves go to
+        ``new`` (slots, paths, path lengths, positions). What each descent reached."""
+        f, forced, at = trees.forest, trees.forced, np.array(slots, dtype=np.int64)
+        first = trees.unforced[: len(slots)]
+        if any(forced):
+            first = np.array([forced[slot][0] if forced[slot] else -1 for slot in slots])
+        edges, actions, length, status = f.descend(at, first, self.c_puct)
+        reached, depths = status.tolist(), length.tolist()
+        ended, values, leaf, parents, moves = [], [], [], [], []
+        for i, (slot, d) in enumerate(zip(slots, depths, strict=True)):
+            if reached[i] == FINISHED_LEAF:  # its value is known
+                ended.append(i)
+                values.append(f.node_result[slot, f.edge_child[slot, edges[i, d - 1]]])
+            elif reached[i] == NEW_LEAF:
+                leaf.append(i)
+                parents.append(f.edge_child[slot, edges[i, d - 2]] if d > 1 else 0)
+                moves.append(actions[i, d - 1])
+        if leaf:
+            held, players = trees.positions.after([slots[i] for i in leaf], parents, moves)
+            live = [j for j, player in enumerate(players) if player >= 0]
+            for j, player in enumerate(players):
+                if player < 0:  # a new finished position: a node without edges
+                    i, value = leaf[j], trees.positions.values(held[j : j + 1])
+                    none, last = np.zeros(2, np.int64), edges[i, depths[i] - 1 : depths[i]]
+                    f.add_nodes(at[i : i + 1], last, none[:1] - 1, value, none[:0], none, [])
+                    ended.append(i)
+                    values.append(value[0])
+            rows = [leaf[j] for j in live]
+            if len(rows) == len(slots):  # each descent found a new leaf (most often)
+                new.append((at, edges, length, held))
+            elif rows:
+                new.append((at[rows], edges[rows], length[rows], held[live]))
+        if ended:
+            f.back_up(at[ended], edges[ended], length[ended], np.array(values))
+        return reached
 
     def _value(self, trees: SearchTrees, roots: np.ndarray, new: list) -> Leaves | None:
         """Value the root positions of the trees ``roots`` and the ``new`` leaves in one
         call, add them as nodes (a root as the first node of a fresh tree) and back the
-        leaves' values up, round by round; the positions valued, if any."""
+        leaves' values up; the positions valued, if any."""
         f, positions, r = trees.forest, trees.positions, len(roots)
-        slots = np.concatenate([roots, *(part[0] for part in new)])
-        if not len(slots):
+        if not (r or new):
             return None
-        held = np.concatenate([positions.nodes[roots, 0], *(part[4] for part in new)])
+        part_slots, part_edges, part_lengths, part_held = (
+            zip(*new, strict=True) if new else ([],) * 4
+        )
+        slots = np.concatenate([roots, *part_slots])
+        held = np.concatenate([positions.nodes[roots, 0], *part_held])
         leaves = positions.describe(slots, held)
         priors, values = self.evaluate(leaves)
-        parents = np.concatenate([np.full(r, -1), *(part[1] for part in new)])
+        parents = np.full(len(slots), -1)
+        if new:  # a path runs through nodes there at the step's start (the forest may grow)
+            width = min([part.shape[1] for part in part_edges])
+            edges = np.concatenate([part[:, :width] for part in part_edges])
+            lengths = np.concatenate(part_lengths)
+            parents[r:] = edges[np.arange(len(edges)), lengths - 1]
         for slot in roots.tolist():
             f.clear(slot)
         results = np.zeros((len(slots), f.n))
         f.add_nodes(slots, parents, leaves.players, results, leaves.actions, leaves.starts, priors)
-        f.node_visits[roots, 0] = 1.0  # a root holds its own value
-        f.node_value[roots, 0] = values[:r]
-        positions.keep(slots[r:], f.edge_child[slots[r:], parents[r:]], held[r:])
-        for part in new:
-            f.back_up(part[0], part[2], part[3], values[r : r + len(part[0])])
-            r += len(part[0])
+        if r:  # a root holds its own value
+            f.node_visits[roots, 0] = 1.0
+            f.node_value[roots, 0] = values[:r]
+        if new:
+            positions.keep(slots[r:], f.edge_child[slots[r:], parents[r:]], held[r:])
+            f.back_up(slots[r:], edges, lengths, values[r:])
         return leaves
 
 

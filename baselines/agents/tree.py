@@ -196,8 +196,9 @@ class Forest:
         """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
         ``>= 0``): the paths' edges, their actions, their lengths and what each reached (a
         path is no longer than a tree has nodes)."""
-        edges = np.zeros((len(slots), self.node_player.shape[1]), dtype=np.int64)
-        actions, length, status = np.zeros_like(edges), np.zeros_like(slots), np.zeros_like(slots)
+        edges = np.empty((len(slots), self.node_player.shape[1]), dtype=np.int64)
+        actions = np.empty(edges.shape, dtype=np.int64)
+        length, status = np.empty(len(slots), dtype=np.int64), np.empty(len(slots), dtype=np.int64)
         self.kernels.descend(
             *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
             edges, actions, length, status,
