@@ -6,7 +6,7 @@ questions with the same numbers.
 
 A node's position is kept when the node is added, so a new leaf is one move from a kept
 position (not replayed from the root: fewer engine steps per leaf, for the memory of a
-position per node; ``scripts/lab/self_play_speed.py`` measured both).
+position per node; docs/experiments/2026-12-08-one-search-loop.md).
 """
 
 from __future__ import annotations
@@ -87,10 +87,6 @@ class PythonPositions:
         """Play ``action`` in the root position of tree ``slot``."""
         self.nodes[slot, 0].apply_action(action)
 
-    def final_values(self, slot: int) -> np.ndarray:
-        """Every seat's value of the root position of tree ``slot`` (finished or cut)."""
-        return np.asarray(self.value(self.state(self.nodes[slot, 0])), dtype=np.float64)
-
     def values(self, held: np.ndarray) -> np.ndarray:
         """Every seat's value of each of the finished positions ``held``."""
         return np.array([self.value(self.state(position)) for position in held], np.float64)
@@ -98,13 +94,6 @@ class PythonPositions:
     def state(self, position: Any) -> Any:
         """A kept position as an engine-protocol state."""
         return position
-
-    def stack(self, positions: list[Any]) -> np.ndarray:
-        """The positions as an array (as :meth:`after` gives them)."""
-        held = np.zeros(len(positions), dtype=object)
-        for i, position in enumerate(positions):
-            held[i] = position
-        return held
 
     def after(
         self, slots: list[int], parents: list[int], actions: list[int]
@@ -159,9 +148,6 @@ class CompiledPositions(PythonPositions):
 
     def state(self, position: Any) -> Any:
         return self.engine.wrap(position)
-
-    def stack(self, positions: list[Any]) -> np.ndarray:
-        return np.array(positions, dtype=np.int64).reshape(len(positions), -1)
 
     def after(
         self, slots: list[int], parents: list[int], actions: list[int]

@@ -108,7 +108,8 @@ class _SelfPlay:
     def finish(self, slot: int) -> None:
         """The game of ``slot`` is over (or cut): hand in its decisions, start the next."""
         g, n = self.games[slot], self.cfg.num_players
-        returns = self.trees.positions.final_values(slot).astype(np.float32)
+        positions = self.trees.positions  # the game as it stands (finished or cut):
+        returns = positions.values(positions.nodes[[slot], 0])[0].astype(np.float32)
         for planes, mask, target, seat in g.records:
             self.out.append((planes, mask, target, returns[[(seat + k) % n for k in range(n)]]))
         self.stats.games += 1
