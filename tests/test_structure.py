@@ -4,7 +4,7 @@
 * engine rule modules import no gymnasium / pettingzoo / torch / pygame (nor numpy);
 * import layers: envs imports neither wrappers nor baselines; wrappers imports only
   ``tabletop_zoo.baselines.agents``; the agents layer imports neither wrappers nor the
-  evaluation/training layers;
+  evaluation/training layers; no private method is called from another package;
 * no code outside a game's own places names the game (iterate ``GAMES`` instead);
 * baselines: its three layers are sub-packages; evaluation imports nothing of training;
   agents and evaluation import torch / SB3 only inside the functions that need them;
@@ -184,6 +184,39 @@ def test_agents_layer_imports_no_higher_layer() -> None:
     for path in sorted(agents.rglob("*.py")) if agents.exists() else []:
         for name in _imports(path):
             assert not name.startswith(higher), f"{path.relative_to(ROOT)} imports {name}"
+
+
+def _foreign_private_calls(paths: list[Path]) -> list[str]:
+    """Calls ``obj._name(...)`` (``obj`` not ``self``, ``cls`` or ``super()``) in ``paths``
+    of a ``_name`` that ``paths`` define, but not in the caller's package (folder)."""
+    defined: dict[str, set[Path]] = {}
+    calls = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defined.setdefault(node.name, set()).add(path.parent)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                name, owner = node.func.attr, ast.unparse(node.func.value)
+                if name.startswith("_") and not name.endswith("__"):
+                    if owner not in ("self", "cls", "super()"):
+                        calls.append((path, node.lineno, f"{owner}.{name}", name))
+    return [
+        f"{path.parent.name}/{path.name}:{line} calls {call}"
+        for path, line, call, name in calls
+        if name in defined and path.parent not in defined[name]
+    ]
+
+
+def test_no_private_method_is_called_from_another_package(tmp_path: Path) -> None:
+    """Another package's methods are called by their public names (the compiled engines'
+    unchecked calls are the ``*_trusted`` twins of ``FastEngine``)."""
+    assert _foreign_private_calls(_sources("envs", "wrappers", "baselines", "scripts")) == []
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "search").mkdir()
+    (tmp_path / "engine" / "base.py").write_text("class E:\n    def _step(self): ...\n")
+    (tmp_path / "search" / "loop.py").write_text("def go(e):\n    e._step()\n    e.step()\n")
+    found = _foreign_private_calls(sorted(tmp_path.rglob("*.py")))
+    assert found == ["search/loop.py:2 calls e._step"]
 
 
 # ---------------------------------------------------------------- game names
