@@ -36,7 +36,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
-from tabletop_zoo.baselines.agents import agent_spec_forms
+from tabletop_zoo.baselines.agents import CODE_REFUSED, agent_spec_forms, runs_code
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
@@ -353,10 +353,12 @@ def check_agents(
     game: str | None = None,
     num_players: int | None = None,
     flag: str = "--agents",
+    code: bool = True,
     human: bool = False,
 ) -> list[str]:
     """The agent specs (a comma-separated string or a list), each checked by
-    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``."""
+    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``.
+    ``code=False``: ``py:`` refused (specs kept in a file and read again)."""
     from tabletop_zoo.baselines.agents.checks import check_agent_spec
 
     items = specs.split(",") if isinstance(specs, str) else list(specs)
@@ -366,6 +368,8 @@ def check_agents(
     checked = []
     for spec in items:
         try:
+            if runs_code(spec) and not code:
+                raise InvalidOptionError(f"agent spec {spec!r}: {CODE_REFUSED}")
             checked.append(check_agent_spec(spec, game, num_players, human=human))
         except InvalidOptionError as exc:
             raise type(exc)(f"{flag}: {exc}") from None

@@ -113,7 +113,7 @@ def check_ladder(args: argparse.Namespace) -> None:
     """The flags of ``ladder``: player count, every member (spec and model file), and the
     record of the games (``args.log``, loaded with ``--resume``)."""
     players = cli.players(args.game, args.num_players)
-    members = cli.check_agents(args.members, args.game, players, flag="--members")
+    members = cli.check_agents(args.members, args.game, players, "--members", code=False)
     if len(members) < 2:
         raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
     config = {

@@ -85,8 +85,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     specs, args.eval_opponents = args.eval_opponents, []
     if args.eval_games:  # the specs before training, not after it
         with cli.usage_errors(p):
-            flag = "--eval-opponents"
-            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag=flag)
+            flag = "--eval-opponents"  # kept in the checkpoint: no py: (code=False)
+            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag, False)
     return args
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
-from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents import make_agent, runs_code
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import require_extra
@@ -51,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--from",
         dest="source",
         metavar="RECORD",
-        help="a run's games.jsonl (or its "
-        "folder): play its game at --slot again instead of --game and --agents",
+        help="a run's games.jsonl (or its folder): play its game at --slot again instead of "
+        "--game and --agents (a py: agent runs only if --agents names it again)",
     )
     p.add_argument(
         "--slot",
@@ -85,10 +85,19 @@ def check_args(args: argparse.Namespace) -> list[str]:
     ``recorded`` set from it)."""
     args.opening, args.recorded = 0, None
     if args.source is not None:
-        if args.game or args.agents or args.seed is not None:
-            raise ValueError("--from plays the recorded game: leave out --game, --agents, --seed")
+        if args.game or args.seed is not None:
+            raise ValueError("--from plays the recorded game: leave out --game and --seed")
         config, args.recorded = game_log.read_game(args.source, args.match, args.slot)
-        args.game, args.agents = args.recorded.game, ",".join(args.recorded.seats)
+        recorded = ",".join(args.recorded.seats)
+        if args.agents is not None and args.agents.replace(" ", "") != recorded:
+            raise ValueError(f"--from: --agents may only repeat the recorded ones ({recorded})")
+        code = [s for s in args.recorded.seats if runs_code(s)]
+        if code and args.agents is None:  # reading a file never runs code from it
+            raise ValueError(
+                f"--from: the record names {code[0]!r}, which runs code from its file: to play "
+                f"it, name the agents yourself (--agents {recorded})"
+            )
+        args.game, args.agents = args.recorded.game, recorded
         args.seed, args.opening = args.recorded.seed, args.recorded.random_opening
         models = game_log.model_digests(args.recorded.seats)
         changed = [s for s in models if models[s] != config.get("models", {}).get(s)]

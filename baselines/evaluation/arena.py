@@ -37,7 +37,7 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
 
-MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
+MODEL_KINDS = ("ppo", "rllib", "az", "ref", "py")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 GameTask = tuple[str, int, dict[str, Any], list[Any], int, int, bool]

@@ -51,12 +51,13 @@ def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = Fals
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of the model file of every ``ppo:``/``az:`` spec (a retrained model at the
-    same path makes another run)."""
+    """SHA-256 of the model file of every ``ppo:``/``az:`` spec and of the Python file of
+    every ``py:`` one (a retrained model at the same path makes another run)."""
     out = {}
     for spec in specs:
         kind, path, _number = parse_agent_spec(spec)
-        if kind in ("ppo", "az") and Path(path).is_file():
+        path = path.rpartition(":")[0] if kind == "py" else path
+        if kind in ("ppo", "az", "py") and Path(path).is_file():
             out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return out
 
