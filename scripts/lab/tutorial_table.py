@@ -16,8 +16,7 @@ import argparse
 from pathlib import Path
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.evaluation.result_table import between_markers, read_result
-from tabletop_zoo.baselines.evaluation.result_table import result_table
+from tabletop_zoo.baselines.evaluation import outside_results
 from tabletop_zoo.envs._files import write_text_atomic
 
 BEGIN = "<!-- results table: written by scripts/lab/tutorial_table.py -->"
@@ -31,9 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--page", default="docs/tutorials/README.md", help="the page to write")
     args = p.parse_args(argv)
     with cli.usage_errors(p, (ValueError, OSError)):
-        results = [read_result(path) for path in args.results]
-        text = Path(args.page).read_text()
-        text = between_markers(text, BEGIN, END, result_table(results) + "\n", args.page)
+        results = [outside_results.read_result(path) for path in args.results]
+        table = outside_results.result_table(results) + "\n"
+        text = outside_results.between_markers(Path(args.page).read_text(), BEGIN, END, table)
     write_text_atomic(args.page, text)
     print(f"wrote the table of {len(results)} results into {args.page}")
     return 0

@@ -128,6 +128,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("time_agent", [*G, "--agent", "ppo:{truncated}"], "MaskablePPO model from '{truncated}'"),
     ("time_agent", [*G, "--agent", "random", "--games", "0"], "must be an integer >= 1"),
     ("time_agent", [*G, "--agent", "random", "--num-players", "5"], "is played by"),
+    ("tutorial_table", ["{missing}"], "cannot read a result"),
+    ("tutorial_table", ["{file}"], "cannot read a result"),
     ("mutation_score", ["--module", "{missing}", "--tests", "x.py"], "--module: no such file"),
     ("mutation_score", ["--module", "{file}", "--tests", "'x.py"], "No closing quotation"),
     ("mutation_score", ["--module", "{file}", "--tests", "x", "--mutants", "0"], "in 1..100000"),

@@ -1,4 +1,4 @@
-"""scripts/lab/tutorial_table.py and evaluation.result_table: the tutorials' table written
+"""scripts/lab/tutorial_table.py and evaluation.outside_results: the tutorials' table written
 from their result.json files, and bad files refused in one line."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tabletop_zoo.baselines.evaluation.result_table import check_result, result_row
+from tabletop_zoo.baselines.evaluation.outside_results import check_result, result_row
 
 
 def rate(wins: int, games: int, low: float, high: float) -> dict:
@@ -66,7 +66,7 @@ def test_the_table_has_a_row_per_result_file(script, tmp_path, capsys) -> None:
     table = lines[
         lines.index("<!-- results table: written by scripts/lab/tutorial_table.py -->") + 1 :
     ]
-    assert table[0].startswith("| tutorial | library |") and table[1].startswith("|---")
+    assert table[0].startswith("| tutorial | versions |") and table[1].startswith("|---")
     assert table[2] == (
         "| [alpha.py](alpha.py) | tianshou 2.0.1, torch 2.13.0+cpu | masked double DQN against "
         "random | 120,000 env steps | 201 | 0.21 | 0.47 [0.40, 0.53] | 0.40 [0.33, 0.47] "
