@@ -118,8 +118,6 @@ def recorded_games(log: Any, script: str, argv: Sequence[str], note: str = "") -
         raise Failed(f"{exc}; {note}{log.stopped(again, argv)}") from None
     except KeyboardInterrupt:
         raise Interrupted(note + log.stopped(again, argv)) from None
-    finally:
-        log.close()
     log.finish()
 
 

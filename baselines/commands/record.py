@@ -9,7 +9,8 @@ Every frame is the env's ``rgb_array`` picture under a status band: the move num
 played which move in the game's notation, the round or phase with who is to act (or the
 result) and the scores. Needs the ``record`` extra (``.mp4``: ``video``); ``--html``
 (:mod:`tabletop_zoo.wrappers.replay`) needs none. ``--from`` plays a game of a run's record
-again, checked against the recorded result.
+again, checked against the recorded result; ``--from RECORD --check`` plays every game's
+recorded moves again and checks each result.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--match", type=cli.integer(0), default=0,
                    help="with --from: the match of a run of several (default 0)")  # fmt: skip
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with --from: play every game's recorded moves again (no agent runs) and check "
+        "its result; nothing is written",
+    )
     p.add_argument(
         "--fps",
         type=cli.number(0, 1000, low_open=True),
@@ -168,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.check:  # a corrupt record or a result its moves do not give: one line
+        if args.source is None:
+            parser.error("--check plays the moves of a run's record: add --from RECORD")
+        with cli.usage_errors(parser):
+            checked = game_log.replay(args.source, "--check --from")
+        print(f"{checked} games of {args.source} played again from their moves: as recorded")
+        return 0
     with cli.usage_errors(parser):
         agents = check_args(args)
     # up front, before a long game: the writers this file name needs
