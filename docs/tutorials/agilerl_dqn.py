@@ -230,14 +230,8 @@ def main() -> None:
     write_result(args.out / "result.json", result)
     print(summary(result))
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = [
-            "--game",
-            "mole_hill",
-            "--agent",
-            f"py:{HERE}:policy",
-            "--out",
-            f"{args.out}/rating",
-        ]
+        rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
+        rate += ["--out", f"{args.out}/rating"]
         rate += ["--against", args.rate_against, "--rounds", "1"] if args.rate_against else []
         model = {**os.environ, "TUTORIAL_MODEL": str(args.out / "model.pt")}
         script = HERE.parents[2] / "scripts" / "rate.py"  # tabletop-zoo rate, from the clone

@@ -1,7 +1,6 @@
 """SuperSuit's vector route to Stable-Baselines3: MaskablePPO, one policy for both seats.
 
-    mole_hill_v0.env()                                   (AEC, turn-based)
-      -> pettingzoo's turn_based_aec_to_parallel        every seat steps; only the mover counts
+    mole_hill_v0.parallel_env()                          every seat steps; only the mover acts
       -> supersuit.pettingzoo_env_to_vec_env_v1          one vector slot per seat
       -> supersuit.concat_vec_envs_v1(..., base_class="stable_baselines3")   8 games
       -> MasksFromObservations (below)                   action_masks() for MaskablePPO
@@ -9,14 +8,15 @@
 
 Why SB3's PPO barely learned before (0.34 -> 0.52 against random after 200,000 steps): it
 samples without the mask. Every illegal action ended the game with -1 (PettingZoo's
-classic rule), so most of its budget went into learning the rules from the mask in its
-input, and the slots of the seat not to move (an all-zero mask, their actions ignored)
-added noise to every update. SB3's answer to invalid actions is sb3-contrib's
-``MaskablePPO``, which asks the vector env for ``action_masks()``; SuperSuit's vector env
-has none, so the 15-line ``MasksFromObservations`` reads them from the observations and
-gives the waiting seat one legal action (0, ignored by the env): its samples then have
-log-probability 0 and add nothing to the policy's gradient. Nothing else was tuned
-beyond a 128-128 network and 4 epochs per rollout.
+classic rule, through ``turn_based_aec_to_parallel(mole_hill_v0.env())``), so most of its
+budget went into learning the rules from the mask in its input, and the slots of the seat
+not to move (an all-zero mask, their actions ignored) added noise to every update. SB3's
+answer to invalid actions is sb3-contrib's ``MaskablePPO``, which asks the vector env for
+``action_masks()``; SuperSuit's vector env has none, so the few lines of
+``MasksFromObservations`` read them from the observations. Our parallel face gives the
+seat not to move a mask allowing only action 0 (ignored by the env), so its samples have
+log-probability 0 and add nothing to the policy's gradient. Nothing else was tuned beyond
+a 128-128 network and 4 epochs per rollout.
 
 ``PPO(seed=...)`` fails on SuperSuit's vector env (it has no ``seed()``): the seeds are set
 by hand, the games through one seeded reset.
@@ -41,7 +41,6 @@ if __name__ == "__main__":
     reproducible.configure(sys.argv[1:])  # before torch loads
 
 import supersuit as ss
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -62,8 +61,8 @@ MODEL = "runs/tutorials/supersuit_sb3/model.zip"
 
 
 class MasksFromObservations(VecEnvWrapper):
-    """``action_masks()`` for MaskablePPO, read from the observations; the seat not to move
-    (an all-zero mask) gets action 0, which the env ignores."""
+    """``action_masks()`` for MaskablePPO, read from the observations (the seat not to move:
+    action 0 only, which the env ignores)."""
 
     def reset(self):
         self.observations = self.venv.reset()
@@ -79,9 +78,7 @@ class MasksFromObservations(VecEnvWrapper):
     def env_method(self, method_name, *args, indices=None, **kwargs):
         if method_name != "action_masks":
             return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
-        masks = self.observations["action_mask"].astype(bool)
-        masks[~masks.any(axis=1), 0] = True
-        return list(masks)
+        return list(self.observations["action_mask"].astype(bool))
 
 
 def greedy(model):
@@ -113,8 +110,7 @@ def main() -> None:
     limit_threads(1)
     set_random_seed(args.seed)
 
-    env = turn_based_aec_to_parallel(mole_hill_v0.env())
-    env = ss.pettingzoo_env_to_vec_env_v1(env)
+    env = ss.pettingzoo_env_to_vec_env_v1(mole_hill_v0.parallel_env())
     env = ss.concat_vec_envs_v1(env, 8, num_cpus=0, base_class="stable_baselines3")
     env.venv.reset(seed=args.seed)  # seeds the 8 games; their later resets follow
     env = MasksFromObservations(env)
@@ -155,14 +151,8 @@ def main() -> None:
     write_result(args.out / "result.json", result)
     print(summary(result))
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = [
-            "--game",
-            "mole_hill",
-            "--agent",
-            f"py:{HERE}:policy",
-            "--out",
-            f"{args.out}/rating",
-        ]
+        rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
+        rate += ["--out", f"{args.out}/rating"]
         rate += ["--against", args.rate_against, "--rounds", "1"] if args.rate_against else []
         model = {**os.environ, "TUTORIAL_MODEL": str(args.out / "model.zip")}
         script = HERE.parents[2] / "scripts" / "rate.py"  # tabletop-zoo rate, from the clone

@@ -22,7 +22,9 @@ and what changed:
   learner's score margin (``info["scores"]``; over a game it sums to 0.2 x the final
   margin, so the reward says by how much a game went, not only whether it was won).
 * Exploration. A fixed epsilon of 0.1 without a random warm-up; now 1 -> 0.05 over the
-  first 40% of the steps, after 1,024 random steps. The learner plays both seats.
+  first 40% of the steps, after 1,024 random legal moves (epsilon 1: the collector's
+  ``random=True`` samples the action space, masks ignored, from an unseeded generator).
+  The learner plays both seats.
 * Speed. Tianshou 2.0.1's trainer scans the whole replay buffer for NaN after every
   collection (``buffer.hasnull()``, whatever its validation switch says): about a third of
   the CPU; it is switched off for this buffer.
@@ -57,6 +59,7 @@ from tianshou.data import Batch, Collector, CollectStats, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
+from tianshou.utils.torch_utils import policy_within_training_step
 
 import tabletop_zoo  # noqa: F401  (registers tabletop_zoo/MoleHill-v0)
 from tabletop_zoo.baselines.agents.threads import limit_threads
@@ -110,7 +113,8 @@ def make_env():
 
 def q_policy():
     net = Net(state_shape=(7, 9, 16), action_shape=173, hidden_sizes=HIDDEN)
-    return DiscreteQLearningPolicy(model=net, action_space=gymnasium.spaces.Discrete(173))
+    space = gymnasium.spaces.Discrete(173)
+    return DiscreteQLearningPolicy(model=net, action_space=space, eps_training=1.0)
 
 
 def greedy(q):
@@ -168,7 +172,8 @@ def main() -> None:
     chance, before = chance_level(**evaluation), win_rate(greedy(q), **evaluation)
     with CpuShare() as training:
         collector.reset()
-        collector.collect(n_step=1024, random=True)
+        with policy_within_training_step(q):  # 1,024 random legal moves (epsilon 1) first;
+            collector.collect(n_step=1024)  # random=True would ignore the masks
         algorithm.run_training(
             OffPolicyTrainerParams(
                 training_collector=collector,
@@ -207,14 +212,8 @@ def main() -> None:
     write_result(args.out / "result.json", result)
     print(summary(result))
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = [
-            "--game",
-            "mole_hill",
-            "--agent",
-            f"py:{HERE}:policy",
-            "--out",
-            f"{args.out}/rating",
-        ]
+        rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
+        rate += ["--out", f"{args.out}/rating"]
         rate += ["--against", args.rate_against, "--rounds", "1"] if args.rate_against else []
         model = {**os.environ, "TUTORIAL_MODEL": str(args.out / "model.pt")}
         script = HERE.parents[2] / "scripts" / "rate.py"  # tabletop-zoo rate, from the clone
