@@ -17,7 +17,7 @@ engine's return: read the result from the engine, ``env.game_state.returns()`` (
 every game below). And give it ``game_name=``: with ``env=pyspiel_game`` its ``reset()``
 reloads the game by name with default parameters (a 3-player Arktia game then fails).
 
-    python docs/tutorials/shimmy_openspiel.py      # --games 1500 --seed 0; --help
+    python docs/tutorials/shimmy_openspiel.py      # --games 1000 --seed 0; --help
     tabletop-zoo rate --game mole_hill --agent py:docs/tutorials/shimmy_openspiel.py:policy
 
 Results with their intervals and CPU-seconds: docs/tutorials/README.md.
@@ -109,7 +109,7 @@ def play(env, net, seed):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1500, help="self-play games (the budget)")
+    parser.add_argument("--games", type=int, default=1000, help="self-play games (the budget)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--out", type=Path, default=Path(MODEL).parent)
