@@ -1,5 +1,5 @@
-"""scripts/lab/tutorial_table.py and evaluation.outside_results: the tutorials' table written
-from their result.json files, and bad files refused in one line."""
+"""``scripts/lab/leaderboard.py tutorials`` and evaluation.outside_results: the tutorials'
+table written from their result.json files, and bad files refused in one line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tabletop_zoo.baselines.evaluation.outside_results import check_result, result_row
+from tabletop_zoo.baselines.evaluation.outside_results import read_result, result_row
 
 
 def rate(wins: int, games: int, low: float, high: float) -> dict:
@@ -45,10 +45,9 @@ def result(tutorial: str, library: str, after: dict) -> dict:
     }
 
 
-PAGE = (
-    "# Tutorials\n\nintro\n\n<!-- results table: written by scripts/lab/tutorial_table.py -->\n"
-    "| old | table |\n<!-- end of the results table -->\n\nafter the table\n"
-)
+BEGIN = "<!-- results table: written by scripts/lab/leaderboard.py tutorials -->"
+END = "<!-- end of the results table -->"
+PAGE = f"# Tutorials\n\nintro\n\n{BEGIN}\n| old | table |\n{END}\n\nafter\n"
 
 
 def test_the_table_has_a_row_per_result_file(script, tmp_path, capsys) -> None:
@@ -60,12 +59,10 @@ def test_the_table_has_a_row_per_result_file(script, tmp_path, capsys) -> None:
         files.append(str(path))
     page = tmp_path / "README.md"
     page.write_text(PAGE)
-    assert script("tutorial_table").main([*files, "--page", str(page)]) == 0
+    assert script("leaderboard").main(["tutorials", *files, "--page", str(page)]) == 0
     assert "2 results" in capsys.readouterr().out
     lines = page.read_text().splitlines()
-    table = lines[
-        lines.index("<!-- results table: written by scripts/lab/tutorial_table.py -->") + 1 :
-    ]
+    table = lines[lines.index(BEGIN) + 1 :]
     assert table[0].startswith("| tutorial | versions |") and table[1].startswith("|---")
     assert table[2] == (
         "| [alpha.py](alpha.py) | tianshou 2.0.1, torch 2.13.0+cpu | masked double DQN against "
@@ -75,8 +72,8 @@ def test_the_table_has_a_row_per_result_file(script, tmp_path, capsys) -> None:
     assert table[3].startswith("| [zeta.py](zeta.py) |") and table[3].endswith(
         " 0.95 [0.91, 0.97] |"
     )
-    assert table[4:6] == ["", "<!-- end of the results table -->"]
-    assert lines[:4] == PAGE.splitlines()[:4] and lines[-1] == "after the table"
+    assert table[4:6] == ["", END]
+    assert lines[:4] == PAGE.splitlines()[:4] and lines[-1] == "after"
     assert result_row(result("x.py", "agilerl", rate(1, 2, 0, 1)), "tutorials/").startswith(
         "| [x.py](tutorials/x.py) | agilerl 2.0.1"
     )
@@ -87,9 +84,10 @@ def test_the_table_has_a_row_per_result_file(script, tmp_path, capsys) -> None:
     [
         (None, "cannot read a result"),
         ("{not json", "cannot read a result"),
-        ("[1, 2]", "not a JSON object"),
-        (json.dumps({**result("a.py", "skrl", rate(1, 2, 0, 1)), "seed": "0"}), "'seed' must be"),
-        (json.dumps({**result("a.py", "skrl", {"rate": 0.5}), "seed": 0}), "'after' has no wins"),
+        ("[1, 2]", "not a tutorial's result.json (no object)"),
+        (json.dumps({**result("a.py", "skrl", rate(1, 2, 0, 1)), "env_share": None}), "kind"),
+        (json.dumps({**result("a.py", "skrl", rate(1, 2, 0, 1)), "budget": 5}), "wrong kind"),
+        (json.dumps(result("a.py", "skrl", {"rate": 0.5})), "wrong kind (KeyError('low'))"),
     ],
 )
 def test_a_bad_or_missing_file_is_one_line_and_the_page_is_kept(
@@ -102,7 +100,7 @@ def test_a_bad_or_missing_file_is_one_line_and_the_page_is_kept(
     page = tmp_path / "README.md"
     page.write_text(PAGE)
     with pytest.raises(SystemExit) as exit_info:
-        script("tutorial_table").main([str(good), str(bad), "--page", str(page)])
+        script("leaderboard").main(["tutorials", str(good), str(bad), "--page", str(page)])
     assert exit_info.value.code == 2
     error = capsys.readouterr().err.splitlines()[-1]
     assert error.startswith("usage: ") is False and message in error, error
@@ -111,10 +109,15 @@ def test_a_bad_or_missing_file_is_one_line_and_the_page_is_kept(
 
 def test_a_page_without_the_markers_is_refused(script, tmp_path, capsys) -> None:
     good, page = tmp_path / "good.json", tmp_path / "README.md"
-    good.write_text(json.dumps(result("g.py", "skrl", rate(1, 2, 0, 1))))
+    data = result("g.py", "skrl", rate(1, 2, 0, 1))
+    good.write_text(json.dumps(data))
+    assert read_result(good) == data
     page.write_text("# no markers\n")
     with pytest.raises(SystemExit):
-        script("tutorial_table").main([str(good), "--page", str(page)])
-    assert "no <!-- results table" in capsys.readouterr().err
+        script("leaderboard").main(["tutorials", str(good), "--page", str(page)])
+    assert "has no <!-- results table" in capsys.readouterr().err
     assert page.read_text() == "# no markers\n"
-    assert check_result(result("g.py", "skrl", rate(1, 2, 0, 1)))["library"] == "skrl"
+    del data["metric"]
+    good.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="no metric"):
+        read_result(good)
