@@ -58,14 +58,9 @@ from tensordict import TensorDict
 
 import tabletop_zoo  # noqa: F401  (registers tabletop_zoo/MoleHill-v0)
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside import (
-    CpuShare,
-    chance_level,
-    win_rate,
-    write_result,
-)
-from tabletop_zoo.baselines.evaluation.outside_results import run_record, summary
+from tabletop_zoo.baselines.evaluation.outside_results import run_record
 
 HERE = Path(__file__).resolve()
 MODEL = "runs/tutorials/agilerl_dqn/model.pt"
@@ -190,8 +185,11 @@ def main() -> None:
             memory.add(TensorDict(transition, batch_size=[1]))
 
     evaluation = {"games": args.eval_games, "seed": args.seed}
-    chance, before = chance_level(**evaluation), win_rate(greedy(agent), **evaluation)
-    with CpuShare() as training:
+    chance, before = (
+        outside.chance_level(**evaluation),
+        outside.win_rate(greedy(agent), **evaluation),
+    )
+    with outside.CpuShare() as training:
         obs, info = envs.reset(seed=args.seed)
         updates_due = 0.0
         for step in range(0, args.steps, N_ENVS):
@@ -206,8 +204,8 @@ def main() -> None:
             while updates_due >= 1 and len(memory) >= 1_000:
                 agent.learn(memory.sample(agent.batch_size))
                 updates_due -= 1
-    after = win_rate(greedy(agent), **evaluation)
-    against_greedy = win_rate(greedy(agent), opponent="greedy", **evaluation)
+    after = outside.win_rate(greedy(agent), **evaluation)
+    against_greedy = outside.win_rate(greedy(agent), opponent="greedy", **evaluation)
 
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(agent.actor.state_dict(), args.out / "model.pt")
@@ -227,8 +225,10 @@ def main() -> None:
         "greedy": against_greedy,
         "model": str(args.out / "model.pt"),
     }
-    write_result(args.out / "result.json", result)
-    print(summary(result))
+    outside.write_result(args.out / "result.json", result)
+    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
+    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
+    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
         rate += ["--out", f"{args.out}/rating"]

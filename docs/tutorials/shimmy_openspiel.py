@@ -43,9 +43,9 @@ from shimmy import OpenSpielCompatibilityV0
 
 import tabletop_zoo.wrappers.openspiel  # noqa: F401  (registers python_<game> in pyspiel)
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside import CpuShare, chance_level, win_rate, write_result
-from tabletop_zoo.baselines.evaluation.outside_results import run_record, summary
+from tabletop_zoo.baselines.evaluation.outside_results import run_record
 
 HERE = Path(__file__).resolve()
 MODEL = "runs/tutorials/shimmy_openspiel/model.pt"
@@ -124,8 +124,8 @@ def main() -> None:
     net = network()
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
     evaluation = {"games": args.eval_games, "seed": args.seed}
-    chance, before = chance_level(**evaluation), win_rate(greedy(net), **evaluation)
-    with CpuShare() as training:
+    chance, before = outside.chance_level(**evaluation), outside.win_rate(greedy(net), **evaluation)
+    with outside.CpuShare() as training:
         batch = []  # (log-probability, the mover's return) of 8 games' moves
         for game in range(args.games):
             returns, log_probs = play(env, net, seed=args.seed * 1_000_003 + game)
@@ -139,8 +139,8 @@ def main() -> None:
                 loss.backward()
                 optimizer.step()
                 batch = []
-    after = win_rate(greedy(net), **evaluation)
-    against_greedy = win_rate(greedy(net), opponent="greedy", **evaluation)
+    after = outside.win_rate(greedy(net), **evaluation)
+    against_greedy = outside.win_rate(greedy(net), opponent="greedy", **evaluation)
 
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), args.out / "model.pt")
@@ -160,8 +160,10 @@ def main() -> None:
         "greedy": against_greedy,
         "model": str(args.out / "model.pt"),
     }
-    write_result(args.out / "result.json", result)
-    print(summary(result))
+    outside.write_result(args.out / "result.json", result)
+    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
+    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
+    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
         rate += ["--out", f"{args.out}/rating"]

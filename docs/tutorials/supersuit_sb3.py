@@ -46,14 +46,9 @@ from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside import (
-    CpuShare,
-    chance_level,
-    win_rate,
-    write_result,
-)
-from tabletop_zoo.baselines.evaluation.outside_results import run_record, summary
+from tabletop_zoo.baselines.evaluation.outside_results import run_record
 from tabletop_zoo.envs import mole_hill_v0
 
 HERE = Path(__file__).resolve()
@@ -124,11 +119,14 @@ def main() -> None:
         policy_kwargs={"net_arch": [128, 128]},
     )
     evaluation = {"games": args.eval_games, "seed": args.seed}
-    chance, before = chance_level(**evaluation), win_rate(greedy(model), **evaluation)
-    with CpuShare() as training:
+    chance, before = (
+        outside.chance_level(**evaluation),
+        outside.win_rate(greedy(model), **evaluation),
+    )
+    with outside.CpuShare() as training:
         model.learn(total_timesteps=args.steps)
-    after = win_rate(greedy(model), **evaluation)
-    against_greedy = win_rate(greedy(model), opponent="greedy", **evaluation)
+    after = outside.win_rate(greedy(model), **evaluation)
+    against_greedy = outside.win_rate(greedy(model), opponent="greedy", **evaluation)
 
     args.out.mkdir(parents=True, exist_ok=True)
     model.save(args.out / "model.zip")
@@ -148,8 +146,10 @@ def main() -> None:
         "greedy": against_greedy,
         "model": str(args.out / "model.zip"),
     }
-    write_result(args.out / "result.json", result)
-    print(summary(result))
+    outside.write_result(args.out / "result.json", result)
+    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
+    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
+    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
         rate += ["--out", f"{args.out}/rating"]

@@ -63,14 +63,9 @@ from tianshou.utils.torch_utils import policy_within_training_step
 
 import tabletop_zoo  # noqa: F401  (registers tabletop_zoo/MoleHill-v0)
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside import (
-    CpuShare,
-    chance_level,
-    win_rate,
-    write_result,
-)
-from tabletop_zoo.baselines.evaluation.outside_results import run_record, summary
+from tabletop_zoo.baselines.evaluation.outside_results import run_record
 
 HERE = Path(__file__).resolve()
 MODEL = "runs/tutorials/tianshou_dqn/model.pt"
@@ -169,8 +164,8 @@ def main() -> None:
 
     evaluation = {"games": args.eval_games, "seed": args.seed}
     q.eval()
-    chance, before = chance_level(**evaluation), win_rate(greedy(q), **evaluation)
-    with CpuShare() as training:
+    chance, before = outside.chance_level(**evaluation), outside.win_rate(greedy(q), **evaluation)
+    with outside.CpuShare() as training:
         collector.reset()
         with policy_within_training_step(q):  # 1,024 random legal moves (epsilon 1) first;
             collector.collect(n_step=1024)  # random=True would ignore the masks
@@ -188,8 +183,8 @@ def main() -> None:
             )
         )
     q.eval()
-    after = win_rate(greedy(q), **evaluation)
-    against_greedy = win_rate(greedy(q), opponent="greedy", **evaluation)
+    after = outside.win_rate(greedy(q), **evaluation)
+    against_greedy = outside.win_rate(greedy(q), opponent="greedy", **evaluation)
 
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(q.model.state_dict(), args.out / "model.pt")
@@ -209,8 +204,10 @@ def main() -> None:
         "greedy": against_greedy,
         "model": str(args.out / "model.pt"),
     }
-    write_result(args.out / "result.json", result)
-    print(summary(result))
+    outside.write_result(args.out / "result.json", result)
+    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
+    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
+    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
         rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
         rate += ["--out", f"{args.out}/rating"]
