@@ -17,7 +17,8 @@ games), and what changed:
   learner's own), with 3-step returns and each step's reward shaped by 0.2 x the change
   of its score margin (``info["scores"]``; over a game the shaping sums to 0.2 x the
   final margin, a few points, so the reward says by how much a game went, not only
-  whether it was won). With 0.05 instead, 120,000 steps reached only 0.81.
+  whether it was won). With 0.05 instead (and a step of 64 transitions per 4 env steps),
+  120,000 steps reached 0.81 [0.74, 0.85] in 305 CPU-s.
 * 8 envs, epsilon from 1 to 0.05 over the first 40% of the steps, a gradient step of 128
   transitions per 8 env steps, and a smaller network than AgileRL's default.
 * AgileRL's ``MultiStepReplayBuffer`` (2.58.0) would add the next game's rewards to a
