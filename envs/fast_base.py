@@ -5,12 +5,11 @@ shared methods (:class:`FastEngineBase`) and the one-game view behind the engine
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, as_integer
+from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.fast_checks import (
     RowChecks,
     active_rows,
@@ -40,8 +39,8 @@ class FastEngineBase(RowChecks):
     Every public method that takes rows checks them first (:meth:`check_states`): a row
     that is not a position of this configuration gets an ``InvalidStateError`` (a
     ``WrongConfigurationError`` if another configuration made it), never a crash. The
-    ``_``-prefixed twins (``_step``, ``_legal_mask``, ...) skip the check, for rows the
-    engine produced itself (the vector env's).
+    ``*_trusted`` twins (``step_trusted``, ``legal_mask_trusted``, ...) skip the check, for
+    rows the engine produced itself (the vector env's, a search's).
     """
 
     batch: Any
@@ -65,9 +64,10 @@ class FastEngineBase(RowChecks):
 
     def random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game (-1 where inactive or over)."""
-        return self._random_actions(self.check_states(states), active)
+        return self.random_actions_trusted(self.check_states(states), active)
 
-    def _random_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+    def random_actions_trusted(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """:meth:`random_actions` of rows the engine made (not checked)."""
         out = np.full(len(states), -1, dtype=np.int64)
         self.batch.random_actions(states, active_rows(active, len(states)), out)
         return out
@@ -82,9 +82,10 @@ class FastEngineBase(RowChecks):
 
     def legal_mask(self, states: np.ndarray) -> np.ndarray:
         """``(B, num_actions)`` bool: the legal actions of the seat to act."""
-        return self._legal_mask(self.check_states(states))
+        return self.legal_mask_trusted(self.check_states(states))
 
-    def _legal_mask(self, states: np.ndarray) -> np.ndarray:
+    def legal_mask_trusted(self, states: np.ndarray) -> np.ndarray:
+        """:meth:`legal_mask` of rows the engine made (not checked)."""
         mask = np.zeros((len(states), self.num_actions), dtype=bool)
         self.batch.legal_mask(states, mask)
         return mask
@@ -92,10 +93,12 @@ class FastEngineBase(RowChecks):
     def reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
         """Start new games in the rows where ``which`` (bool mask) is set."""
         self.check_states(states, writeable=True)
-        self._reset_games(states, active_rows(which, len(states), "which"))
+        self.reset_games_trusted(states, active_rows(which, len(states), "which"))
 
-    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:  # pragma: no cover
-        raise NotImplementedError
+    def reset_games_trusted(self, states: np.ndarray, which: np.ndarray) -> None:
+        """:meth:`reset_games` of rows the engine made, ``which`` a bool mask (not
+        checked)."""
+        raise NotImplementedError  # pragma: no cover
 
     def play_opponents(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
@@ -104,11 +107,12 @@ class FastEngineBase(RowChecks):
         seat ``seats[i]`` is to act or the game ends or is truncated; no autoreset."""
         states = self.check_states(states, True)
         seats = check_seats(seats, len(states), self.num_players)
-        return self._play_opponents(states, seats, opponent, active)
+        return self.play_opponents_trusted(states, seats, opponent, active)
 
-    def _play_opponents(
+    def play_opponents_trusted(
         self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
     ) -> StepResult:
+        """:meth:`play_opponents` on rows the engine made (not checked)."""
         check_opponent(opponent)
         b = len(states)
         seats = seat_array(seats, b)  # checked by the public twin
@@ -123,20 +127,11 @@ class FastEngineBase(RowChecks):
         """``(B, *observation_shape)`` float32 planes, game ``i`` seen by ``seats[i]`` (the
         env's planes)."""
         states = self.check_states(states)
-        return self._observe(states, check_seats(seats, len(states), self.num_players))
+        return self.observe_trusted(states, check_seats(seats, len(states), self.num_players))
 
-    def observe_positions(self, positions: Sequence[Any]) -> np.ndarray:
-        """The planes of one-row states of this engine (:class:`FastStateBase`, checked
-        when made), each seen by its seat to act; none may be finished. What a search
-        evaluates leaf by leaf, without checking rows again."""
-        rows = np.stack([position.row for position in positions])
-        seats = rows[:, self.player_column].copy()
-        if (seats < 0).any():
-            raise InvalidOptionError("observe_positions: a finished position has no seat to act")
-        return self._observe(rows, seats)
-
-    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """:meth:`observe` of rows the engine made, by valid ``seats`` (not checked)."""
+        raise NotImplementedError  # pragma: no cover
 
     def step(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
@@ -144,11 +139,12 @@ class FastEngineBase(RowChecks):
         """One decision in every (``active``) game; IllegalActionError (nothing changed) if
         any is illegal. A game that ends (or reaches the turn limit) is scored and, with
         ``autoreset``, its row is a new game when this returns."""
-        return self._step(self.check_states(states, True), actions, autoreset, active)
+        return self.step_trusted(self.check_states(states, True), actions, autoreset, active)
 
-    def _step(
+    def step_trusted(
         self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
     ) -> StepResult:
+        """:meth:`step` on rows the engine made (not checked; the actions are)."""
         actions, active = self._step_inputs(states, actions, active)
         result = self._zero_results(len(states))
         self.batch.step(states, actions, active, bool(autoreset), *self._restart_args, *result)
@@ -202,7 +198,7 @@ class FastEngineBase(RowChecks):
         active = active_rows(active, len(states))
         bad = self.batch.first_illegal(states, actions, active)
         if bad >= 0:
-            legal = np.flatnonzero(self._legal_mask(states[bad : bad + 1])[0]).tolist()
+            legal = np.flatnonzero(self.legal_mask_trusted(states[bad : bad + 1])[0]).tolist()
             raise IllegalActionError(
                 f"game {bad}: action {actions[bad]} is not legal; legal: {legal[:20]}"
             )
@@ -217,7 +213,7 @@ class FastStateBase:
     """What the one-game views of both compiled engines share (``FastArktiaState``,
     ``FastMoleHillState``): the row, its engine, and the parts of the engine protocol that
     go through the pure-Python state (text, notation, JSON). A subclass gives the compiled
-    ``legal_actions``, ``_apply_checked`` and loops (below)."""
+    ``legal_actions``, ``apply_if_legal`` and loops (below)."""
 
     __slots__ = ("engine", "row")
 
@@ -249,7 +245,7 @@ class FastStateBase:
         """Play ``action``; IllegalActionError (nothing changed) if it is not legal (the
         reference engine's message)."""
         a = as_integer(action)
-        if a is None or not 0 <= a < self.engine.num_actions or not self._apply_checked(a):
+        if a is None or not 0 <= a < self.engine.num_actions or not self.apply_if_legal(a):
             self.to_state().apply_action(action)  # raises the reference engine's message
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
@@ -309,9 +305,10 @@ class FastStateBase:
                                   float(exploration), depth, solve)  # fmt: skip
         return tree, int(count)
 
-    def _apply_checked(self, action: int) -> bool:  # pragma: no cover - subclasses give it
-        """Play ``action`` (an int in range) in compiled code if it is legal; False (row
-        unchanged) if not."""
+    def apply_if_legal(self, action: int) -> bool:  # pragma: no cover - subclasses give it
+        """Play ``action`` (an int in range, not checked) in compiled code if it is legal;
+        False (row unchanged) if not: :meth:`apply_action` without its checks and message,
+        for a search's own moves."""
         raise NotImplementedError
 
     def scores(self) -> list[int]:

@@ -1,8 +1,8 @@
 """What the compiled engines (the ``fast`` extra) share in compiled code: loading numba,
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
 kernels), the bit helpers, :func:`copy_into` (the kernels' array copy) and
-:func:`seed_compiled`; ``python -m tabletop_zoo.envs.fast_common`` compiles everything
-ahead (docs/DESIGN.md says who may import it: never ``import tabletop_zoo.envs``).
+:func:`seed_compiled` (docs/DESIGN.md says who may import it: never ``import
+tabletop_zoo.envs``); ``python -m tabletop_zoo.envs.fast_warm_up`` compiles everything ahead.
 
 Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63, the sign bit, is handled like
 any other). Every compiled function is built with ``cache=True``: the machine code is
@@ -99,9 +99,3 @@ def set_compiled_random_state(state: Any) -> None:
         from numba import _helperlib
 
         _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), state)
-
-
-if __name__ == "__main__":  # runs as ``__main__``, a module apart from this one
-    from tabletop_zoo.envs.fast_warm_up import main
-
-    main()

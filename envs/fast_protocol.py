@@ -46,6 +46,8 @@ class FastEngine(Protocol):
     state_width: int
     observation_shape: tuple[int, ...]
     """``(rows, cols, planes)`` of one observation, as the env's encoder."""
+    player_column: int
+    """The column of a row that holds the seat to act (-1 once the game is over)."""
 
     def seed(self, seed: int) -> None:
         """Seed the compiled random generator (random and greedy actions, random setups)."""
@@ -105,6 +107,36 @@ class FastEngine(Protocol):
         self, batch_size: int, steps_per_game: int, seed: int = 0, parallel: bool = False
     ) -> tuple[int, int]:
         """Uniform random play inside compiled code: ``(steps, finished games)``."""
+        ...
+
+    # The trusted twins: the calls above without the row check, for rows the engine made
+    # itself (a vector env's, a search's); what they do with any other row is undefined.
+    def reset_games_trusted(self, states: np.ndarray, which: np.ndarray) -> None:
+        """:meth:`reset_games`, ``which`` a ``(B,)`` bool array."""
+        ...
+
+    def legal_mask_trusted(self, states: np.ndarray) -> np.ndarray:
+        """:meth:`legal_mask`."""
+        ...
+
+    def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
+        """:meth:`observe`, ``seats`` valid."""
+        ...
+
+    def step_trusted(
+        self, states: np.ndarray, actions: Any, autoreset: bool = True, active: Any = None
+    ) -> StepResult:
+        """:meth:`step` (the actions are still checked)."""
+        ...
+
+    def random_actions_trusted(self, states: np.ndarray, active: Any = None) -> np.ndarray:
+        """:meth:`random_actions`."""
+        ...
+
+    def play_opponents_trusted(
+        self, states: np.ndarray, seats: Any, opponent: str = "random", active: Any = None
+    ) -> StepResult:
+        """:meth:`play_opponents`."""
         ...
 
     def from_state(self, state: Any) -> np.ndarray:

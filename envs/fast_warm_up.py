@@ -1,5 +1,6 @@
-"""Compiling every compiled function ahead (the ``fast`` extra), apart from
-:mod:`~tabletop_zoo.envs.fast_common` so that the kernels' modules it loads can import that one.
+"""Compiling every compiled function ahead (the ``fast`` extra):
+``python -m tabletop_zoo.envs.fast_warm_up``, e.g. once in a Docker build. Apart from
+:mod:`~tabletop_zoo.envs.fast_common`, so that the kernels' modules it loads can import that one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ def warm_up() -> float:
     """Compile (first start) or load from the disk cache (later starts) every compiled
     function of every game's engine; returns the seconds it took.
 
-    ``python -m tabletop_zoo.envs.fast_common`` runs it (:func:`main`), e.g. once in a Docker build.
+    ``python -m tabletop_zoo.envs.fast_warm_up`` runs it (:func:`main`).
     """
     start = time.perf_counter()
     matches_python()

@@ -17,6 +17,9 @@ real interpreter. The start-up itself is tested where it matters: ``tests/test_p
 ``python tests/served.py SOCKET`` is the server (:func:`shared` starts one per test process
 and set of load-time variables); :data:`CLIENT` (standard library only,
 ``python -I -S``) is what the ``python`` and ``tabletop-zoo`` of the shim folder run.
+
+``TABLETOP_ZOO_TEST_SERVED=0`` (the switch) runs the same commands on the real interpreter,
+each a fresh process as a user starts it: CI runs the documented commands so.
 """
 
 from __future__ import annotations
@@ -87,6 +90,16 @@ sys.exit(status)
 """
 
 
+class Real:
+    """The switch off: the commands as given, on the real interpreter."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def command(self, argv: list[str]) -> list[str]:
+        return argv
+
+
 class Runner:
     """The server process and the shim folder whose ``python`` and ``tabletop-zoo`` use it."""
 
@@ -139,18 +152,27 @@ class Runner:
 
 
 _SHARED: dict[tuple, Runner] = {}
-_STARTING = threading.Lock()  # the flag fuzz asks from two threads at once
 
 
-def shared(env: dict[str, str]) -> Runner:
-    """This process's runner for ``env`` (its load-time variables), started on first use;
-    it is handed out once it listens."""
+def enabled() -> bool:
+    """The switch: ``TABLETOP_ZOO_TEST_SERVED`` unset or ``1`` serves, ``0`` does not."""
+    value = os.environ.get("TABLETOP_ZOO_TEST_SERVED", "1")
+    if value not in ("0", "1"):
+        raise ValueError(f"TABLETOP_ZOO_TEST_SERVED={value!r}: 0 or 1")
+    return value == "1"
+
+
+def shared(env: dict[str, str]) -> Runner | Real:
+    """This process's runner for ``env`` (its load-time variables), started on first use
+    (ask from one thread); it is handed out once it listens. With the switch off, the real
+    interpreter."""
+    if not enabled():
+        return Real(env)
     key = tuple(sorted((k, v) for k, v in env.items() if k.startswith(LOAD_TIME)))
-    with _STARTING:
-        if key not in _SHARED:
-            runner = Runner(env)
-            runner.wait_ready()
-            _SHARED[key] = runner
+    if key not in _SHARED:
+        runner = Runner(env)
+        runner.wait_ready()
+        _SHARED[key] = runner
     return _SHARED[key]
 
 
@@ -272,6 +294,7 @@ def serve(path: str) -> None:
             finally:
                 os._exit(0)
         connection.close()
+    os._exit(0)  # nothing to tear down: a normal exit would unload torch, seconds under load
 
 
 if __name__ == "__main__":

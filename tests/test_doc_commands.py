@@ -10,7 +10,8 @@ page and the dated note it cites) runs once, as the earlier block, and a command
 repeats word for word (with its budget) runs once in that page's sandbox.
 ``python`` is this test's interpreter and ``tabletop-zoo`` the console script of its venv
 (``pip install -e .`` installs it); stdin is empty (a terminal game ends at once). The long
-pages' commands start from a pre-imported fork of it (``tests/served.py``).
+pages' commands start from a pre-imported fork of it (``tests/served.py``), or afresh with
+``TABLETOP_ZOO_TEST_SERVED=0``, as CI runs them.
 
 A marker in an HTML comment on the line before a block changes how it is run; directives
 are separated by ``;``::

@@ -14,7 +14,11 @@ import pytest
 
 from tests import served
 
-pytestmark = pytest.mark.slow  # the server imports torch once (about 6 s)
+
+def with_server(test):
+    """Slow (the server imports torch once, about 6 s), and skipped with the switch off."""
+    off = pytest.mark.skipif(not served.enabled(), reason="TABLETOP_ZOO_TEST_SERVED=0")
+    return pytest.mark.slow(off(test))
 
 
 def run(runner: served.Runner, command: str, **env: str) -> subprocess.CompletedProcess:
@@ -34,6 +38,7 @@ def gone_soon(pid: int) -> bool:
     return False
 
 
+@with_server
 def test_a_served_command_is_the_command(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = served.shared({**os.environ, "MPLBACKEND": "Agg"})
@@ -61,6 +66,7 @@ def test_a_served_command_is_the_command(tmp_path, monkeypatch) -> None:
     assert run(runner, "python -c 'import sys; print(sys.flags.isolated)'").stdout == "0\n"
 
 
+@with_server
 def test_a_killed_caller_takes_its_command_along(tmp_path) -> None:
     runner = served.shared({**os.environ, "MPLBACKEND": "Agg"})
     (tmp_path / "scripts").mkdir()
@@ -74,6 +80,7 @@ def test_a_killed_caller_takes_its_command_along(tmp_path) -> None:
     assert gone_soon(pid), f"the command {pid} outlived its killed caller"
 
 
+@with_server
 def test_the_server_ends_with_the_process_that_started_it(tmp_path) -> None:
     """A test process that ends without ``atexit`` (as xdist's workers do) leaves no server."""
     code = (
@@ -86,3 +93,12 @@ def test_the_server_ends_with_the_process_that_started_it(tmp_path) -> None:
                           timeout=300)  # fmt: skip
     pid = int(done.stdout)
     assert gone_soon(pid), f"the server {pid} outlived the process that started it"
+
+
+def test_the_switch_off_runs_the_commands_as_given(monkeypatch) -> None:
+    monkeypatch.setenv("TABLETOP_ZOO_TEST_SERVED", "0")
+    real = served.shared({"PATH": "/bin"})
+    assert real.env == {"PATH": "/bin"} and real.command(["python", "a.py"]) == ["python", "a.py"]
+    monkeypatch.setenv("TABLETOP_ZOO_TEST_SERVED", "no")
+    with pytest.raises(ValueError, match="0 or 1"):
+        served.shared({})

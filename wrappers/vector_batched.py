@@ -152,7 +152,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         else:
             if seed is not None:
                 self.engine.seed(int(self._rng.integers(2**31)))
-            self.engine._reset_games(self._states, mask)
+            self.engine.reset_games_trusted(self._states, mask)
         self._ended[mask] = False
         self._draw_seats(mask)
         self._play_opponents(Outcome.empty(self.num_envs))
@@ -179,7 +179,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         # the engine checks every learner action before it changes a row
-        result = self.engine._step(self._states, actions, autoreset=False)
+        result = self.engine.step_trusted(self._states, actions, autoreset=False)
         out = Outcome.empty(self.num_envs)
         self._finish(result, np.ones(self.num_envs, dtype=bool), out)
         self._play_opponents(out)
@@ -188,13 +188,13 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     def action_masks(self) -> np.ndarray:
         """``(num_envs, num_actions)`` bool: the learner's legal actions (sb3-contrib name;
         none in the games that have ended and wait for a reset)."""
-        mask = self.engine._legal_mask(self._states)
+        mask = self.engine.legal_mask_trusted(self._states)
         mask[self._ended] = False
         return mask
 
     def sample_legal_actions(self) -> np.ndarray:
         """A uniformly random legal action per game for the learner (compiled)."""
-        return self.engine._random_actions(self._states)
+        return self.engine.random_actions_trusted(self._states)
 
     def get_state(self) -> tuple[Any, ...]:
         """Everything the games to come depend on (rows, seats, the generators): with
@@ -277,7 +277,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             self.learner_seat[which] = self.learner_seat_option
 
     def _observe(self) -> np.ndarray:
-        return self.engine._observe(self._states, self.learner_seat)
+        return self.engine.observe_trusted(self._states, self.learner_seat)
 
     def _infos(self, finals: dict[str, Any] | None = None) -> dict[str, Any]:
         mask, seats = self.action_masks(), self.learner_seat.copy()
@@ -316,7 +316,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             for group in (finals, info):  # Gymnasium's "_key" masks: which games have "key"
                 for key in list(group):
                     group[f"_{key}"] = np.zeros(b, dtype=bool)
-        last = self.engine._observe(self._states[rows], seats)
+        last = self.engine.observe_trusted(self._states[rows], seats)
         for k, row in enumerate(rows):
             finals["final_obs"][row] = last[k]
         info = finals["final_info"]
@@ -326,7 +326,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             for key in group:
                 if key.startswith("_"):
                     group[key][rows] = True
-        self.engine._reset_games(self._states, ended)
+        self.engine.reset_games_trusted(self._states, ended)
         self._draw_seats(ended)
 
     def _play_opponents(self, out: Outcome) -> None:
@@ -342,14 +342,15 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """The opponents' decisions in the ``active`` games (``mover`` to act): compiled
         players up to the learner's turn at once, a policy one decision per game."""
         if self.opponent in OPPONENTS:
-            result = self.engine._play_opponents(
+            result = self.engine.play_opponents_trusted(
                 self._states, self.learner_seat, self.opponent, active
             )
         else:
             rows = np.flatnonzero(active)
-            masks = self.engine._legal_mask(self._states[rows])
-            chosen = self.opponent(self.engine._observe(self._states[rows], mover[rows]), masks)
+            states = self._states[rows]
+            masks = self.engine.legal_mask_trusted(states)
+            chosen = self.opponent(self.engine.observe_trusted(states, mover[rows]), masks)
             actions = np.zeros(self.num_envs, dtype=np.int64)
             actions[rows] = self._opponent_actions(chosen, rows, masks)
-            result = self.engine._step(self._states, actions, autoreset=False, active=active)
+            result = self.engine.step_trusted(self._states, actions, autoreset=False, active=active)
         self._finish(result, active, out)

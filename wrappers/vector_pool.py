@@ -122,7 +122,8 @@ class PoolVectorEnv(BatchedVectorEnv):
         for k, kind in enumerate(self.pool.baselines):
             whole = active & ((codes == -1 - k).sum(axis=1) == single)
             if whole.any():
-                result = self.engine._play_opponents(self._states, self.learner_seat, kind, whole)
+                seats = self.learner_seat
+                result = self.engine.play_opponents_trusted(self._states, seats, kind, whole)
                 self._finish(result, whole, out)
                 active = active & ~whole
         if not active.any():
@@ -133,13 +134,13 @@ class PoolVectorEnv(BatchedVectorEnv):
             chosen = active & (code == c)
             if c >= 0:
                 rows = np.flatnonzero(chosen)
-                observations = self.engine._observe(self._states[rows], mover[rows])
-                masks = self.engine._legal_mask(self._states[rows])
+                observations = self.engine.observe_trusted(self._states[rows], mover[rows])
+                masks = self.engine.legal_mask_trusted(self._states[rows])
                 chosen_actions = self.pool.sample_actions(c, observations, masks)
                 actions[rows] = self._opponent_actions(chosen_actions, rows, masks)
             elif self.pool.baselines[-1 - c] == "greedy":
                 actions[chosen] = self.engine.greedy_actions(self._states, chosen)[chosen]
             else:
-                actions[chosen] = self.engine._random_actions(self._states, chosen)[chosen]
-        result = self.engine._step(self._states, actions, autoreset=False, active=active)
+                actions[chosen] = self.engine.random_actions_trusted(self._states, chosen)[chosen]
+        result = self.engine.step_trusted(self._states, actions, autoreset=False, active=active)
         self._finish(result, active, out)

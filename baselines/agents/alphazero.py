@@ -7,21 +7,20 @@ Playing needs NumPy only; training (:mod:`tabletop_zoo.baselines.training.alphaz
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.dense_rows import flat_columns
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet, segment_softmax
+from tabletop_zoo.baselines.agents.positions import Leaves
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.search import legal_from_mask
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.envs._json import short
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError, as_integer
-from tabletop_zoo.envs.registry import GAMES, fast_state, get_spec, is_fast_state
+from tabletop_zoo.envs.registry import GAMES, fast_state
 from tabletop_zoo.envs.results import final_result, score_margins
 
 DEFAULT_SIMULATIONS = 64
@@ -101,53 +100,28 @@ def check_network_meta(net: DenseNet, label: str) -> None:
 
 
 class NetworkEvaluator:
-    """Batched PUCT evaluator: one forward pass for a list of states; the values in absolute
-    seat order (what the search backs up), the priors a softmax over the legal actions."""
+    """The search's :data:`~.puct.Evaluator` of a policy/value network: one forward pass
+    over the planes of a batch of positions; the priors a softmax over each position's
+    legal actions, the values in absolute seat order (what the search backs up)."""
 
     def __init__(self, net: DenseNet) -> None:
         self.net = net
-        self.game_name = str(net.meta["game"])
-        self.num_players = int(net.meta["num_players"])
-        self._encoder: tuple[Any, Any] | None = None  # (game, its encoder)
+        self.shape = tuple(net.meta["observation_shape"]), int(net.meta["num_actions"])
 
-    def encoder(self, state: Any) -> Any:
-        """The observation encoder of ``state.game`` (built once per Game object)."""
-        game = state.game
-        if self._encoder is None or self._encoder[0] is not game:
-            encoder = get_spec(self.game_name).make_observation_encoder(game)
-            want = tuple(self.net.meta["observation_shape"])
-            if tuple(encoder.shape) != want or game.num_actions != self.net.meta["num_actions"]:
-                raise InvalidOptionError(
-                    f"this network was trained for observations {want} with "
-                    f"{self.net.meta['num_actions']} actions, but the game has "
-                    f"{tuple(encoder.shape)} and {game.num_actions}: use a network trained on "
-                    "the same game and number of players"
-                )
-            self._encoder = (game, encoder)  # the Game is kept: it is compared by identity
-        return self._encoder[1]
-
-    def planes(self, states: Sequence[Any]) -> np.ndarray:
-        """Observation planes of the seat to act, one per state (the compiled engine's
-        planes, the same numbers, for states of the compiled engine)."""
-        encoder = self.encoder(states[0])
-        if is_fast_state(states[0]):
-            return states[0].engine.observe_positions(states)
-        return np.stack([encoder.encode(s, s.current_player) for s in states])
-
-    def __call__(self, states: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
-        actions, starts = flat_columns([state.legal_actions() for state in states])
-        seats = np.array([state.current_player for state in states])
-        priors, values = self.evaluate_planes(self.planes(states), actions, starts, seats)
-        return [priors[starts[i] : starts[i + 1]] for i in range(len(states))], values
-
-    def evaluate_planes(
-        self, planes: np.ndarray, actions: np.ndarray, starts: np.ndarray, seats: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`__call__`'s numbers (the priors end to end) from the positions' planes,
-        legal actions (ascending, end to end, row ``i``'s from ``starts[i]``) and seats to
-        act, which the search on compiled rows builds in batched engine calls."""
-        logits, heads = self.net.forward_flat(planes, actions, starts)
-        return segment_softmax(logits, starts), absolute_values(np.tanh(heads["value"]), seats)
+    def __call__(self, leaves: Leaves) -> tuple[np.ndarray, np.ndarray]:
+        """The priors (end to end, as ``leaves.actions``) and every seat's value of each
+        position of ``leaves``."""
+        planes = leaves.planes()
+        found = planes.shape[1:], leaves.positions.game.num_actions
+        if found != self.shape:
+            raise InvalidOptionError(
+                f"this network was trained for observations {self.shape[0]} with "
+                f"{self.shape[1]} actions, but the game has {found[0]} and {found[1]}: use "
+                "a network trained on the same game and number of players"
+            )
+        logits, heads = self.net.forward_flat(planes, leaves.actions, leaves.starts)
+        values = absolute_values(np.tanh(heads["value"]), leaves.players)
+        return segment_softmax(logits, leaves.starts), values
 
 
 class AlphaZeroAgent:

@@ -1,13 +1,16 @@
-"""PUCT tree search (AlphaZero-style) over the rules-engine protocol, with batched evaluation.
+"""PUCT tree search (AlphaZero-style): the one search loop of the AlphaZero agent (one tree)
+and of batched self-play (a tree per game, :mod:`tabletop_zoo.baselines.training.self_play`),
+as OpenSpiel's ``MCTSBot`` serves both.
 
-An *evaluator* values positions in batches: ``evaluate(states) -> (priors, values)``, a
-probability per legal action (``legal_actions()`` order) and the expected result of every
-seat (absolute seat order, in ``[-1, 1]``). The search collects up to ``batch_size`` new
-leaves with virtual loss on the tree of :mod:`.tree`, evaluates them in one call and backs
-every seat's value up; the seat to act picks ``argmax Q + c_puct * P * sqrt(N + 1) / (1 +
-n)``, an unvisited child's ``Q`` being the node's own value for that seat. A compiled
-engine's positions are kept as its rows, and a batch's new leaves get their legal actions
-(and planes, for the AlphaZero evaluator) from batched engine calls.
+An *evaluator* values a batch of unfinished positions (:class:`~.positions.Leaves`):
+``evaluate(leaves) -> (priors, values)``, a probability per legal action (end to end, as
+``leaves.actions``) and the expected result of every seat (absolute seat order, in
+``[-1, 1]``; ``leaves.states()`` gives the positions as engine-protocol states). Each
+search descends its tree (:mod:`.tree`) in batches of up to ``batch_size`` descents with
+virtual loss, the seat to act picking ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)``
+(an unvisited child's ``Q`` being the node's own value for that seat): a finished position
+is backed up at once, a descent onto a pending leaf (a collision) ends the batch. One
+:meth:`PUCTSearch.step` values the new leaves of every search in one ``evaluate`` call.
 """
 
 from __future__ import annotations
@@ -18,24 +21,37 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.dense_rows import flat_columns, mask_columns
-from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, Forest, RootView
-from tabletop_zoo.envs.registry import fast_path_available, is_fast_state
+from tabletop_zoo.baselines.agents.positions import Leaves, PythonPositions, positions_of
+from tabletop_zoo.baselines.agents.tree import COLLISION, FINISHED_LEAF, NEW_LEAF, Forest, RootView
+from tabletop_zoo.envs.registry import fast_path_available
 
-Evaluator = Callable[[Sequence[Any]], tuple[Sequence[np.ndarray], np.ndarray]]
+Evaluator = Callable[[Leaves], tuple[np.ndarray, np.ndarray]]
 TerminalValue = Callable[[Any], Sequence[float]]
-#: New leaves valued together: actions (ascending, end to end), where each leaf's begin,
-#: the priors alike and the values of every seat per leaf.
-Valued = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 C_VISIT, C_SCALE = 50.0, 0.1  # sigma(q) of the Gumbel search (GumbelHalving)
+
+
+class SearchTrees:
+    """The trees of ``positions.slots`` searches (a :class:`~.tree.Forest` of ``nodes``
+    nodes to start with), their nodes' positions and each search's progress."""
+
+    def __init__(
+        self, positions: PythonPositions, num_players: int, nodes: int, compiled: bool
+    ) -> None:
+        slots = positions.slots
+        self.positions = positions
+        self.forest = Forest(slots, num_players, nodes, 16 * nodes, compiled)
+        self.done = [0] * slots  # descents of each search, finished
+        self.halving: list[GumbelHalving | None] = [None] * slots
+        self.forced: list[list[int]] = [[] for _ in range(slots)]  # Gumbel: this phase's
+        self.unforced = np.full(slots, -1, dtype=np.int64)  # descents' root children: free
 
 
 class PUCTSearch:
     """PUCT search with batched leaf evaluation: ``num_simulations`` leaves per search
-    (terminal ones included), ``batch_size`` of them per ``evaluate`` call (the
-    :data:`Evaluator`). ``dirichlet_alpha``: Dirichlet noise of this concentration mixed into
-    the root priors (weight ``noise_fraction``, seeded by ``seed``). ``terminal_value``: every
-    seat's value at a finished position (default the engine's ``returns()``; e.g.
+    (terminal ones included), ``batch_size`` descents per batch (the :data:`Evaluator`).
+    ``dirichlet_alpha``: Dirichlet noise of this concentration mixed into the root priors
+    (weight ``noise_fraction``, drawn from ``rng``, seeded by ``seed``). ``terminal_value``:
+    every seat's value at a finished position (default the engine's ``returns()``; e.g.
     :func:`~.alphazero.game_values` with a score weight)."""
 
     def __init__(
@@ -63,164 +79,155 @@ class PUCTSearch:
     def run(self, state: Any) -> RootView:
         """Search from ``state`` (not changed; it must have a move to make); return the root
         (its ``actions``, ``priors``, ``child_visits`` and ``child_values``)."""
-        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
-        root = tree.root
-        if self.dirichlet_alpha is not None and len(root.actions) > 1:
-            noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
-            root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
-        done = 0
-        while done < self.num_simulations:
-            done += tree.simulate_batch(self.num_simulations - done)
-        return root
+        return RootView(self._search(state).forest, 0)
 
     def run_gumbel(self, state: Any, num_considered: int = 16) -> tuple[RootView, int, np.ndarray]:
         """Gumbel root search for self-play (:class:`GumbelHalving` at the root, PUCT below,
         no Dirichlet noise): the root, the index (into ``root.actions``) of the action to
         play and the improved policy over ``root.actions``, the policy target."""
-        tree = (_RowTree if is_fast_state(state) else _OneTree)(self, state)
-        halving = GumbelHalving(tree.root, self.rng, self.num_simulations, num_considered)
-        while (forced := halving.next_phase()) is not None:
-            done = 0
-            while done < len(forced):
-                done += tree.simulate_batch(len(forced) - done, forced[done:])
-        chosen, improved = halving.result()
-        return tree.root, chosen, improved
+        trees = self._search(state, num_considered)
+        chosen, improved = trees.halving[0].result()
+        return RootView(trees.forest, 0), chosen, improved
 
-
-class _OneTree:
-    """One search's tree (a :class:`~.tree.Forest` of one slot) and the position of every
-    node as a rules-engine state (node order); the root is expanded with
-    ``search.evaluate([state])`` and holds its value."""
-
-    def __init__(self, search: PUCTSearch, state: Any) -> None:
+    def _search(self, state: Any, num_considered: int | None = None) -> SearchTrees:
+        """The tree of one search from ``state`` (:meth:`start`'s ``num_considered``)."""
         if state.is_terminal():
             raise ValueError("the search needs a position with a move to make")
-        self.search, self.nodes = search, [state]
-        num_players = len(state.returns())
-        nodes = search.num_simulations + 2  # edges: room for 16 legal actions a node
-        self.forest = Forest(1, num_players, nodes, 16 * nodes, fast_path_available())
-        priors, values = search.evaluate([state])
-        actions = np.array(state.legal_actions(), dtype=np.int64)
-        self._add([-1], [state.current_player], actions, np.array([0, len(actions)]), priors[0])
-        self.forest.node_visits[0, 0] = 1.0
-        self.forest.node_value[0, 0] = values[0]  # the root holds its own value
-        self.root = RootView(self.forest, 0)
-        self.none = np.zeros(1, dtype=np.int64)
+        nodes = self.num_simulations + 2
+        positions = positions_of(state, 1, self.terminal_value, nodes)
+        positions.start(0, state)
+        trees = SearchTrees(positions, len(state.returns()), nodes, fast_path_available())
+        self.step(trees, [], np.zeros(1, dtype=np.int64))  # the root, valued
+        self.start(trees, 0, num_considered)
+        while not self.step(trees, [0])[0]:
+            pass
+        return trees
 
-    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
-        """The position after ``action`` at node ``parent``: it, its seat to act (-1:
-        finished) and then its value of every seat."""
-        state = self.nodes[parent].clone()
-        state.apply_action(action)
-        if state.is_terminal():
-            return state, -1, np.asarray(self.search.terminal_value(state), dtype=np.float64)
-        return state, state.current_player, None
+    def start(self, trees: SearchTrees, slot: int, num_considered: int | None = None) -> None:
+        """A new search of ``slot`` from its valued root: Gumbel sequential halving of
+        ``num_considered`` root actions, or else the root noise (both drawn from ``rng``)."""
+        root = RootView(trees.forest, slot)
+        trees.done[slot], trees.forced[slot], trees.halving[slot] = 0, [], None
+        if num_considered is not None:
+            trees.halving[slot] = GumbelHalving(
+                root, self.rng, self.num_simulations, num_considered
+            )
+        elif self.dirichlet_alpha is not None and len(root.actions) > 1:
+            noise = self.rng.dirichlet([self.dirichlet_alpha] * len(root.actions))
+            root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
 
-    def evaluate(self, leaves: list[Any]) -> Valued:
-        """The legal actions, priors and values of the new ``leaves``."""
-        priors, values = self.search.evaluate(leaves)
-        actions, starts = flat_columns([leaf.legal_actions() for leaf in leaves])
-        priors = np.concatenate(priors)
-        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
+    def _budget(self, trees: SearchTrees, slot: int) -> int:
+        """The descents left to the search of ``slot`` (in its Gumbel phase, the next phase
+        once this one is spent); 0: the search is over."""
+        halving = trees.halving[slot]
+        if halving is None:
+            return self.num_simulations - trees.done[slot]
+        if not trees.forced[slot]:
+            trees.forced[slot] = halving.next_phase() or []
+        return len(trees.forced[slot])
 
-    def _add(
-        self, parents: list[int], players: list[int], actions: np.ndarray, starts: np.ndarray,
-        priors: Any, results: np.ndarray | None = None,
-    ) -> None:  # fmt: skip
-        """New nodes under the edges ``parents`` (-1: the root)."""
-        count = len(parents)
-        if results is None:
-            results = np.zeros((count, self.forest.n))
-        self.forest.add_nodes(
-            np.zeros(count, dtype=np.int64), np.array(parents, dtype=np.int64),
-            np.array(players, dtype=np.int64), results, actions, starts,
-            np.asarray(priors, dtype=np.float64),
-        )  # fmt: skip
-
-    def simulate_batch(self, budget: int, forced: Sequence[int] | None = None) -> int:
-        """Descend up to ``min(batch_size, budget)`` times; evaluate the new leaves together.
-
-        ``forced[k]``: the root child (an index into ``root.actions``) descent ``k`` takes,
-        below which it selects as usual; returns how many descents were completed (they
-        are the first ones: a collision stops the batch). A new leaf that is a finished
-        position is backed up at once."""
-        f, slot, count = self.forest, self.none, min(self.search.batch_size, budget)
-        edges, actions, length, status = f.paths(count)  # descent b: row b
-        first = np.full(count, -1, dtype=np.int64)
-        if forced is not None:
-            first[:] = forced[:count]
-        pending: list[int] = []  # the descents that end on a new leaf to evaluate
-        players, leaves, finished = [], [], 0
-        for b in range(count):
-            at = slice(b, b + 1)
-            out = (edges[at], actions[at], length[at], status[at])
-            f.descend(slot, first[at], self.search.c_puct, out)
-            if status[b] == COLLISION:  # evaluate what we have
+    def step(
+        self, trees: SearchTrees, slots: Sequence[int], roots: Sequence[int] = ()
+    ) -> tuple[list[int], Leaves | None]:
+        """One step of the searches of ``slots`` (ascending): each descends in batches until
+        a batch adds nodes to its tree; then their new leaves and the positions of ``roots``
+        (each the root of a fresh tree) are valued in one ``evaluate`` call, added and backed
+        up. Returns the searches found over (in that order; they did nothing) and the
+        positions valued (roots first), if any."""
+        forced, done, going = trees.forced, trees.done, [int(slot) for slot in slots]
+        left, grew, over, new = {}, set(), [], []  # left: descents of each batch to go
+        while going:
+            ready = []
+            for slot in going:
+                if not left.get(slot):  # a new batch
+                    left[slot] = min(self.batch_size, self._budget(trees, slot))
+                    if not left[slot]:
+                        over.append(slot)
+                        continue
+                ready.append(slot)
+            if not ready:
                 break
-            depth, last = length[b], edges[b, length[b] - 1]
-            if status[b] == FINISHED_LEAF:
-                result = f.node_result[0, f.edge_child[0, last]]
-            else:
-                parent = 0 if depth == 1 else int(f.edge_child[0, edges[b, depth - 2]])
-                position, player, result = self.play(parent, int(actions[b, depth - 1]))
-                if result is None:
-                    pending.append(b)
-                    players.append(player)
-                    leaves.append(position)
-                    continue
-                self._add(
-                    [int(last)], [-1], actions[b, :0], np.zeros(2, np.int64), [], result[None]
-                )
-                self.nodes.append(position)
-            f.back_up(slot, edges[at], length[at], result[None])
-            finished += 1
-        if leaves:  # valued together, then added and backed up
-            edges, length = edges[pending], length[pending]
-            new_actions, starts, priors, values = self.evaluate(leaves)
-            parents = [int(edges[i, length[i] - 1]) for i in range(len(leaves))]
-            self._add(parents, players, new_actions, starts, priors)
-            self.nodes.extend(leaves)
-            f.back_up(np.zeros(len(leaves), dtype=np.int64), edges, length, values)
-        if not leaves and not finished:  # only collisions: cannot happen at batch start
-            raise RuntimeError("PUCT search made no progress")
-        return len(leaves) + finished
+            going = []
+            for slot, reached in zip(ready, self._descend(trees, ready, new), strict=True):
+                if reached != COLLISION:  # a collision ends the batch (and the step: it grew)
+                    del forced[slot][:1]
+                    done[slot] += 1
+                    left[slot] -= 1
+                    if reached == NEW_LEAF:
+                        grew.add(slot)
+                    if left[slot] or slot not in grew:
+                        going.append(slot)
+        return over, self._value(trees, np.asarray(roots, dtype=np.int64), new)
 
+    def _descend(self, trees: SearchTrees, slots: list[int], new: list) -> list[int]:
+        """One descent in each tree of ``slots`` (to its Gumbel phase's root child): a
+        finished position, reached or new, is backed up at once; the other new leaves go to
+        ``new`` (slots, paths, path lengths, positions). What each descent reached."""
+        f, forced, at = trees.forest, trees.forced, np.array(slots, dtype=np.int64)
+        first = trees.unforced[: len(slots)]
+        if any(forced):
+            first = np.array([forced[slot][0] if forced[slot] else -1 for slot in slots])
+        edges, actions, length, status = f.descend(at, first, self.c_puct)
+        reached, depths = status.tolist(), length.tolist()
+        ended, values, leaf, parents, moves = [], [], [], [], []
+        for i, (slot, d) in enumerate(zip(slots, depths, strict=True)):
+            if reached[i] == FINISHED_LEAF:  # its value is known
+                ended.append(i)
+                values.append(f.node_result[slot, f.edge_child[slot, edges[i, d - 1]]])
+            elif reached[i] == NEW_LEAF:
+                leaf.append(i)
+                parents.append(f.edge_child[slot, edges[i, d - 2]] if d > 1 else 0)
+                moves.append(actions[i, d - 1])
+        if leaf:
+            held, players = trees.positions.after([slots[i] for i in leaf], parents, moves)
+            live = [j for j, player in enumerate(players) if player >= 0]
+            for j, player in enumerate(players):
+                if player < 0:  # a new finished position: a node without edges
+                    i, value = leaf[j], trees.positions.values(held[j : j + 1])
+                    none, last = np.zeros(2, np.int64), edges[i, depths[i] - 1 : depths[i]]
+                    f.add_nodes(at[i : i + 1], last, none[:1] - 1, value, none[:0], none, [])
+                    ended.append(i)
+                    values.append(value[0])
+            rows = [leaf[j] for j in live]
+            if len(rows) == len(slots):  # each descent found a new leaf (most often)
+                new.append((at, edges, length, held))
+            elif rows:
+                new.append((at[rows], edges[rows], length[rows], held[live]))
+        if ended:
+            f.back_up(at[ended], edges[ended], length[ended], np.array(values))
+        return reached
 
-class _RowTree(_OneTree):
-    """The position of every node as a row of the compiled engine; a new leaf's row is its
-    parent's with the edge's move played (``holder``, a compiled state, is pointed at it).
-    The AlphaZero agent's evaluator takes the new leaves' planes (``evaluate_planes``);
-    any other evaluator gets compiled states."""
-
-    def __init__(self, search: PUCTSearch, state: Any) -> None:
-        super().__init__(search, state)
-        self.nodes = [state.row]
-        self.holder = state.clone()
-        self.engine = state.engine
-
-    def play(self, parent: int, action: int) -> tuple[Any, int, np.ndarray | None]:
-        row = self.nodes[parent].copy()
-        self.holder.row = row
-        self.holder._apply_checked(action)  # legal: an edge of the tree
-        player = int(row[self.engine.player_column])
-        if player < 0:
-            return row, -1, np.asarray(self.search.terminal_value(self.holder), np.float64)
-        return row, player, None
-
-    def evaluate(self, leaves: list[Any]) -> Valued:
-        rows = np.array(leaves)
-        _, actions, starts = mask_columns(self.engine._legal_mask(rows))
-        evaluate_planes = getattr(self.search.evaluate, "evaluate_planes", None)
-        if evaluate_planes is None:
-            kind = type(self.holder)
-            states = [kind(self.engine, row.copy(), trusted=True) for row in rows]
-            priors, values = self.search.evaluate(states)
-            priors = np.concatenate(priors)
-        else:
-            seats = rows[:, self.engine.player_column].copy()
-            planes = self.engine._observe(rows, seats)
-            priors, values = evaluate_planes(planes, actions, starts, seats)
-        return actions, starts, np.asarray(priors, np.float64), np.asarray(values, np.float64)
+    def _value(self, trees: SearchTrees, roots: np.ndarray, new: list) -> Leaves | None:
+        """Value the root positions of the trees ``roots`` and the ``new`` leaves in one
+        call, add them as nodes (a root as the first node of a fresh tree) and back the
+        leaves' values up; the positions valued, if any."""
+        f, positions, r = trees.forest, trees.positions, len(roots)
+        if not (r or new):
+            return None
+        part_slots, part_edges, part_lengths, part_held = (
+            zip(*new, strict=True) if new else ([],) * 4
+        )
+        slots = np.concatenate([roots, *part_slots])
+        held = np.concatenate([positions.nodes[roots, 0], *part_held])
+        leaves = positions.describe(slots, held)
+        priors, values = self.evaluate(leaves)
+        parents = np.full(len(slots), -1)
+        if new:  # a path runs through nodes there at the step's start (the forest may grow)
+            width = min([part.shape[1] for part in part_edges])
+            edges = np.concatenate([part[:, :width] for part in part_edges])
+            lengths = np.concatenate(part_lengths)
+            parents[r:] = edges[np.arange(len(edges)), lengths - 1]
+        for slot in roots.tolist():
+            f.clear(slot)
+        results = np.zeros((len(slots), f.n))
+        f.add_nodes(slots, parents, leaves.players, results, leaves.actions, leaves.starts, priors)
+        if r:  # a root holds its own value
+            f.node_visits[roots, 0] = 1.0
+            f.node_value[roots, 0] = values[:r]
+        if new:
+            positions.keep(slots[r:], f.edge_child[slots[r:], parents[r:]], held[r:])
+            f.back_up(slots[r:], edges, lengths, values[r:])
+        return leaves
 
 
 class GumbelHalving:

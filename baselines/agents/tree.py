@@ -191,23 +191,19 @@ class Forest:
         return tuple(getattr(self, name) for name in self._EDGE)
 
     def descend(
-        self, slots: np.ndarray, first: np.ndarray, c_puct: float, out: tuple | None = None
+        self, slots: np.ndarray, first: np.ndarray, c_puct: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:func:`descend` once in each tree ``slots[i]`` (root child ``first[i]`` if
-        ``>= 0``): the paths' edges, their actions, their lengths and what each reached
-        (written into ``out`` if given: arrays of those shapes)."""
-        edges, actions, length, status = self.paths(len(slots)) if out is None else out
+        ``>= 0``): the paths' edges, their actions, their lengths and what each reached (a
+        path is no longer than a tree has nodes)."""
+        edges = np.empty((len(slots), self.node_player.shape[1]), dtype=np.int64)
+        actions = np.empty(edges.shape, dtype=np.int64)
+        length, status = np.empty(len(slots), dtype=np.int64), np.empty(len(slots), dtype=np.int64)
         self.kernels.descend(
             *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
             edges, actions, length, status,
         )  # fmt: skip
         return edges, actions, length, status
-
-    def paths(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Zeroed ``(edges, actions, lengths, status)`` for ``count`` descents (a path is no
-        longer than a tree has nodes)."""
-        edges = np.zeros((count, self.node_player.shape[1]), dtype=np.int64)
-        return edges, np.zeros_like(edges), np.zeros(count, np.int64), np.zeros(count, np.int64)
 
     def add_nodes(
         self, slots: np.ndarray, parent_edge: np.ndarray, players: np.ndarray,
@@ -218,7 +214,7 @@ class Forest:
         self.kernels.expand(
             *self.node_arrays(), *self.edge_arrays(), self.node_count, self.edge_count,
             slots, parent_edge, players, np.ascontiguousarray(results, dtype=np.float64),
-            starts, actions, priors,
+            starts, actions, np.asarray(priors, dtype=np.float64),
         )  # fmt: skip
 
     def back_up(

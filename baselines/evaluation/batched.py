@@ -111,7 +111,7 @@ class LockstepGames:
                 active[slot] = True
             if states is None or not active.any():
                 return
-            masks = engine._legal_mask(states)  # rows made by the engine: no re-check
+            masks = engine.legal_mask_trusted(states)  # rows made by the engine: no re-check
             players = states[:, engine.player_column]
             for slot in np.flatnonzero(active).tolist():
                 _key, agents, moves, opening, rng = live[slot]
@@ -121,7 +121,7 @@ class LockstepGames:
                     view = wrap(engine, states[slot], trusted=True)
                     actions[slot] = int(agents[players[slot]].act(None, masks[slot], view))
                 moves.append(int(actions[slot]))
-            result = engine._step(states, actions, autoreset=False, active=active)
+            result = engine.step_trusted(states, actions, autoreset=False, active=active)
             for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
                 key, _agents, moves, _opening, _rng = live[slot]
                 active[slot] = False

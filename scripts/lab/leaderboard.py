@@ -1,7 +1,9 @@
-"""The leaderboard across libraries (docs/leaderboard.md), written from the runs' outputs::
+"""The leaderboard across libraries (docs/leaderboard.md), written from the runs' outputs,
+and the tutorials' table (docs/tutorials/README.md, between its markers)::
 
     python scripts/lab/leaderboard.py entry --agent SPEC --budget env_steps=N --cpu-seconds S ...
     python scripts/lab/leaderboard.py write runs/tutorials/*/result.json DIR/result.json
+    python scripts/lab/leaderboard.py tutorials runs/tutorials/*/result.json
 
 A row is a ``result.json`` in the tutorials' schema (docs/tutorials/README.md: library,
 algorithm, budget, CPU-seconds, win rates against random and greedy with their chance level)
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from typing import Any
 from tabletop_zoo import __version__
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.reference import ladder_entry, load_manifest
-from tabletop_zoo.baselines.evaluation import game_log, outside
+from tabletop_zoo.baselines.evaluation import game_log, outside, outside_results
 from tabletop_zoo.baselines.evaluation.ladder import fixed_ratings
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
 from tabletop_zoo.envs._files import write_text_atomic
@@ -45,6 +46,8 @@ player's under the same protocol. The rating is the Plackett-Luce `mu` on the sh
 is the training's CPU-seconds and steps as each run reports them; the command trained it.
 Written by `python scripts/lab/leaderboard.py write` from each run's `result.json`
 ([how](results.md#leaderboard))."""
+TABLE_BEGIN = "<!-- results table: written by scripts/lab/leaderboard.py tutorials -->"
+TABLE_END = "<!-- end of the results table -->"
 HEADER = (
     "| library | algorithm | training CPU-s | budget | against random [95%] | against greedy "
     "[95%] | rating [95%] | command | made |\n|---|---|---:|---:|---|---|---|---|---|"
@@ -68,23 +71,16 @@ def rating(folder: Path) -> Any:
     return result.ratings(fixed=fixed_ratings(ladder))[0]
 
 
-def win(value: dict | None) -> str:
-    """A win rate of the schema as ``0.97 [0.94, 0.99] (194/200)``."""
-    if value is None:
-        return "-"
-    interval = f"[{value['low']:.2f}, {value['high']:.2f}]"
-    return f"{value['rate']:.2f} {interval} ({value['wins']}/{value['games']})"
-
-
 def row(result: dict, rated: Any) -> str:
     """The Markdown row of one ``result.json`` and its rating (``None``: not rated)."""
     version = result.get("versions", {}).get(result["library"], "")
-    steps = ", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in result["budget"].items())
+    cpu = f"{result['cpu_seconds']['training']:,.0f}"
+    cells = [f"{result['library']} {version}", result["algorithm"], cpu]
+    cells.append(outside_results.budget_cell(result["budget"]))
+    cells += [outside_results.win_cell(result.get(key)) for key in ("after", "greedy")]
+    made = f"{result.get('date', '-')}, {result.get('cpu', '-')}"
     return (
-        f"| {result['library']} {version} | {result['algorithm']} | "
-        f"{result['cpu_seconds']['training']:,.0f} | {steps} | {win(result['after'])} | "
-        f"{win(result.get('greedy'))} | {rated or '-'} | `{result['command'] or '-'}` | "
-        f"{result.get('date', '-')}, {result.get('cpu', '-')} |"
+        "| " + " | ".join([*cells, str(rated or "-"), f"`{result['command'] or '-'}`", made]) + " |"
     )
 
 
@@ -124,17 +120,22 @@ def write(paths: list[str], out: str) -> str:
         ]
         group.sort(key=lambda pair: -pair[1].value if pair[1] else float("inf"))
         lines += [f"\n## {GAMES[game].title}, {players} players\n"]
-        lines += [f"Chance level: {win(group[0][0]['chance'])}.\n", HEADER]
+        lines += [f"Chance level: {outside_results.win_cell(group[0][0]['chance'])}.\n", HEADER]
         lines += [row(result, rated) for result, rated in group]
     write_text_atomic(out, "\n".join(lines) + "\n")
     return f"wrote {out} ({len(results)} rows)"
 
 
-def cpu_name() -> str:
-    """The CPU's model name (``/proc/cpuinfo``), else ``platform.processor()``."""
-    info = Path("/proc/cpuinfo")
-    names = [line for line in info.read_text().splitlines() if line.startswith("model name")]
-    return names[0].partition(":")[2].strip() if names else platform.processor()
+def tutorials(paths: list[str], page: str) -> str:
+    """The tutorials' table in ``page``, between its markers, a row per result."""
+    results = sorted(map(outside_results.read_result, paths), key=lambda r: r["tutorial"])
+    text = Path(page).read_text()
+    start, end = text.find(TABLE_BEGIN + "\n"), text.find("\n" + TABLE_END)
+    if start < 0 or end < start:
+        raise InvalidOptionError(f"{page} has no {TABLE_BEGIN} ... {TABLE_END} to write between")
+    table = "\n".join([outside_results.HEADER, *map(outside_results.result_row, results)])
+    write_text_atomic(page, text[: start + len(TABLE_BEGIN) + 1] + table + "\n" + text[end:])
+    return f"wrote the table of {len(results)} results into {page}"
 
 
 def entry(args: argparse.Namespace) -> str:
@@ -170,19 +171,22 @@ def entry(args: argparse.Namespace) -> str:
         "after": win_rates["random"],
         "greedy": win_rates["greedy"],
         "policy": args.agent,
-        "cpu": cpu_name(),
+        "cpu": outside_results.cpu_name(),
         "date": datetime.date.today().isoformat(),
     }
     return f"wrote {outside.write_result(Path(args.out, 'result.json'), result)}"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``entry`` or ``write``; returns the exit code."""
+    """``entry``, ``write`` or ``tutorials``; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command_name", required=True)
     page = commands.add_parser("write", help="write the page from result.json files")
     page.add_argument("results", nargs="+", help="result.json files (a rating/ folder beside)")
     page.add_argument("--out", default="docs/leaderboard.md")
+    table = commands.add_parser("tutorials", help="write the tutorials' table from result.json")
+    table.add_argument("results", nargs="+", help="the tutorials' result.json files")
+    table.add_argument("--page", default="docs/tutorials/README.md")
     one = commands.add_parser("entry", help="evaluate and rate an agent of ours into --out")
     one.add_argument(
         "--agent",
@@ -206,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--seed", type=cli.SEED, default=0)
     one.add_argument("--out", required=True, help="folder: result.json and rating/")
     args = parser.parse_args(argv)
-    with cli.usage_errors(parser):
-        print(write(args.results, args.out) if args.command_name == "write" else entry(args))
+    with cli.usage_errors(parser, (ValueError, OSError)):
+        if args.command_name == "tutorials":
+            print(tutorials(args.results, args.page))
+        else:
+            print(write(args.results, args.out) if args.command_name == "write" else entry(args))
     return 0
 
 

@@ -4,9 +4,10 @@ against many games in lockstep (:func:`~.self_play.play_self_play_games`).
     python scripts/lab/self_play_speed.py --game mole_hill --games 16
 
 Plays ``--games`` self-play games three ways with one seeded random network and the same
-search settings: ``serial`` (each game alone, a ``PUCTSearch`` on the Python engine),
-``batched-python`` and ``batched-compiled`` (``--parallel-games`` games in lockstep, one
-network call per step; the latter needs the ``fast`` extra). Prints one JSON line per way
+search settings: ``serial`` (one game at a time on the Python engine, ``--search-batch``
+leaves per network call, as the AlphaZero agent searches), ``batched-python`` and
+``batched-compiled`` (``--parallel-games`` games in lockstep, one network call per step;
+the latter needs the ``fast`` extra). Prints one JSON line per way
 (games and decisions per CPU-minute of this process, after one untimed warm-up game) and
 the ratio.
 """
@@ -26,74 +27,11 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
-from tabletop_zoo.baselines.agents.alphazero import NetworkEvaluator, game_values
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet
-from tabletop_zoo.baselines.agents.puct import PUCTSearch
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, random_network
-from tabletop_zoo.baselines.training.self_play import Record, play_self_play_games
+from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
-from tabletop_zoo.envs.registry import fast_path_available, get_spec, new_game
-
-
-def serial_self_play_game(
-    state: Any, search: PUCTSearch, evaluator: NetworkEvaluator, cfg: AlphaZeroConfig, rng: Any
-) -> list[Record]:
-    """One self-play game searched alone (the trainer's self-play before batching):
-    ``(planes, mask, visit distribution, relative value)`` per searched move."""
-    num_actions = state.game.num_actions
-    n = cfg.num_players
-    records: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
-    moves = 0
-    while not state.is_terminal() and moves < cfg.max_moves:
-        legal = state.legal_actions()
-        seat = state.current_player
-        if len(legal) > 1:
-            mask = np.zeros(num_actions, dtype=bool)
-            mask[legal] = True
-            if cfg.gumbel:
-                root, chosen, improved = search.run_gumbel(state, cfg.gumbel_considered)
-                target = np.zeros(num_actions)
-                target[root.actions] = improved
-                action = int(root.actions[chosen])
-            else:
-                root = search.run(state)
-                counts = root.visit_counts(num_actions)
-                target = counts / counts.sum()
-                if moves < cfg.temperature_moves:
-                    action = int(rng.choice(num_actions, p=target))
-                else:
-                    action = root.final_move()
-            records.append((evaluator.planes([state])[0], mask, target, seat))
-        else:
-            action = legal[0]
-        state.apply_action(action)
-        moves += 1
-    returns = game_values(state, cfg.score_weight, cfg.score_scale).astype(np.float32)
-    return [
-        (planes, mask, target, returns[[(seat + k) % n for k in range(n)]])
-        for planes, mask, target, seat in records
-    ]
-
-
-def _serial(net: DenseNet, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
-    """``games`` self-play games one at a time: games and decisions."""
-    rng = np.random.default_rng(cfg.seed)
-    evaluator = NetworkEvaluator(net)
-    search = PUCTSearch(
-        evaluator,
-        cfg.num_simulations,
-        c_puct=cfg.c_puct,
-        batch_size=cfg.search_batch,
-        dirichlet_alpha=None if cfg.gumbel else cfg.dirichlet_alpha,
-        seed=int(rng.integers(2**31)),
-    )
-    game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
-    decisions = 0
-    for _ in range(games):
-        state = game.new_initial_state(int(rng.integers(2**31)))
-        decisions += len(serial_self_play_game(state, search, evaluator, cfg, rng))
-    return games, decisions
+from tabletop_zoo.envs.registry import fast_path_available, get_spec
 
 
 def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list[dict[str, Any]]:
@@ -105,8 +43,8 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
     warm = dataclasses.replace(cfg, num_simulations=2, max_moves=4)
 
     def play(way: str, cfg: AlphaZeroConfig, games: int) -> tuple[int, int]:
-        if way == "serial":
-            return _serial(net, cfg, games)
+        if way == "serial":  # one game at a time, as the one-game search of the agent
+            cfg = dataclasses.replace(cfg, parallel_games=1, leaves_per_game=cfg.search_batch)
         rng = np.random.default_rng(cfg.seed)
         _, stats = play_self_play_games(net, cfg, games, rng, fast=way == "batched-compiled")
         return stats.games, stats.decisions

@@ -10,9 +10,32 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.baselines.agents.puct import GumbelHalving, PUCTSearch
+from tabletop_zoo.baselines.agents.positions import positions_of
+from tabletop_zoo.baselines.agents.puct import Evaluator, GumbelHalving, PUCTSearch
 
-__all__ = ["NodeSearch", "PUCTNode"]
+__all__ = ["NodeSearch", "PUCTNode", "evaluate_states", "on_states"]
+
+
+def on_states(evaluate: Any) -> Evaluator:
+    """The search's evaluator of ``evaluate(states) -> (priors, values)``: a probability per
+    entry of each state's ``legal_actions()`` and every seat's value, per state."""
+
+    def evaluate_leaves(leaves: Any) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = evaluate(leaves.states())
+        return np.concatenate(priors), np.asarray(values, dtype=np.float64)
+
+    return evaluate_leaves
+
+
+def evaluate_states(evaluate: Evaluator, states: list[Any]) -> tuple[list[np.ndarray], Any]:
+    """``evaluate`` of the positions ``states`` (rules-engine or compiled states, all of one
+    kind): the priors of each (in ``legal_actions()`` order) and the values."""
+    positions = positions_of(states[0], len(states), None)
+    for slot, state in enumerate(states):
+        positions.start(slot, state)
+    leaves = positions.roots(np.arange(len(states)))
+    priors, values = evaluate(leaves)
+    return np.split(np.asarray(priors, np.float64), leaves.starts[1:-1]), values
 
 
 class PUCTNode:
@@ -77,7 +100,7 @@ class NodeSearch:
         if state.is_terminal():
             root.terminal_values = np.asarray(self.terminal_value(state), dtype=np.float64)
             return root
-        priors, values = self.evaluate([state])
+        priors, values = evaluate_states(self.evaluate, [state])
         root.expand(state.legal_actions(), priors[0])
         root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
         if self.dirichlet_alpha is not None and len(root.actions) > 1:
@@ -93,7 +116,7 @@ class NodeSearch:
         if state.is_terminal():
             raise ValueError("run_gumbel needs a position with a move to make")
         root = PUCTNode(state.current_player, len(state.returns()))
-        priors, values = self.evaluate([state])
+        priors, values = evaluate_states(self.evaluate, [state])
         root.expand(state.legal_actions(), priors[0])
         root.visits, root.value_sum = 1, np.asarray(values[0], dtype=np.float64).copy()
         halving = GumbelHalving(root, self.rng, self.num_simulations, num_considered)
@@ -160,7 +183,7 @@ class NodeSearch:
             else:
                 pending.append((path, child, sim))
         if pending:
-            priors, values = self.evaluate([sim for _, _, sim in pending])
+            priors, values = evaluate_states(self.evaluate, [sim for _, _, sim in pending])
             for (path, leaf, sim), leaf_priors, leaf_values in zip(
                 pending, priors, values, strict=True
             ):

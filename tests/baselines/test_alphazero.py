@@ -16,6 +16,7 @@ from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import FAST_SWITCH, fast_path_available, new_game
 from tests.baselines.az_networks import masked_softmax, small_network
+from tests.baselines.puct_nodes import evaluate_states, on_states
 from tests.envs.nim_game import NimGame
 
 
@@ -54,7 +55,7 @@ def perfect_evaluator(misleading_action: int | None = None):
             priors.append(p)
         return priors, np.array([_solve(s) for s in states])
 
-    return evaluate
+    return on_states(evaluate)
 
 
 @pytest.mark.parametrize("batch_size", [1, 8])
@@ -91,7 +92,7 @@ def test_puct_plays_terminal_wins_without_evaluating_them() -> None:
             np.zeros((len(states), 3))
         )
 
-    root = PUCTSearch(evaluate, 30, batch_size=4).run(state)
+    root = PUCTSearch(on_states(evaluate), 30, batch_size=4).run(state)
     # taking all 3 of pile 1 (action 1 * 4 + 2 = 6) wins at once
     assert root.actions[int(np.argmax(root.child_visits))] == 6
 
@@ -105,7 +106,7 @@ def test_network_values_are_turned_from_relative_to_absolute_seats() -> None:
     state = new_game("arktia", 3).new_initial_state(0)
     while state.current_player != 1:
         state.apply_action(state.legal_actions()[0])
-    priors, values = NetworkEvaluator(net)([state])
+    priors, values = evaluate_states(NetworkEvaluator(net), [state])
     # seat to act (1) gets output 0, seat 2 output 1, seat 0 output 2
     assert values[0] == pytest.approx(np.tanh([0.1, 0.5, -0.2]))
     assert priors[0].shape == (len(state.legal_actions()),)
@@ -241,7 +242,7 @@ def test_self_play_games_end_at_max_moves_scored_as_they_stand(tmp_path) -> None
     net = _net("arktia", 2, [0.0, 0.0], trunk=8)
     self_play = _SelfPlay(net, cfg, 1, np.random.default_rng(0), compiled=False)
     records, stats = self_play.run()
-    state = self_play.positions.roots[0]  # where the game stopped
+    state = self_play.trees.positions.nodes[0, 0]  # where the game stopped
     assert stats.games == 1 and 1 <= len(records) <= 6  # cut after 6 actions
     assert not state.is_terminal() and self_play.games == [None]
     expected = win_returns(state.scores())  # absolute seats

@@ -10,8 +10,9 @@ import pytest
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent, NetworkEvaluator, game_values
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
 from tabletop_zoo.baselines.agents.puct import PUCTSearch
+from tabletop_zoo.baselines.agents.tree import RootView
 from tabletop_zoo.baselines.training.alphazero import random_network
-from tabletop_zoo.baselines.training.self_play import play_self_play_games
+from tabletop_zoo.baselines.training.self_play import _SelfPlay, play_self_play_games
 from tabletop_zoo.envs.registry import (
     FAST_SWITCH,
     GAMES,
@@ -21,7 +22,7 @@ from tabletop_zoo.envs.registry import (
     new_game,
 )
 from tests.baselines.az_networks import self_play_config, small_network
-from tests.baselines.puct_nodes import NodeSearch, PUCTNode
+from tests.baselines.puct_nodes import NodeSearch, PUCTNode, evaluate_states, on_states
 from tests.envs.nim_game import NimGame
 
 needs_fast = pytest.mark.skipif(not fast_path_available(), reason="needs the 'fast' extra")
@@ -81,6 +82,7 @@ def test_the_tree_search_on_engine_states_is_the_node_search(monkeypatch, fast) 
         _same_root(agent.search.run(position), NodeSearch(agent.search).run(position))
 
 
+@on_states
 def _nim_evaluate(states):
     """Uneven priors and values that differ from position to position (3 seats)."""
     priors = [np.linspace(1.0, 2.0, len(s.legal_actions())) for s in states]
@@ -109,14 +111,15 @@ def test_the_gumbel_search_is_the_node_search() -> None:
 @needs_fast
 @pytest.mark.parametrize(("game", "players"), CASES[:2])
 def test_an_evaluator_of_states_gets_the_same_search(game, players) -> None:
-    """An evaluator without ``evaluate_planes`` (any callable on states) is handed compiled
-    states of the new leaves: the same search as the node search, and as the planes path."""
+    """An evaluator of states (:func:`on_states`) is handed compiled states of the new
+    leaves: the same search as the node search, and as the network's on planes."""
     agent = AlphaZeroAgent(_net(game, players, 0.0), num_simulations=60, batch_size=8)
     seen = []
 
+    @on_states
     def of_states(states):  # noqa: ANN001, ANN202
         seen.extend(type(state).__name__ for state in states)
-        return agent.evaluator(states)
+        return evaluate_states(agent.evaluator, states)
 
     search = PUCTSearch(of_states, 60, batch_size=8)
     for position in _positions(game, players):
@@ -143,24 +146,47 @@ def test_root_noise_is_drawn_the_same(game, players) -> None:
     ("game", "fast"),
     [("mole_hill", False), pytest.param("arktia", True, marks=needs_fast)],
 )
-def test_self_play_searches_as_the_agent(tmp_path, game, fast) -> None:
+@pytest.mark.parametrize(("leaves", "gumbel"), [(1, False), (4, False), (1, True), (4, True)])
+def test_self_play_searches_as_the_agent(tmp_path, monkeypatch, game, fast, leaves, gumbel):
     """Self-play's first searched move and the agent's search of the same position, with
-    the same network, noise and seed: the same visits, so the same move."""
-    cfg = self_play_config(tmp_path, game, 2, parallel_games=1, num_simulations=12,
-                           temperature_moves=0, score_weight=0.3, max_moves=60)  # fmt: skip
-    net = random_network(cfg, seed=2)
+    the same network, noise (or Gumbel draws) and seed, one leaf per step or four (with
+    virtual loss): the same visits, the same policy target, the same move."""
+    changes = dict(leaves_per_game=leaves, gumbel=gumbel, gumbel_considered=4, max_moves=60)
+    cfg = self_play_config(
+        tmp_path,
+        game,
+        2,
+        parallel_games=1,
+        num_simulations=12,
+        temperature_moves=0,
+        score_weight=0.3,
+        **changes,
+    )
+    net, searched = random_network(cfg, seed=2), []
+    decide = _SelfPlay.decide
+
+    def spy(run, slot):  # noqa: ANN001, ANN202
+        root, halving = RootView(run.trees.forest, slot), run.trees.halving[slot]
+        move = root.actions[halving.result()[0]] if gumbel else root.final_move()
+        searched.append((root.child_visits.copy(), move))
+        decide(run, slot)
+
+    monkeypatch.setattr(_SelfPlay, "decide", spy)
     records, _ = play_self_play_games(net, cfg, 1, np.random.default_rng(7), fast=fast)
     rng = np.random.default_rng(7)
     state = new_game(game, 2).new_initial_state(int(rng.integers(2**31)))
     while len(state.legal_actions()) == 1:  # self-play plays forced moves unsearched
         state.apply_action(state.legal_actions()[0])
-    search = PUCTSearch(
-        NetworkEvaluator(net), cfg.num_simulations, cfg.c_puct, batch_size=1,
-        dirichlet_alpha=cfg.dirichlet_alpha,
-        terminal_value=lambda s: game_values(s, cfg.score_weight, cfg.score_scale),
-    )  # fmt: skip
+    value = lambda s: game_values(s, cfg.score_weight, cfg.score_scale)  # noqa: E731
+    settings = (cfg.num_simulations, cfg.c_puct, leaves, cfg.dirichlet_alpha)
+    search = PUCTSearch(NetworkEvaluator(net), *settings, terminal_value=value)
     search.rng = rng  # self-play's generator after the game's seed: the noise comes next
-    root = search.run(fast_state(state) if fast else state)
-    visits = root.visit_counts(len(records[0][2]))
-    assert np.array_equal(records[0][2], visits / visits.sum())
-    assert int(np.argmax(records[0][2])) == root.final_move()
+    position = fast_state(state) if fast else state
+    if gumbel:
+        root, chosen, target = search.run_gumbel(position, cfg.gumbel_considered)
+        move = root.actions[chosen]
+    else:
+        root = search.run(position)
+        target, move = root.child_visits / root.child_visits.sum(), root.final_move()
+    assert np.array_equal(searched[0][0], root.child_visits) and searched[0][1] == move
+    assert np.array_equal(records[0][2][root.actions], target)

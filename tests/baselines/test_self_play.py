@@ -137,7 +137,7 @@ def test_several_leaves_per_step_spend_exactly_the_simulations(tmp_path) -> None
             visits = target * cfg.num_simulations
             assert np.allclose(visits, np.round(visits)) and round(visits.sum()) == 8
             assert not visits[~mask].any()
-        assert not run.forest.edge_pending.any()
+        assert not run.trees.forest.edge_pending.any()
     assert steps[4] < steps[1] / 2
 
 

@@ -1,34 +1,59 @@
-"""Each tutorial of docs/tutorials/ runs end to end with a tiny budget and prints its result
-line. A tutorial whose client is not installed is skipped (one line): the clients are the
-``tutorials`` and ``agilerl`` extras, which CI installs in a venv of their own (.ci/run)."""
+"""Each tutorial of docs/tutorials/ runs end to end with a tiny budget: the command
+docs/tutorials/README.md documents for it, with the tiny budget of CASES appended (argparse
+keeps the last value of a flag), then its rating through the ``py:`` agent spec in the
+cheapest form (against one random player, one round). Its ``result.json`` follows the
+schema (the table command reads it) and the trained policy loads through ``py:``.
+
+A tutorial whose library is not installed is skipped (one line): the libraries are extras
+that CI installs in venvs of their own (.ci/run), one per set of extras that install
+together."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-TUTORIALS = Path(__file__).resolve().parents[2] / "docs" / "tutorials"
+from tabletop_zoo.baselines.evaluation.outside_results import read_result
+
+ROOT = Path(__file__).resolve().parents[2]
+TUTORIALS = ROOT / "docs" / "tutorials"
+CHEAP_RATING = ["--eval-games", "2", "--rate-against", "random"]
 #: tutorial -> (the modules it needs, its tiny budget)
 CASES = {
-    "shimmy_openspiel.py": (("shimmy", "pyspiel"), ["--games", "8", "--eval-games", "2"]),
-    "supersuit_sb3.py": (
-        ("supersuit", "stable_baselines3"),
-        ["--steps", "1024", "--eval-games", "2"],
+    "shimmy_openspiel.py": (("shimmy", "pyspiel"), ["--games", "8", *CHEAP_RATING]),
+    "supersuit_sb3.py": (("supersuit", "sb3_contrib"), ["--steps", "1024", *CHEAP_RATING]),
+    "tianshou_dqn.py": (("tianshou",), ["--steps", "1200", *CHEAP_RATING]),
+    "agilerl_dqn.py": (("agilerl", "peft"), ["--steps", "1200", *CHEAP_RATING]),
+    # the skrl and benchmarl extras; they write <out>/result.json and model.pt (outside cwd)
+    "skrl_ppo.py": (
+        ("skrl",),
+        ["--steps", "300", "--eval-games", "2", "--no-rate", "--out", "../skrl_ppo"],
     ),
-    "tianshou_dqn.py": (("tianshou",), ["--steps", "200", "--eval-games", "2"]),
-    "agilerl_dqn.py": (("agilerl", "peft"), ["--games", "2", "--eval-games", "2"]),
+    "benchmarl_mappo.py": (
+        ("benchmarl",),
+        ["--steps", "200", "--eval-games", "2", "--no-rate", "--out", "../benchmarl_mappo"],
+    ),
 }
-RESULT = re.compile(r"^win rate against random: before (\d\.\d\d), after (\d\.\d\d) \(", re.M)
 
 
-def test_every_tutorial_has_a_case() -> None:
-    assert sorted(p.name for p in TUTORIALS.glob("*.py")) == sorted(CASES)
+def documented_commands() -> dict[str, str]:
+    """Tutorial file -> its first command in the README."""
+    text = (TUTORIALS / "README.md").read_text()
+    commands = re.findall(r"^python (docs/tutorials/(\w+\.py)\b.*?)(?:\s+#.*)?$", text, re.M)
+    return {name: command for command, name in reversed(commands)}
+
+
+def test_every_tutorial_has_a_case_and_a_documented_command() -> None:
+    names = sorted(p.name for p in TUTORIALS.glob("*.py"))
+    assert names == sorted(CASES)
+    assert sorted(documented_commands()) == names
 
 
 @pytest.mark.slow
@@ -38,17 +63,26 @@ def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
     missing = [m for m in modules if importlib.util.find_spec(m) is None]  # without importing
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (docs/tutorials/README.md)")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    command = shlex.split(documented_commands()[name]) + [*budget, "--seed", "1"]
+    command[0] = str(ROOT / command[0])
     done = subprocess.run(
-        [sys.executable, str(TUTORIALS / name), *budget, "--seed", "1"],
+        [sys.executable, *command],
         cwd=tmp_path,
-        env=env,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    found = RESULT.search(done.stdout)
-    assert found, done.stdout[-2000:]
-    assert all(0.0 <= float(rate) <= 1.0 for rate in found.groups())
-    assert not list(tmp_path.iterdir()), "a tutorial wrote files"
+    flags = dict(zip(command, command[1:], strict=False))  # a repeated flag: its last value
+    out = tmp_path / flags.get("--out", f"runs/tutorials/{Path(name).stem}")
+    result = read_result(out / "result.json")
+    assert result["tutorial"] == name and result["seed"] == 1
+    assert result["policy"] == f"py:docs/tutorials/{name}:policy"
+    assert (tmp_path / result["model"]).is_file()
+    for key in ("chance", "before", "after"):
+        assert 0 <= result[key]["low"] <= result[key]["rate"] <= result[key]["high"] <= 1
+        assert result[key]["games"] == 2
+    assert f"{result['after']['rate']:.2f} [" in done.stdout  # its summary, intervals shown
+    if "--no-rate" not in command:  # the rating through py:, of the trained model
+        assert "1 x random" in done.stdout and (out / "rating" / "games.jsonl").is_file()

@@ -268,20 +268,3 @@ def test_fuzzed_rows_never_kill_the_process_longer() -> None:
     out = run_fuzz(150, 1)
     assert out.returncode >= 0, f"killed by signal {-out.returncode}: {out.stderr[-2000:]}"
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-
-
-@pytest.mark.parametrize("game", ["mole_hill", "arktia"])
-def test_observe_positions_sees_what_observe_sees_and_refuses_a_finished_game(game: str) -> None:
-    """A search's leaves (one-row states, checked when made) observed without a second
-    check: the same planes as ``observe``; a finished position has no seat to act."""
-    engine = fast_engine(game)
-    position = engine.new_initial_state()
-    positions = []
-    while not position.is_terminal():
-        positions.append(position.clone())
-        position.apply_action(position.legal_actions()[-1])
-    rows = np.stack([p.row for p in positions])
-    seats = np.array([p.current_player for p in positions])
-    assert np.array_equal(engine.observe_positions(positions), engine.observe(rows, seats))
-    with pytest.raises(InvalidOptionError, match="finished"):
-        engine.observe_positions([*positions, position])

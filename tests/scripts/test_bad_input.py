@@ -97,6 +97,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("record", ["--from", "{file}", "--html", "x.html"], "not a games record of tabletop-zoo"),
     ("leaderboard", ["write", "{missing}"], "{missing}: not a result.json"),
     ("leaderboard", ["write", "{file}"], "not a result.json"),
+    ("leaderboard", ["tutorials", "{file}"], "cannot read a result"),
     ("leaderboard", [*LB, "nobody", "--budget", "env_steps=1"], "unknown agent spec 'nobody'"),
     ("leaderboard", [*LB, "random", "--budget", "env_steps=x"], "budget must be numbers >= 0"),
     ("leaderboard", [*LB, "random", "--budget", "steps"], "--budget needs KEY=VALUE"),

@@ -110,10 +110,10 @@ class FastArktia(FastEngineBase):
         batch_size = self.check_new_batch(batch_size)
         return np.repeat(self.initial_row[None], batch_size, axis=0)
 
-    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+    def reset_games_trusted(self, states: np.ndarray, which: np.ndarray) -> None:
         states[which] = self.initial_row
 
-    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+    def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), *self.observation_shape), dtype=np.float32)
         O.encode_batch(states, seats, self._cells, self._sizes, obs)

@@ -132,5 +132,5 @@ class FastArktiaState(FastStateBase):
         """Legal actions, ascending."""
         return self.row[K.LEGAL : K.LEGAL + self.row[K.LEGAL_COUNT]].tolist()
 
-    def _apply_checked(self, action: int) -> bool:
+    def apply_if_legal(self, action: int) -> bool:
         return _apply_checked(self.row, action, self.engine.tables)

@@ -81,12 +81,12 @@ class FastMoleHill(FastEngineBase):
     def _check_rows(self, states: np.ndarray) -> tuple[int, int]:
         return B.check_rows(states, self.config, *self._restart_args)
 
-    def _reset_games(self, states: np.ndarray, which: np.ndarray) -> None:
+    def reset_games_trusted(self, states: np.ndarray, which: np.ndarray) -> None:
         rows = np.flatnonzero(which)
         if len(rows):
             states[rows] = self.new_states(len(rows))
 
-    def _observe(self, states: np.ndarray, seats: Any) -> np.ndarray:
+    def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
         obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
         B.observe(states, seats, obs)

@@ -144,7 +144,7 @@ class FastMoleHillState(FastStateBase):
         buffer = self.engine._scratch
         return buffer[: _legal_list(self.row, buffer)].tolist()
 
-    def _apply_checked(self, action: int) -> bool:
+    def apply_if_legal(self, action: int) -> bool:
         return _apply_checked(self.row, action)
 
     def action_to_string(self, action: int) -> str:

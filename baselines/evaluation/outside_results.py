@@ -1,0 +1,101 @@
+"""The ``result.json`` of a training done with another library (each tutorial of
+``docs/tutorials/`` writes one; its fields in ``docs/tutorials/README.md``): the fields that
+record the run (:func:`run_record`), reading one back (:func:`read_result`), and its row of
+the tutorials' table (:func:`result_row`; ``scripts/lab/leaderboard.py`` writes the table
+and the leaderboard, with :func:`win_cell`)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from tabletop_zoo.envs.errors import InvalidOptionError
+
+METRIC = "win rate against uniformly random players, seats rotating; a win is a sole first place"
+RATES = ("chance", "before", "after")
+FIELDS = (
+    *"tutorial library versions algorithm game num_players command seed budget".split(),
+    *"cpu_seconds env_share metric policy model cpu date".split(),
+    *RATES,
+)
+HEADER = (
+    "| tutorial | versions | algorithm | budget | training CPU-s | env share | chance | before "
+    "| after |\n|---|---|---|---|---:|---:|---|---|---|"
+)
+
+
+def cpu_name() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), else what the platform calls it."""
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.is_file() else []
+    names = [line.partition(":")[2].strip() for line in lines if line.startswith("model name")]
+    return names[0] if names else platform.processor() or platform.machine()
+
+
+def run_record(script: str | Path, packages: Sequence[str]) -> dict[str, Any]:
+    """The fields of a tutorial's result that describe its run: the tutorial (``script``, a
+    file of ``docs/tutorials/``), the versions of ``packages``, torch and tabletop-zoo, the
+    command as run, the metric, the ``py:`` spec of its policy, the CPU and the date."""
+    name = Path(script).name
+    return {
+        "tutorial": name,
+        "versions": {p: metadata.version(p) for p in [*packages, "torch", "tabletop-zoo"]},
+        "command": shlex.join(["python", f"docs/tutorials/{name}", *sys.argv[1:]]),
+        "metric": METRIC,
+        "policy": f"py:docs/tutorials/{name}:policy",
+        "cpu": cpu_name(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A tutorial's ``result.json`` with every field of :data:`FIELDS` and the win rates and
+    numbers its row shows; else :class:`InvalidOptionError` in one line."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise InvalidOptionError(f"{path}: cannot read a result: {exc}") from None
+    missing = [f for f in FIELDS if f not in data] if isinstance(data, dict) else ["object"]
+    if missing:
+        raise InvalidOptionError(f"{path}: not a tutorial's result.json (no {', '.join(missing)})")
+    try:
+        result_row(data)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise InvalidOptionError(f"{path}: a field of the wrong kind ({exc!r})") from None
+    return data
+
+
+def win_cell(rate: Mapping[str, Any] | None, counts: bool = True) -> str:
+    """A win rate as ``0.97 [0.94, 0.99] (194/200)`` (``counts=False``: without the
+    counts); ``-`` for none."""
+    if rate is None:
+        return "-"
+    cell = f"{rate['rate']:.2f} [{rate['low']:.2f}, {rate['high']:.2f}]"
+    return f"{cell} ({rate['wins']}/{rate['games']})" if counts else cell
+
+
+def budget_cell(budget: Mapping[str, Any]) -> str:
+    """``80,000 env steps``: a result's budget."""
+    return ", ".join(f"{n:,} {key.replace('_', ' ')}" for key, n in budget.items())
+
+
+def result_row(result: Mapping[str, Any], link: str = "") -> str:
+    """The row (:data:`HEADER`'s columns) of a tutorial's result; ``link``: the folder its
+    name links into."""
+    name = result["tutorial"]
+    versions = ", ".join(f"{lib} {ver}" for lib, ver in result["versions"].items())
+    cells = [
+        f"[{name}]({link}{name})",
+        versions,
+        result["algorithm"],
+        budget_cell(result["budget"]),
+    ]
+    cells += [f"{result['cpu_seconds']['training']:.0f}", f"{result['env_share']:.2f}"]
+    return "| " + " | ".join(cells + [win_cell(result[key], False) for key in RATES]) + " |"
