@@ -19,7 +19,6 @@ A script that keeps partial results catches ``KeyboardInterrupt``, saves them an
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import inspect
 import json
@@ -41,7 +40,6 @@ from tabletop_zoo.baselines.agents.checks import MAX_LAYER, MAX_PROCESSES, SEED_
 from tabletop_zoo.envs._files import check_output_file, check_output_folder
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
-from tabletop_zoo.envs.registry import GAMES
 
 USAGE_ERROR = 2
 FAILURE = 1
@@ -96,11 +94,12 @@ def command(main: Callable[[list[str] | None], int]) -> Callable[[list[str] | No
 def usage_errors(
     parser: argparse.ArgumentParser, errors: tuple[type[Exception], ...] = (ValueError,)
 ) -> Iterator[None]:
-    """Within the block, ``errors`` (our bad-input errors are ``ValueError``) are :func:`fail`."""
+    """Within the block, ``errors`` (our bad-input errors are ``ValueError``) are
+    ``parser.error``: the usage line and the message on one line, exit 2."""
     try:
         yield
     except errors as exc:
-        fail(parser, exc)
+        parser.error(one_line(exc))
 
 
 @contextmanager
@@ -252,12 +251,6 @@ def layer_sizes(text: str) -> tuple[int, ...]:
     return tuple(width(part) for part in text.split(",") if part.strip()) or (width(text),)
 
 
-def add_key_values(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
-    """A repeatable ``flag KEY=VALUE`` (read by :func:`key_values`); ``what`` starts its help."""
-    help_text = f"{what}; values parsed as JSON if possible"
-    parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=help_text)
-
-
 def key_values(items: Iterable[str], flag: str) -> dict[str, Any]:
     """A repeated ``KEY=VALUE`` flag (``--env-option``) as a dict, a value JSON when it
     parses (``true``, ``3``), else text; ``InvalidOptionError`` naming ``flag`` for a bad item."""
@@ -281,16 +274,6 @@ def output_file(*suffixes: str) -> Callable[[str], str]:
 def output_folder() -> Callable[[str], str]:
     """argparse type: a folder we can make or write in (:func:`check_output_folder`)."""
     return _argparse_type(lambda text: str(check_output_folder(text) and text), "folder")
-
-
-def add_game_flags(
-    parser: argparse.ArgumentParser, game: str | None = None, players_help: str = ""
-) -> None:
-    """``--game`` (one of the registry's games; default ``game``, required when None) and
-    ``--num-players`` (default: the game's smallest count; ``players_help`` says more)."""
-    parser.add_argument("--game", choices=sorted(GAMES), default=game, required=game is None)
-    help_text = "default: the game's smallest count" + players_help
-    parser.add_argument("--num-players", type=integer(1), default=None, help=help_text)
 
 
 def players(game: str, num_players: int | None, flag: str = "--num-players") -> int:
@@ -346,16 +329,3 @@ def check_agent(
 
 agent_help = agent_spec_forms
 """The agent spec forms for ``--help`` texts (``human=True``: with ``human``)."""
-
-
-def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
-    """``parser.error`` with ``exc``'s message on one line (usage line + error, exit 2)."""
-    parser.error(one_line(exc))
-
-
-def config_from_flags(config_class: type, args: argparse.Namespace, **overrides: Any) -> Any:
-    """``config_class`` (a dataclass) with the fields that have a flag of their name set from
-    ``args``, then ``overrides``."""
-    flags = vars(args)
-    fields = {f.name for f in dataclasses.fields(config_class)}
-    return config_class(**{name: flags[name] for name in fields & flags.keys()} | overrides)

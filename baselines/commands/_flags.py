@@ -1,12 +1,15 @@
-"""Flags that several commands share, built from the library's settings: the fields of a
-config dataclass (:func:`config_flags`: each flag's default is its field's), the trainers'
-resumable checkpoints (``--checkpoint-every``, ``--resume RUN``) and the record of a run's
-games (``--out``, ``--resume``, ``--no-progress``)."""
+"""The flag builders the commands (and the lab scripts) share: the fields of a config
+dataclass (:func:`config_flags`: each flag's default is its field's; :func:`call` reads them
+back), ``--game`` and ``--num-players``, repeatable ``KEY=VALUE`` options, the
+trainers' resumable checkpoints (``--checkpoint-every``, ``--resume RUN``) and the record of
+a run's games (``--out``, ``--resume``, ``--no-progress``). The flags' types are in
+:mod:`tabletop_zoo.baselines.cli`."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -14,21 +17,53 @@ from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.evaluation.game_log import FILE_NAME
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY
 from tabletop_zoo.envs.extras import require_extra
+from tabletop_zoo.envs.registry import GAMES
 
 
 def config_flags(parser: argparse.ArgumentParser, config: type) -> Callable[..., None]:
     """``add(field, *flags, **options)`` adds the flag of a field of the dataclass ``config``
-    (``--field`` with dashes, unless ``flags`` names it), its default the field's (a tuple or
-    a list as a comma list): the config is the one source of the defaults."""
+    (``--field`` with dashes, unless ``flags`` names it; its value goes to ``field``), its
+    default the field's (a tuple or a list as a comma list, given to the flag's ``type``):
+    the config is the one source of the defaults."""
     fields = {field.name: field for field in dataclasses.fields(config)}
 
     def add(name: str, *flags: str, **options: Any) -> None:
         field = fields[name]
         value = field.default_factory() if field.default is dataclasses.MISSING else field.default
         value = ",".join(map(str, value)) if isinstance(value, tuple | list) else value
-        parser.add_argument(*(flags or ["--" + name.replace("_", "-")]), default=value, **options)
+        flags = flags or ("--" + name.replace("_", "-"),)
+        parser.add_argument(*flags, dest=name, default=value, **options)
 
     return add
+
+
+def call(function: Callable[..., Any], args: argparse.Namespace, **given: Any) -> Any:
+    """``function(**given)`` with each of its other parameters that ``args`` has a flag of
+    (a config dataclass: its fields) set from the flag."""
+    names = inspect.signature(function).parameters
+    return function(**{name: value for name, value in vars(args).items() if name in names} | given)
+
+
+def pick(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The flags ``names`` of ``args`` as a dict (e.g. a run's settings, kept with its games)."""
+    return {name: getattr(args, name) for name in names}
+
+
+def add_game_flags(
+    parser: argparse.ArgumentParser, game: str | None = None, players_help: str = ""
+) -> None:
+    """``--game`` (one of the registry's games; default ``game``, required when None) and
+    ``--num-players`` (default: the game's smallest count; ``players_help`` says more)."""
+    parser.add_argument("--game", choices=sorted(GAMES), default=game, required=game is None)
+    help_text = "default: the game's smallest count" + players_help
+    parser.add_argument("--num-players", type=cli.integer(1), default=None, help=help_text)
+
+
+def add_key_values(parser: argparse.ArgumentParser, flag: str, what: str) -> None:
+    """A repeatable ``flag KEY=VALUE`` (read by :func:`~tabletop_zoo.baselines.cli.key_values`);
+    ``what`` starts its help."""
+    help_text = f"{what}; values parsed as JSON if possible"
+    parser.add_argument(flag, action="append", default=[], metavar="KEY=VALUE", help=help_text)
 
 
 def add_checkpoint_flags(parser: argparse.ArgumentParser, run: str) -> None:

@@ -27,7 +27,7 @@ from tabletop_zoo.envs.registry import GAMES
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Round-robin tournament between agents.")
-    cli.add_game_flags(p, next(iter(GAMES)))
+    _flags.add_game_flags(p, next(iter(GAMES)))
     p.add_argument(
         "--agents",
         default="random,greedy",
@@ -81,31 +81,16 @@ def main(argv: list[str] | None = None) -> int:
         if len(specs) < 2:
             raise ValueError(f"--agents needs at least 2 agents, got {args.agents!r}")
         cli.check_agents(args.filler, args.game, players, flag="--filler")
-        config = {
-            "command": "evaluate", "game": args.game, "num_players": players, "agents": specs,
-            "filler": args.filler, "games": args.games, "seed": args.seed,
-            "random_opening": args.random_opening, "models": model_digests(specs),
-        }  # fmt: skip
+        config = {"command": "evaluate", "game": args.game, "num_players": players}
+        config |= {"agents": specs, **_flags.pick(args, "filler", "games", "seed")}
+        config |= {"random_opening": args.random_opening, "models": model_digests(specs)}
         log = GameLog(args.out, config, resume=args.resume)
     start = time.perf_counter()
     # a model that cannot be loaded, bad backend settings: a usage error; a ppo: agent
     # without torch, the ray backend without ray: a missing extra (cli.command)
     with cli.usage_errors(parser), cli.recorded_games(log, "evaluate.py", argv):
-        result = round_robin(
-            args.game,
-            specs,
-            games=args.games,
-            num_players=args.num_players,
-            seed=args.seed,
-            filler=args.filler,
-            workers=args.workers,
-            progress=progress,
-            backend=args.backend,
-            ray_address=args.ray_address,
-            random_opening=args.random_opening,
-            trust=args.trust_model,
-            log=log,
-        )
+        options = {"agent_specs": specs, "progress": progress, "log": log}
+        result = _flags.call(round_robin, args, trust=args.trust_model, **options)
     seconds = time.perf_counter() - start
     print(result.table())
     paths = result.write_csv(args.out)  # an OSError (full disk): one line from run_main

@@ -117,11 +117,9 @@ def check_ladder(args: argparse.Namespace) -> None:
     members = cli.check_agents(args.members, args.game, players, "--members", code=False)
     if len(members) < 2:
         raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
-    config = {
-        "command": "make-reference ladder", "game": args.game, "num_players": players,
-        "members": members, "rounds": args.rounds, "seed": args.seed,
-        "random_opening": args.random_opening, "models": model_digests(members),
-    }  # fmt: skip
+    config = {"command": "make-reference ladder", "game": args.game, "num_players": players}
+    config |= {"members": members, **_flags.pick(args, "rounds", "seed", "random_opening")}
+    config["models"] = model_digests(members)
     args.log = GameLog(args.out, config, resume=args.resume)
 
 
@@ -185,21 +183,13 @@ def add_model(args: argparse.Namespace) -> None:
 def fit_ladder(args: argparse.Namespace) -> None:
     """Play the ladder's tables and write the members' ratings."""
     members = [s.strip() for s in args.members.split(",") if s.strip()]
+    options = _flags.pick(args, "rounds", "seed", "random_opening", "workers", "log")
+    options |= {"trust": args.trust_model}
+    options["progress"] = _flags.progress(args, "scripts/make_reference.py")
     start = cpu_seconds()
     note = "the manifest is unchanged; "  # a ladder fit from some of its games is not written
     with cli.recorded_games(args.log, "make_reference.py", args.argv, note):
-        result = ladder.play_ladder(
-            args.game,
-            args.num_players,
-            members,
-            rounds=args.rounds,
-            seed=args.seed,
-            random_opening=args.random_opening,
-            workers=args.workers,
-            trust=args.trust_model,
-            log=args.log,
-            progress=_flags.progress(args, "scripts/make_reference.py"),
-        )
+        result = ladder.play_ladder(args.game, args.num_players, members, **options)
     entry = ladder.fit_ladder(
         result,
         members,

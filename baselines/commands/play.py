@@ -24,6 +24,7 @@ from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
 from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
 from tabletop_zoo.envs._display import round_name
 from tabletop_zoo.envs.extras import require_extra
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Play against an agent, or watch agents play.")
     players = ", ".join(f"{n}: {'/'.join(map(str, s.players))}" for n, s in sorted(GAMES.items()))
-    cli.add_game_flags(p, next(iter(GAMES)), players_help=f"; {players}")
+    _flags.add_game_flags(p, next(iter(GAMES)), players_help=f"; {players}")
     p.add_argument(
         "--opponent",
         default="greedy",

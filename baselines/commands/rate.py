@@ -30,7 +30,7 @@ from tabletop_zoo.envs.extras import require_extra
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="Rate an agent on the shipped ladder.")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--rounds", type=cli.integer(1), default=2, help="times every seating is played")
     p.add_argument("--seed", type=cli.SEED, default=0)
@@ -93,14 +93,12 @@ def main(argv: list[str] | None = None) -> int:
             specs, opening = [args.agent, *entry["members"]], entry.get("random_opening", 0)
         if args.random_opening is not None:
             opening = args.random_opening
-        config = {
-            "command": "rate", "game": args.game, "num_players": players, "specs": specs,
-            "against": bool(args.against), "rounds": args.rounds, "seed": args.seed,
-            "random_opening": opening, "models": model_digests(specs),
-        }  # fmt: skip
+        config = {"command": "rate", "game": args.game, "num_players": players, "specs": specs}
+        config |= {"against": bool(args.against), **_flags.pick(args, "rounds", "seed")}
+        config |= {"random_opening": opening, "models": model_digests(specs)}
         log = GameLog(args.out, config, resume=args.resume)
-    options = {"rounds": args.rounds, "seed": args.seed, "random_opening": opening}
-    options |= {"workers": args.workers, "trust": args.trust_model}
+    options = _flags.pick(args, "rounds", "seed", "workers") | {"random_opening": opening}
+    options["trust"] = args.trust_model
     options["progress"] = _flags.progress(args, "scripts/rate.py")
     start, rows = cpu_seconds(), []
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):

@@ -22,6 +22,7 @@ from typing import Any
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent, runs_code
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
@@ -39,8 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="one agent spec per seat, comma separated, e.g. greedy,random "
         f"({cli.agent_help()}); their number is the number of players",
     )
-    p.add_argument("--out", help=f"output animation ({' or '.join(FORMATS)})")
-    p.add_argument("--html", help="output replay page (.html): one file, opens in a browser")
+    p.add_argument(
+        "--out", type=cli.output_file(*FORMATS), help=f"output animation ({' or '.join(FORMATS)})"
+    )
+    html_help = "output replay page (.html): one file, opens in a browser"
+    p.add_argument("--html", type=cli.output_file(".html"), help=html_help)
     p.add_argument(
         "--analysis",
         action="store_true",
@@ -128,13 +132,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         raise ValueError("one of --out (an animation) or --html (a replay page) is required")
     if args.analysis and args.html is None:
         raise ValueError("--analysis is shown on the replay page: add --html FILE")
-    for flag, path, suffixes in (("--out", args.out, FORMATS), ("--html", args.html, [".html"])):
-        try:
-            if path is not None:
-                cli.check_output_file(path, suffixes)
-        except ValueError as exc:
-            raise ValueError(f"{flag}: {exc}") from None
-    if not 0 <= args.seed < 2**32:
+    if not 0 <= args.seed < 2**32:  # a record's
         raise ValueError(f"--seed must be in 0..2**32-1, got {args.seed}")
     return agents
 
@@ -190,10 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.out:
         require_extra("record", cli.program("scripts/record.py"))
     try:
-        paths, result = record(
-            args.game, agents, args.out, args.seed, args.fps, args.hold, args.trust_model,
-            args.html, args.analysis, args.opening,
-        )  # fmt: skip
+        given = {"agents": agents, "trust": args.trust_model, "random_opening": args.opening}
+        paths, result = _flags.call(record, args, **given)
     except KeyboardInterrupt:
         names = " or ".join(p for p in (args.out, args.html) if p)
         raise cli.Interrupted(f"no recording written to {names}") from None

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="MaskablePPO self-play training.", epilog=_defaults_epilog()
     )
     add = _flags.config_flags(p, TrainConfig)
-    cli.add_game_flags(p, TrainConfig().game)
+    _flags.add_game_flags(p, TrainConfig().game)
     add("name", help="run folder name (default: a fresh <game>_<N>p_seed<S>, then _2, _3, ...)")
     add("runs_dir", type=cli.output_folder(), help="parent folder of runs (default %(default)s)")
     add("seed", type=cli.SEED)
@@ -71,10 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     add("learning_rate", type=cli.number(0, low_open=True))
     add("gamma", type=cli.number(0, 1, low_open=True))
     add("ent_coef", type=cli.number(0))
-    add("net_arch", help="hidden layer sizes, comma separated (default %(default)s)")
+    add(
+        "net_arch",
+        type=cli.layer_sizes,
+        help="hidden layer sizes, comma separated (default %(default)s)",
+    )
     add(
         "baselines",
         "--pool",
+        type=lambda text: tuple(spec.strip() for spec in text.split(",") if spec.strip()),
         help=f"fixed opponents of the self-play pool, comma separated agent specs: "
         f"{cli.agent_help()}",
     )
@@ -88,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("torch_threads", type=cli.PROCESSES)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add("verbose", type=int, help="SB3 verbosity (1 = print logs)")
-    cli.add_key_values(p, "--env-option", "env option (repeatable), e.g. reward_mode=score")
+    _flags.add_key_values(p, "--env-option", "env option (repeatable), e.g. reward_mode=score")
     _flags.add_checkpoint_flags(p, "folder (runs/NAME)")
     reproducible.add_flag(p)
     return p
@@ -96,11 +101,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """Build the ``TrainConfig`` from parsed flags."""
-    try:
-        net_arch = tuple(int(x) for x in args.net_arch.split(",") if x.strip())
-    except ValueError:
-        message = f"--net-arch needs comma separated integers, got {args.net_arch!r}"
-        raise ValueError(message) from None
     for item in args.env_option:  # the player count has a flag of its own
         key, _, value = item.partition("=")
         if key == "num_players":
@@ -108,11 +108,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
                 f"--env-option {item!r}: the player count is a flag of its own, use "
                 f"--num-players {value}"
             )
-    return cli.config_from_flags(
+    return _flags.call(
         TrainConfig,
         args,
-        net_arch=net_arch,
-        baselines=tuple(s.strip() for s in args.pool.split(",") if s.strip()),
         trust_models=args.trust_model,
         progress_bar=not args.no_progress,
         env_kwargs=cli.key_values(args.env_option, "--env-option"),

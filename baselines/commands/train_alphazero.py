@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="AlphaZero-style self-play training.")
     add = _flags.config_flags(p, AlphaZeroConfig)
-    cli.add_game_flags(p, "")  # required without --resume (main checks)
+    _flags.add_game_flags(p, "")  # required without --resume (main checks)
     add("out", type=cli.output_file(".npz"), help="network file to write (.npz)")
     add("overwrite", action="store_true", help="replace an existing --out file")
     add("seed", type=cli.SEED)
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"share of the self-play games with --opponent in one seat (default "
         f"{AlphaZeroConfig.opponent_share})",
     )
-    cli.add_key_values(p, "--game-option", "rules option of the game (repeatable)")
+    _flags.add_key_values(p, "--game-option", "rules option of the game (repeatable)")
     _flags.add_checkpoint_flags(p, "that writes this --out file")
     reproducible.add_flag(p)
     return p
@@ -107,11 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.opponent_share is not None and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
         minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
-        config = cli.config_from_flags(
+        config = _flags.call(
             AlphaZeroConfig,
             args,
             **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
-            num_simulations=args.simulations,
             game_options=cli.key_values(args.game_option, "--game-option"),
             opponent_share=args.opponent_share or AlphaZeroConfig.opponent_share,  # > 0 if given
         )

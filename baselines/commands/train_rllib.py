@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import absolute_spec
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -24,7 +25,7 @@ from tabletop_zoo.envs.registry import GAMES
 def build_parser() -> argparse.ArgumentParser:
     """The command-line flags."""
     p = argparse.ArgumentParser(description="PPO with RLlib, evaluated by our tournament code.")
-    cli.add_game_flags(p, next(iter(GAMES)))
+    _flags.add_game_flags(p, next(iter(GAMES)))
     p.add_argument("--policies", choices=("shared", "per-seat", "snapshot"), default="shared")
     p.add_argument(
         "--snapshot-every", type=cli.integer(1), default=5, help="iterations between snapshots"

@@ -17,6 +17,7 @@ from pathlib import Path
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.alphazero import AlphaZeroAgent
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
 from tabletop_zoo.envs.extras import require_extra
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="AlphaZero checkpoints against a fixed opponent.")
     p.add_argument("runs", nargs="+", type=Path, help="final network files (--out of training)")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument(
         "--against",
         default="mcts:200",

@@ -25,6 +25,7 @@ import numpy as np
 
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.wrappers.single_agent import make_env
 
@@ -74,7 +75,7 @@ def forward_ms_per_observation(name: str, batch: int, seconds: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Single-agent env speed (learner steps per CPU s).")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument("--opponent", default="random", help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--snapshot", default=None, help="MaskablePPO .zip: every opponent plays it")
     p.add_argument("--snapshot-as", choices=("sb3", "numpy"), default="numpy")

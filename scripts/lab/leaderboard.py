@@ -27,6 +27,7 @@ from typing import Any
 from tabletop_zoo import __version__
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.reference import ladder_entry, load_manifest
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation import game_log, outside, outside_results
 from tabletop_zoo.baselines.evaluation.ladder import fixed_ratings
 from tabletop_zoo.baselines.evaluation.seating import SeatedResult
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         required=True,
         help="agent spec (ref:NAME, ppo:PATH, az:PATH, py:FILE:FACTORY, ...)",
     )
-    cli.add_game_flags(one)
+    _flags.add_game_flags(one)
     for flag, default in (("--library", "tabletop-zoo"), ("--algorithm", "MaskablePPO self-play")):
         one.add_argument(flag, default=default)
     one.add_argument("--command", default=None, help="the training command (ref: the manifest's)")

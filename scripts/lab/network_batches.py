@@ -33,6 +33,7 @@ from tabletop_zoo.baselines.agents.alphazero import (
 from tabletop_zoo.baselines.agents.numpy_net import ACTIVATIONS, DenseNet
 from tabletop_zoo.baselines.agents.reference import reference_entry, reference_path
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation.arena import make_env
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import fast_path_available
@@ -134,7 +135,7 @@ def cost(forward: Callable, planes: np.ndarray, repeats: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="Network outputs alone and in batches.")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument("--network", default=None, help="network file (default: the reference)")
     p.add_argument("--rows", type=cli.integer(16), default=512, help="positions (default 512)")
     p.add_argument("--seed", type=cli.integer(0), default=0, help="seed of the random games")

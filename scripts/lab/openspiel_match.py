@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines import cli
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
@@ -55,7 +56,7 @@ def play_match(
 def main(argv: list[str] | None = None) -> int:
     """Entry point; prints one line of results."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    cli.add_game_flags(p, next(iter(GAMES)))
+    _flags.add_game_flags(p, next(iter(GAMES)))
     p.add_argument(
         "--simulations",
         type=cli.integer(2, 1_000_000),

@@ -28,6 +28,7 @@ import numpy as np
 
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.training.alphazero import AlphaZeroConfig, random_network
 from tabletop_zoo.baselines.training.self_play import play_self_play_games
 from tabletop_zoo.envs.errors import TabletopZooError
@@ -70,7 +71,7 @@ def compare_self_play(cfg: AlphaZeroConfig, games: int, ways: list[str]) -> list
 def main(argv: list[str] | None = None) -> None:
     """The command line (see the module docstring)."""
     p = argparse.ArgumentParser(description="Self-play games per CPU-minute, side by side.")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument("--games", type=cli.integer(1), default=16)
     p.add_argument("--parallel-games", type=cli.integer(1), default=16)
     p.add_argument("--leaves-per-game", type=cli.integer(1), default=1)
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-serial", action="store_true", help="only the batched ways")
     args = p.parse_args(argv)
     with cli.usage_errors(p, (TabletopZooError,)):
-        cfg = cli.config_from_flags(
+        cfg = _flags.call(
             AlphaZeroConfig, args, num_simulations=args.simulations, out="runs/unused.npz"
         ).check()  # nothing is written
     limit_threads()

@@ -20,6 +20,7 @@ from tabletop_zoo.baselines import cli, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation.arena import live_state, make_env, play_game
 
 
@@ -44,7 +45,7 @@ class _Timed:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     p = argparse.ArgumentParser(description="CPU time per move of an agent.")
-    cli.add_game_flags(p)
+    _flags.add_game_flags(p)
     p.add_argument("--agent", required=True, help=f"agent spec: {cli.agent_help()}")
     p.add_argument("--games", type=cli.integer(1), default=6, help="games (default 6)")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)

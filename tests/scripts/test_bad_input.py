@@ -228,7 +228,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train", ["--learning-rate", "inf"], "must be a number > 0"),
     ("train", ["--torch-threads", "9" * 30], "must be an integer in 1..256"),
     ("train", ["--n-envs", "9" * 30], "must be an integer in 1..256"),
-    ("train", ["--net-arch", "9" * 30], "net_arch must be in 1..65536 each"),
+    ("train", ["--net-arch", "9" * 30], "must be an integer in 1..65536"),
     ("train", ["--runs-dir", ""], "output folder name is empty"),
     ("train", [*G, "--name", "../elsewhere", "--runs-dir", "{tmp}"], "one folder name inside"),
     ("train", [*G, "--pool", "wizard", "--runs-dir", "{tmp}"], "unknown agent spec"),
