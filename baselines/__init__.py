@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabletop_zoo.baselines import agents
 from tabletop_zoo.baselines.agents import (
     AGENT_SPECS,
     Agent,
@@ -29,9 +30,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``PPOAgent`` and ``HumanAgent`` are imported on first use, so importing skips torch."""
-    if name in ("PPOAgent", "HumanAgent"):
-        from tabletop_zoo.baselines import agents
-
-        return getattr(agents, name)
-    return import_submodule(__name__, name)  # sub-modules on first use (``.tournament``)
+    """``PPOAgent`` and ``HumanAgent`` are imported on first use, so importing skips torch;
+    sub-modules too (``.evaluation``)."""
+    lazy = name in ("PPOAgent", "HumanAgent")
+    return getattr(agents, name) if lazy else import_submodule(__name__, name)

@@ -224,10 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (0, also when a player stops the game)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.render == "human":
-        require_extra("render", cli.program("scripts/play.py") + " --render human")
-    if args.gui:
-        require_extra("render", cli.program("scripts/play.py") + " --gui")
+    if args.render == "human" or args.gui:
+        flag = " --gui" if args.gui else " --render human"
+        require_extra("render", cli.program("scripts/play.py") + flag)
     if args.delay is None:
         args.delay = 0.6 if args.gui else 0.0
     with cli.usage_errors(parser):

@@ -34,7 +34,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Masked PPO on the compiled vector env.")
     add = _flags.config_flags(p, PPOVectorConfig)
     p.add_argument("--game", choices=GAMES_WITH_ENGINES, default=GAMES_WITH_ENGINES[0])
-    p.add_argument("--num-players", type=int, default=None, help="default: the smallest count")
+    p.add_argument("--num-players", type=int, help="default: the game's smallest count")
     add(
         "opponent",
         type=opponent_list,
@@ -87,10 +87,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     reproducible.add_flag(p)
     args = p.parse_args(argv)
     _flags.refuse_other_flags(p, args)
-    players = GAMES[args.game].players
-    args.num_players = players[0] if args.num_players is None else args.num_players
-    if args.num_players not in players:
-        p.error(f"--num-players must be one of {list(players)} for {args.game}")
+    with cli.usage_errors(p):
+        args.num_players = cli.players(args.game, args.num_players)
     if (args.num_envs * args.num_steps) % args.num_minibatches:
         p.error("--num-envs x --num-steps must be divisible by --num-minibatches")
     specs, args.eval_opponents = args.eval_opponents, []

@@ -99,24 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """Build the ``TrainConfig`` from parsed flags."""
-    for item in args.env_option:  # the player count has a flag of its own
-        key, _, value = item.partition("=")
-        if key == "num_players":
-            raise ValueError(
-                f"--env-option {item!r}: the player count is a flag of its own, use "
-                f"--num-players {value}"
-            )
-    return _flags.call(
-        TrainConfig,
-        args,
-        trust_models=args.trust_model,
-        progress_bar=not args.no_progress,
-        env_kwargs=cli.key_values(args.env_option, "--env-option"),
-    )
-
-
 @cli.command
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code (1 when the ``train`` extra is missing)."""
@@ -126,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     require_extra("train", cli.program("scripts/train.py"))
     # flag values, pool agent specs (and models), env options and the run folder
     with cli.usage_errors(parser, (ValueError, TypeError)):
-        config, state = config_from_args(args).resolved(), None
+        given = {"trust_models": args.trust_model, "progress_bar": not args.no_progress}
+        given["env_kwargs"] = cli.key_values(args.env_option, "--env-option")
+        config, state = _flags.call(TrainConfig, args, **given).resolved(), None
         if args.resume is None:
             config.check_new_run_dir()
         else:  # the run's own settings, in the folder where it is now

@@ -81,12 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="a fixed policy network that plays one seat of --opponent-share of the self-play "
         "games (ref:NAME or a network file .npz; default: none, pure self-play)",
     )
-    p.add_argument(
-        "--opponent-share",
-        type=cli.number(0, 1, low_open=True),
-        help=f"share of the self-play games with --opponent in one seat (default "
-        f"{AlphaZeroConfig.opponent_share})",
-    )
+    share_help = "share of the self-play games with --opponent in one seat"
+    add("opponent_share", type=cli.number(0, 1, low_open=True), help=share_help)
     _flags.add_key_values(p, "--game-option", "rules option of the game (repeatable)")
     _flags.add_checkpoint_flags(p, "that writes this --out file")
     reproducible.add_flag(p)
@@ -104,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     require_extra("train", cli.program("scripts/train_alphazero.py"), ("torch",))
     # flags, game options, output file: before training
     with cli.usage_errors(parser, (ValueError, TypeError)):
-        if args.opponent_share is not None and args.opponent is None:
+        if args.opponent_share != AlphaZeroConfig.opponent_share and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
         minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
         config = _flags.call(
@@ -112,7 +108,6 @@ def main(argv: list[str] | None = None) -> int:
             args,
             **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
             game_options=cli.key_values(args.game_option, "--game-option"),
-            opponent_share=args.opponent_share or AlphaZeroConfig.opponent_share,  # > 0 if given
         )
         state = None
         if args.resume is not None:  # the run's settings, writing its own output
