@@ -24,11 +24,7 @@ import numpy as np
 NEW_LEAF, FINISHED_LEAF, COLLISION = 0, 1, 2  # what a descent reached (``out_status``)
 
 
-def descend(
-    node_player, node_visits, node_value, node_edges, node_terminal, node_result,
-    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
-    slots, first, c_puct, out_edges, out_actions, out_length, out_status,
-):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def descend(nodes, edges, slots, first, c_puct, out_edges, out_actions, out_length, out_status):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """From the root of each tree ``slots[i]`` in turn, select down to a new leaf by
     ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` for the seat to act (ties to the first
     edge; an unvisited edge's ``Q`` is the node's own value for that seat), each step adding
@@ -38,7 +34,10 @@ def descend(
     :data:`NEW_LEAF` the last edge has no child yet (now pending: ``edge_pending``),
     :data:`FINISHED_LEAF` it leads to a finished position (for :func:`backup` to add),
     :data:`COLLISION` it leads to a pending leaf (the path's virtual loss is taken back).
-    ``node_edges[s, v]`` is ``(first edge, count)``."""
+    ``nodes`` and ``edges`` are the arrays of :meth:`Forest.node_arrays` and
+    :meth:`Forest.edge_arrays`; ``node_edges[s, v]`` is ``(first edge, count)``."""
+    node_player, node_visits, node_value, node_edges, node_terminal, _result = nodes
+    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending = edges
     for i in range(slots.shape[0]):
         s = slots[i]
         node = 0
@@ -86,15 +85,14 @@ def descend(
         out_length[i] = depth
 
 
-def expand(
-    node_player, node_visits, node_value, node_edges, node_terminal, node_result,
-    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending,
-    node_count, edge_count, slots, parent_edge, players, results, starts, actions, priors,
-):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def expand(nodes, edges, counts, slots, parent_edge, players, results, starts, actions, priors):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """Add one node per entry ``i``: in tree ``slots[i]``, the child of edge
     ``parent_edge[i]`` (-1: the root of a fresh tree), seat to act ``players[i]`` (-1:
     finished, value ``results[i]``), edges ``actions[starts[i]:starts[i + 1]]`` with
     ``priors`` alike. The caller made room (:meth:`Forest.reserve`)."""
+    node_player, node_visits, node_value, node_edges, node_terminal, node_result = nodes
+    edge_action, edge_prior, edge_visits, edge_value, edge_child, edge_pending = edges
+    node_count, edge_count = counts
     for i in range(slots.shape[0]):
         s = slots[i]
         node = node_count[s]
@@ -110,23 +108,22 @@ def expand(
         count = starts[i + 1] - starts[i]
         node_edges[s, node, 0] = first
         node_edges[s, node, 1] = count
-        edges = slice(first, first + count)  # slices: NumPy's pace without numba
-        edge_action[s, edges] = actions[starts[i] : starts[i + 1]]
-        edge_prior[s, edges] = priors[starts[i] : starts[i + 1]]
-        edge_visits[s, edges] = 0.0
-        edge_child[s, edges] = -1
-        edge_pending[s, edges] = 0.0
-        edge_value[s, edges] = 0.0
+        new = slice(first, first + count)  # slices: NumPy's pace without numba
+        edge_action[s, new] = actions[starts[i] : starts[i + 1]]
+        edge_prior[s, new] = priors[starts[i] : starts[i + 1]]
+        edge_visits[s, new] = 0.0
+        edge_child[s, new] = -1
+        edge_pending[s, new] = 0.0
+        edge_value[s, new] = 0.0
         edge_count[s] += count
 
 
-def backup(
-    node_player, node_visits, node_value, edge_value, edge_child, edge_pending,
-    slots, path_edges, path_length, values,
-):  # fmt: skip  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def backup(nodes, edges, slots, path_edges, path_length, values):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
     """Add ``values[i]`` (every seat) to the leaf of entry ``i`` (the child of its path's
     last edge, no longer pending) and then along its path, taking back each step's
     virtual loss after the values (the visits were counted on the way down)."""
+    node_player, node_visits, node_value = nodes[0], nodes[1], nodes[2]
+    edge_value, edge_child, edge_pending = edges[3], edges[4], edges[5]
     for i in range(slots.shape[0]):
         s = slots[i]
         last = path_edges[i, path_length[i] - 1]
@@ -199,10 +196,8 @@ class Forest:
         edges = np.empty((len(slots), self.node_player.shape[1]), dtype=np.int64)
         actions = np.empty(edges.shape, dtype=np.int64)
         length, status = np.empty(len(slots), dtype=np.int64), np.empty(len(slots), dtype=np.int64)
-        self.kernels.descend(
-            *self.node_arrays(), *self.edge_arrays(), slots, first, float(c_puct),
-            edges, actions, length, status,
-        )  # fmt: skip
+        trees = self.node_arrays(), self.edge_arrays()
+        self.kernels.descend(*trees, slots, first, float(c_puct), edges, actions, length, status)
         return edges, actions, length, status
 
     def add_nodes(
@@ -211,21 +206,19 @@ class Forest:
     ) -> None:  # fmt: skip
         """:func:`expand` (room made first): one node per entry ``i`` in tree ``slots[i]``."""
         self.reserve(slots, starts)
-        self.kernels.expand(
-            *self.node_arrays(), *self.edge_arrays(), self.node_count, self.edge_count,
-            slots, parent_edge, players, np.ascontiguousarray(results, dtype=np.float64),
-            starts, actions, np.asarray(priors, dtype=np.float64),
-        )  # fmt: skip
+        trees = self.node_arrays(), self.edge_arrays(), (self.node_count, self.edge_count)
+        results = np.ascontiguousarray(results, dtype=np.float64)
+        priors = np.asarray(priors, dtype=np.float64)
+        self.kernels.expand(*trees, slots, parent_edge, players, results, starts, actions, priors)
 
     def back_up(
         self, slots: np.ndarray, path_edges: np.ndarray, lengths: np.ndarray, values: np.ndarray
     ) -> None:
         """:func:`backup` of ``values[i]`` along path ``i`` of tree ``slots[i]``."""
-        self.kernels.backup(
-            self.node_player, self.node_visits, self.node_value, self.edge_value,
-            self.edge_child, self.edge_pending, slots, np.ascontiguousarray(path_edges),
-            lengths, np.ascontiguousarray(values, dtype=np.float64),
-        )  # fmt: skip
+        path_edges = np.ascontiguousarray(path_edges)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        trees = self.node_arrays(), self.edge_arrays()
+        self.kernels.backup(*trees, slots, path_edges, lengths, values)
 
     def clear(self, slot: int) -> None:
         """Forget the tree of ``slot`` (its next node is a new root)."""

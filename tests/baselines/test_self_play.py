@@ -146,17 +146,15 @@ def test_a_descent_onto_a_pending_leaf_is_a_collision_that_changes_nothing(compi
 
     forest, run = Forest(1, 2, 4, 4), kernels(compiled)
     slots, none = np.zeros(1, dtype=np.int64), np.full(1, -1, dtype=np.int64)
-    run.expand(
-        *forest.node_arrays(), *forest.edge_arrays(), forest.node_count, forest.edge_count,
-        slots, none, np.zeros(1, dtype=np.int64), np.zeros((1, 2)), np.array([0, 2]),
-        np.array([3, 7]), np.array([0.9, 0.1]),
-    )  # fmt: skip  # a root with two children, priors 0.9 and 0.1
+    trees = forest.node_arrays(), forest.edge_arrays()
+    counts = forest.node_count, forest.edge_count
+    new = np.zeros(1, dtype=np.int64), np.zeros((1, 2)), np.array([0, 2]), np.array([3, 7])
+    run.expand(*trees, counts, slots, none, *new, np.array([0.9, 0.1]))  # a root, two children
 
     def descend() -> tuple[int, int]:
         edges, actions = np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64)
         length, status = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-        run.descend(*forest.node_arrays(), *forest.edge_arrays(), slots, none, 1.5,
-                    edges, actions, length, status)  # fmt: skip
+        run.descend(*trees, slots, none, 1.5, edges, actions, length, status)
         return int(status[0]), int(actions[0, 0])
 
     assert descend() == (0, 3)  # the likely child, now pending
