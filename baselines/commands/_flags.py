@@ -22,17 +22,16 @@ from tabletop_zoo.envs.registry import GAMES
 
 def config_flags(parser: argparse.ArgumentParser, config: type) -> Callable[..., None]:
     """``add(field, *flags, **options)`` adds the flag of a field of the dataclass ``config``
-    (``--field`` with dashes, unless ``flags`` names it; its value goes to ``field``), its
-    default the field's (a tuple or a list as a comma list, given to the flag's ``type``):
-    the config is the one source of the defaults."""
+    (``--field`` with dashes, unless ``flags`` names it), its default the field's (a tuple
+    or a list as a comma list, given to the flag's ``type``): the config is the one source
+    of the defaults."""
     fields = {field.name: field for field in dataclasses.fields(config)}
 
     def add(name: str, *flags: str, **options: Any) -> None:
         field = fields[name]
         value = field.default_factory() if field.default is dataclasses.MISSING else field.default
         value = ",".join(map(str, value)) if isinstance(value, tuple | list) else value
-        flags = flags or ("--" + name.replace("_", "-"),)
-        parser.add_argument(*flags, dest=name, default=value, **options)
+        parser.add_argument(*(flags or ["--" + name.replace("_", "-")]), default=value, **options)
 
     return add
 

@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     # flag values, pool agent specs (and models), env options and the run folder
     with cli.usage_errors(parser, (ValueError, TypeError)):
         given = {"trust_models": args.trust_model, "progress_bar": not args.no_progress}
+        given["baselines"] = args.pool
         given["env_kwargs"] = cli.key_values(args.env_option, "--env-option")
         config, state = _flags.call(TrainConfig, args, **given).resolved(), None
         if args.resume is None:

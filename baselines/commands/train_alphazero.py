@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             args,
             **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
             game_options=cli.key_values(args.game_option, "--game-option"),
+            num_simulations=args.simulations,
         )
         state = None
         if args.resume is not None:  # the run's settings, writing its own output
