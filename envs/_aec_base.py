@@ -28,9 +28,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from tabletop_zoo.envs._display import LastMove, move_of
-from tabletop_zoo.envs._render import HumanWindow
-from tabletop_zoo.envs._svg import state_svg
+from tabletop_zoo.envs.drawing.raster import HumanWindow
+from tabletop_zoo.envs.drawing.status import LastMove, move_of
+from tabletop_zoo.envs.drawing.svg import state_svg
 from tabletop_zoo.envs.errors import InvalidOptionError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.results import final_result, score_margins
@@ -374,7 +374,7 @@ class TurnBasedAECEnv(AECEnv):
 
     def render(self) -> None | np.ndarray | str:
         """``ansi`` -> str, ``rgb_array`` -> uint8 image, ``svg`` -> SVG text (a picture
-        with data attributes, :mod:`~tabletop_zoo.envs._svg`), ``human`` -> draws a
+        with data attributes, :mod:`~tabletop_zoo.envs.drawing.svg`), ``human`` -> draws a
         window, None."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")

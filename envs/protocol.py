@@ -139,7 +139,7 @@ class StateBase:
     def _repr_svg_(self) -> str | None:
         """The position's SVG picture (Jupyter shows it inline); None for a game without
         one. The drawing is a view module, imported only here."""
-        from tabletop_zoo.envs._svg import state_svg
+        from tabletop_zoo.envs.drawing.svg import state_svg
 
         return state_svg(self)
 

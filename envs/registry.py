@@ -29,7 +29,7 @@ from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import module_available
 
 if TYPE_CHECKING:
-    from tabletop_zoo.envs.fast_protocol import FastEngine
+    from tabletop_zoo.envs.compiled.protocol import FastEngine
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class GameSpec:
     """Training defaults that differ from the generic ones (``baselines.training``)."""
     fast_engine: str | None = None
     """``"module:Class"`` of the compiled batched engine (``fast`` extra, numba), built
-    from a Game object, following :class:`~tabletop_zoo.envs.fast_protocol.FastEngine`
+    from a Game object, following :class:`~tabletop_zoo.envs.compiled.protocol.FastEngine`
     (``envs/<game>/fast/engine.py``; its ``wrap`` gives the one-row view of a game);
     ``None`` if the game has none."""
     gui: str | None = None
@@ -71,7 +71,7 @@ class GameSpec:
     svg: str | None = None
     """Module of the SVG pictures: ``board_svg(state, last_action) -> (width, height,
     elements)``, the ``rgb_array`` picture with data attributes
-    (:func:`~tabletop_zoo.envs._svg.state_svg` adds the status band), and
+    (:func:`~tabletop_zoo.envs.drawing.svg.state_svg` adds the status band), and
     ``action_cell(game, action)``, the ``data-cell`` an action aims at (``"a-b"``: the edge
     between two cells; ``None``: no cell); ``None``: no SVG pictures."""
     help: str | None = None
@@ -310,8 +310,8 @@ _FAST_ENGINES: dict[int, tuple[Any, Any]] = {}  # id(Game object) -> (Game, comp
 
 
 def is_fast_state(state: Any) -> bool:
-    """True for a compiled engine's one-row state (a ``fast_base.FastStateBase``)."""
-    compiled = sys.modules.get("tabletop_zoo.envs.fast_base")  # loaded with any such state
+    """True for a compiled engine's one-row state (a ``compiled.base.FastStateBase``)."""
+    compiled = sys.modules.get("tabletop_zoo.envs.compiled.base")  # loaded with any such state
     return compiled is not None and isinstance(state, compiled.FastStateBase)
 
 
@@ -319,7 +319,7 @@ def fast_state(state: Any) -> Any | None:
     """The compiled engine's copy of a rules-engine ``state`` (same protocol, plus
     ``rollout`` and ``greedy_best``), or ``None`` when the fast path is unavailable
     (numba missing, ``TABLETOP_ZOO_FAST=0``, or the game has no compiled engine). Search
-    agents use this. A compiled state (a ``fast_base.FastStateBase``, as the batched
+    agents use this. A compiled state (a ``compiled.base.FastStateBase``, as the batched
     arena hands the agents) gives a copy of itself."""
     if not fast_path_available():
         return None

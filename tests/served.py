@@ -48,7 +48,7 @@ PRELOAD = ("numpy", "torch", "torch._dynamo", "torch.optim", "gymnasium", "petti
            "stable_baselines3", "sb3_contrib", "matplotlib.pyplot", "numba", "imageio",
            "tabletop_zoo", "tabletop_zoo.baselines.commands", "tabletop_zoo.baselines.agents",
            "tabletop_zoo.baselines.training.alphazero", "tabletop_zoo.baselines.training.train",
-           "tabletop_zoo.baselines.training.ppo_vector", "tabletop_zoo.envs.fast_warm_up",
+           "tabletop_zoo.baselines.training.ppo_vector", "tabletop_zoo.envs.compiled.warm_up",
            "tabletop_zoo.baselines.evaluation.rate", "tabletop_zoo.wrappers")  # fmt: skip
 
 CLIENT = r"""

@@ -525,7 +525,7 @@ def test_the_parts_of_a_registered_game_live_in_its_own_folder(spec: GameSpec) -
     "spec", [s for s in GAMES.values() if s.fast_engine is not None], ids=lambda s: s.name
 )
 def test_every_compiled_engine_follows_the_fast_engine_protocol(spec: GameSpec) -> None:
-    from tabletop_zoo.envs.fast_protocol import FastEngine
+    from tabletop_zoo.envs.compiled.protocol import FastEngine
     from tabletop_zoo.envs.registry import fast_engine
 
     engine = fast_engine(spec.name, spec.default_players)

@@ -20,6 +20,7 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from tabletop_zoo.baselines.agents import Agent, MCTSAgent
+from tabletop_zoo.envs._aec_base import positive_int_option
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import GAMES, GameSpec, get_spec
 from tabletop_zoo.envs.results import final_result
@@ -99,9 +100,7 @@ class TabletopGame(pyspiel.Game):
             raise InvalidOptionError(
                 f"players={num_players!r}: {spec.title} is for {spec.players} players"
             )
-        max_moves = values["max_moves"]
-        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-            raise InvalidOptionError(f"max_moves must be a positive int, got {max_moves!r}")
+        max_moves = positive_int_option("max_moves", values["max_moves"])
         options = {}
         for name, option in engine_options(spec).items():
             value = values[name]

@@ -3,8 +3,8 @@ as one-file HTML replays.
 
 :class:`RecordEpisode` wraps an env made with ``render_mode="rgb_array"`` and keeps one
 frame per position (the start and after every action, plus the finished board of a round
-the next one clears: :func:`~tabletop_zoo.envs._display.move_frames`), each with a status
-band (:mod:`tabletop_zoo.envs._display`: move number, the move in notation and its mover,
+the next one clears: :func:`~tabletop_zoo.envs.drawing.status.move_frames`), each with a status
+band (:mod:`tabletop_zoo.envs.drawing.status`: move number, the move in notation and its mover,
 who acts or the result, the scores); the file is written when the episode ends::
 
     env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), path="game.gif")
@@ -24,7 +24,8 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from tabletop_zoo.envs._display import (
+from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic
+from tabletop_zoo.envs.drawing.status import (
     LastMove,
     band_lines,
     move_frames,
@@ -32,8 +33,7 @@ from tabletop_zoo.envs._display import (
     status_lines,
     with_status,
 )
-from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic
-from tabletop_zoo.envs._svg import state_svg
+from tabletop_zoo.envs.drawing.svg import state_svg
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import spec_of

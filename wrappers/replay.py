@@ -10,7 +10,7 @@ moves with their numbers and draws the value estimates as a small curve.
 A frame is a dict: ``svg``, ``move`` (notation; ``None`` at the start and at the start of
 a round after a finished board), ``label`` (who played it, in its role then), ``lines``
 (status lines), ``scores`` and ``analysis`` (:func:`analysis_entry` of the move, or
-``None``). The frames are those of :func:`~tabletop_zoo.envs._display.move_frames`.
+``None``). The frames are those of :func:`~tabletop_zoo.envs.drawing.status.move_frames`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.envs._display import LastMove
 from tabletop_zoo.envs._files import write_bytes_atomic
-from tabletop_zoo.envs._svg import svg_module
+from tabletop_zoo.envs.drawing.status import LastMove
+from tabletop_zoo.envs.drawing.svg import svg_module
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 _ELEMENTS = re.compile(r"(?<=>)(?=<)")  # between two tags: an SVG text in its elements

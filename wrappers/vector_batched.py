@@ -18,11 +18,11 @@ from tabletop_zoo.envs._aec_base import (
     positive_int_option,
     seat_option,
 )
+from tabletop_zoo.envs.compiled.checks import active_rows
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
-from tabletop_zoo.envs.fast_checks import active_rows
 
 if TYPE_CHECKING:
-    from tabletop_zoo.envs.fast_protocol import FastEngine
+    from tabletop_zoo.envs.compiled.protocol import FastEngine
 
 #: ``policy(observations, action_masks) -> actions`` for the games in the batch where an
 #: opponent is to move (observations from the mover's side).
@@ -51,7 +51,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` games of one configuration on a compiled engine, one learner per game.
 
     Args:
-        engine: a compiled engine following :class:`~tabletop_zoo.envs.fast_protocol.FastEngine`
+        engine: a compiled engine following :class:`~tabletop_zoo.envs.compiled.protocol.FastEngine`
             (``tabletop_zoo.envs.registry.fast_engine(...)``).
         num_envs: number of games stepped together.
         opponent: ``"random"``, ``"greedy"`` (both compiled) or a batched policy.
@@ -226,13 +226,13 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     def _snapshot(self) -> tuple[Any, ...]:
         """What a step may change: rows, seats, the seat generator, numba's generator."""
-        from tabletop_zoo.envs.fast_common import compiled_random_state  # numba: lazily
+        from tabletop_zoo.envs.compiled.common import compiled_random_state  # numba: lazily
 
         return (self._states.copy(), self.learner_seat.copy(), self._ended.copy(),
                 self._rng.bit_generator.state, compiled_random_state())  # fmt: skip
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
-        from tabletop_zoo.envs.fast_common import set_compiled_random_state
+        from tabletop_zoo.envs.compiled.common import set_compiled_random_state
 
         states, seats, ended, rng_state, compiled_state = snapshot
         self._states, self.learner_seat, self._ended = states, seats, ended

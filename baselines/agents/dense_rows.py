@@ -115,7 +115,7 @@ def _relu_network_kernel(
 @functools.cache
 def _kernels() -> tuple:
     """The numba-compiled kernels (imports numba on first use)."""
-    from tabletop_zoo.envs.fast_common import jit
+    from tabletop_zoo.envs.compiled.common import jit
 
     return jit(_layer_kernel), jit(_columns_kernel), jit(_relu_network_kernel)
 

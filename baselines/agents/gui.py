@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.human import GameAbandoned
-from tabletop_zoo.envs._display import (
+from tabletop_zoo.envs.drawing.raster import (
+    blank_image,
+    draw_segment,
+    draw_text,
+    fill_rect,
+    fill_ring,
+)
+from tabletop_zoo.envs.drawing.raster import text_size as bitmap_text_size
+from tabletop_zoo.envs.drawing.status import (
     Choice,
     LastMove,
     band_height,
@@ -26,8 +34,6 @@ from tabletop_zoo.envs._display import (
     with_status,
     wrap,
 )
-from tabletop_zoo.envs._render import blank_image, draw_segment, draw_text, fill_rect, fill_ring
-from tabletop_zoo.envs._render import text_size as bitmap_text_size
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import spec_of

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from tabletop_zoo.envs._display import game_spec
+from tabletop_zoo.envs.drawing.status import game_spec
 
 STOP_WORDS = ("stop", "quit", "exit", "q")
 MOVES_WORDS = ("?", "moves")

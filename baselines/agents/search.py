@@ -5,7 +5,7 @@ never mutate the ``state`` they are given: the search agents work on ``state.clo
 With the ``fast`` extra (numba), greedy and MCTS work on the compiled engine's copy of the
 state (``registry.fast_state``; a compiled one-row state as it is) and search in compiled
 code, drawing the same numbers from the agent's ``random.Random``
-(:mod:`tabletop_zoo.envs.fast_random`): a seed gives the same moves on both paths.
+(:mod:`tabletop_zoo.envs.compiled.random_stream`): a seed gives the same moves on both paths.
 ``fast=False`` (or ``TABLETOP_ZOO_FAST=0``) keeps the Python engine.
 """
 
@@ -29,7 +29,7 @@ def _compiled(state: EngineState) -> Any | None:
     compiled = state if is_fast_state(state) else fast_state(state)
     if compiled is None:
         return None
-    from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
+    from tabletop_zoo.envs.compiled.random_stream import matches_python  # numba is loaded by now
 
     return compiled if matches_python() else None
 
@@ -158,8 +158,8 @@ class _Node:
 
 def _nodes_of(tree: tuple, count: int) -> _Node:
     """The root :class:`_Node` of a compiled search's tree arrays
-    (:mod:`tabletop_zoo.envs.fast_search`): the same tree as the Python search's."""
-    from tabletop_zoo.envs import fast_search as S
+    (:mod:`tabletop_zoo.envs.compiled.search_tree`): the same tree as the Python search's."""
+    from tabletop_zoo.envs.compiled import search_tree as S
 
     ints, value, outcome, untried = tree
     num_players = value.shape[1]
@@ -239,7 +239,7 @@ class MCTSAgent(_SeededAgent):
             self.last_analysis = {"actions": moves, "visits": visits, "value": value}
         if isinstance(found, _Node):
             return found.best_action()
-        from tabletop_zoo.envs.fast_search import ACTION, best_child
+        from tabletop_zoo.envs.compiled.search_tree import ACTION, best_child
 
         tree = found[0]
         return int(tree[0][best_child(tree, 0), ACTION])
@@ -261,7 +261,7 @@ class MCTSAgent(_SeededAgent):
             root = _Node(state.current_player, root_legal, state.game.num_players)
             self._simulate(root, state)
             return root
-        from tabletop_zoo.envs.fast_random import PythonStream  # numba is loaded by now
+        from tabletop_zoo.envs.compiled.random_stream import PythonStream  # numba is loaded by now
 
         stream = PythonStream(rng)  # the generator takes the stream's state back at the end
         try:

@@ -146,7 +146,7 @@ def kernels(compiled: bool) -> SimpleNamespace:
     """The kernels, compiled by numba (``compiled``; imports numba) or as written."""
     if not compiled:
         return SimpleNamespace(descend=descend, expand=expand, backup=backup)
-    from tabletop_zoo.envs.fast_common import jit
+    from tabletop_zoo.envs.compiled.common import jit
 
     return SimpleNamespace(descend=jit(descend), expand=jit(expand), backup=jit(backup))
 

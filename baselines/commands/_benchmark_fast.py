@@ -15,7 +15,7 @@ from tabletop_zoo.envs.extras import install_command
 from tabletop_zoo.envs.registry import GAMES, new_game
 
 if TYPE_CHECKING:
-    from tabletop_zoo.envs.fast_protocol import FastEngine
+    from tabletop_zoo.envs.compiled.protocol import FastEngine
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 VECTOR_SIZES = (64, 1024)

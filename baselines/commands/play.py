@@ -26,7 +26,7 @@ from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
-from tabletop_zoo.envs._display import round_name
+from tabletop_zoo.envs.drawing.status import round_name
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 

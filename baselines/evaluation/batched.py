@@ -55,7 +55,7 @@ def compiled_engine(env: Any) -> Any | None:
     if spec.fast_engine is None:
         return None
     engine_class = spec.fast_engine_class()
-    from tabletop_zoo.envs.fast_random import matches_python  # numba is loaded by now
+    from tabletop_zoo.envs.compiled.random_stream import matches_python  # numba is loaded by now
 
     if not matches_python():
         return None

@@ -1,6 +1,6 @@
 """Arktia in pictures: seat names, status text and clicks on the board picture.
 
-Used by the generic status band of :mod:`tabletop_zoo.envs._display` (recordings) and by
+Used by the generic status band of :mod:`tabletop_zoo.envs.drawing.status` (recordings) and by
 the play window (:mod:`tabletop_zoo.baselines.agents.gui`).
 """
 
@@ -10,10 +10,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from tabletop_zoo.envs._display import Choice
 from tabletop_zoo.envs.arktia.layout import iter_bits
 from tabletop_zoo.envs.arktia.render import OWNER_NAMES, ArktiaImageRenderer
 from tabletop_zoo.envs.arktia.rules import ArktiaState
+from tabletop_zoo.envs.drawing.status import Choice
 
 #: Piece kinds G, D, T by name (R1).
 KIND_NAMES = ("Globus", "Diskus", "Torus")

@@ -1,7 +1,7 @@
 """Drawing Arktia positions: ``rgb_array`` images (numpy only).
 
-Images use the shared primitives of :mod:`tabletop_zoo.envs._render`, so they need no
-pygame (``human`` mode shows them in a pygame window through ``_render.HumanWindow``).
+Images use the shared primitives of :mod:`tabletop_zoo.envs.drawing.raster`, so they need no
+pygame (``human`` mode shows them in a pygame window through ``raster.HumanWindow``).
 
 Pictures: ice tiles are pale hexes with their name (``a1``...) inside the bottom corner,
 melted tiles dark water-blue hexes; a Torus is a ring, a Diskus a disc, a Globus a small
@@ -21,7 +21,9 @@ import math
 
 import numpy as np
 
-from tabletop_zoo.envs._render import (
+from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.arktia.constants import NEUTRAL
+from tabletop_zoo.envs.drawing.raster import (
     Color,
     blank_image,
     draw_segment,
@@ -31,8 +33,6 @@ from tabletop_zoo.envs._render import (
     fill_ring,
     text_size,
 )
-from tabletop_zoo.envs.arktia import ArktiaGame, ArktiaState
-from tabletop_zoo.envs.arktia.constants import NEUTRAL
 
 #: RGB colour per owner: seats 0..3 (red, blue, yellow, green), neutral grey.
 OWNER_RGB: dict[int, Color] = {
@@ -95,7 +95,7 @@ class ArktiaImageRenderer:
         self.centres = [
             (margin + s + (r - min_r) * 1.5 * s, margin + half_w + (c - min_c) * half_w)
             for r, c in layout.coords
-        ]  # (y, x) like the _render primitives
+        ]  # (y, x) like the raster primitives
         board_w = max(x for _, x in self.centres) + half_w + margin
         board_h = max(y for y, _ in self.centres) + s + margin
         self.board_h = int(math.ceil(board_h))

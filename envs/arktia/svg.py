@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 
-from tabletop_zoo.envs._svg import LAST, el, rgb
 from tabletop_zoo.envs.arktia import render as pic
 from tabletop_zoo.envs.arktia.constants import KIND_LETTERS, NEUTRAL
 from tabletop_zoo.envs.arktia.rules import ArktiaGame, ArktiaState
+from tabletop_zoo.envs.drawing.svg import LAST, el, rgb
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,6 +1,6 @@
 """Mole Hill in pictures: seat names, status text and clicks on the board picture.
 
-Used by the generic status band of :mod:`tabletop_zoo.envs._display` (recordings) and by
+Used by the generic status band of :mod:`tabletop_zoo.envs.drawing.status` (recordings) and by
 the play window (:mod:`tabletop_zoo.baselines.agents.gui`).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs._display import Choice
+from tabletop_zoo.envs.drawing.status import Choice
 from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill.render import CELL, MoleHillImageRenderer, edge_rect, space_centre
 from tabletop_zoo.envs.mole_hill.rules import MOLE_PIECES, NUM_ROUNDS, MoleHillState

@@ -1,6 +1,6 @@
 """Drawing Mole Hill positions: ``rgb_array`` images (numpy only).
 
-Images use the shared primitives of :mod:`tabletop_zoo.envs._render` (no pygame):
+Images use the shared primitives of :mod:`tabletop_zoo.envs.drawing.raster` (no pygame):
 a checkered lawn, flowers in the top-left corner of their space, the centre hole, rods as
 white bars on the edges, the trail as numbered pieces (light 1-10, dark 11-22) joined by
 earth lines (thin for a jump), the mole's stack ringed in yellow and its possible
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs import _render
+from tabletop_zoo.envs.drawing import raster
 from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill.rules import (
     LIGHT_PIECES,
@@ -62,11 +62,11 @@ def edge_rect(edge: int, half: float, inset: float = 0.0) -> tuple[float, float,
     return y - half, ax - CELL / 2 + inset, y + half, ax + CELL / 2 - inset
 
 
-def _draw_flower(img: np.ndarray, y: float, x: float, colour: _render.Color) -> None:
+def _draw_flower(img: np.ndarray, y: float, x: float, colour: raster.Color) -> None:
     """Four petals of ``colour`` around a yellow heart centred at ``(y, x)``."""
     for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        _render.fill_disc(img, y + dy * 4, x + dx * 4, 4.5, colour)
-    _render.fill_disc(img, y, x, 3, YELLOW)
+        raster.fill_disc(img, y + dy * 4, x + dx * 4, 4.5, colour)
+    raster.fill_disc(img, y, x, 3, YELLOW)
 
 
 class MoleHillImageRenderer:
@@ -85,18 +85,18 @@ class MoleHillImageRenderer:
 def draw_board(state: MoleHillState) -> np.ndarray:
     """RGB image of the position: lawn, flowers, centre hole, rods, numbered trail, mole,
     and the legend under the board."""
-    img = _render.blank_image(HEIGHT, WIDTH, PAPER)
+    img = raster.blank_image(HEIGHT, WIDTH, PAPER)
     for s in range(board.NUM_SPACES):
         r, c = divmod(s, board.COLS)
         y, x = MARGIN + r * CELL, MARGIN + c * CELL
-        _render.fill_rect(img, y, x, y + CELL, x + CELL, GRID)
-        _render.fill_rect(img, y + 1, x + 1, y + CELL - 1, x + CELL - 1, LAWN[(r + c) % 2])
+        raster.fill_rect(img, y, x, y + CELL, x + CELL, GRID)
+        raster.fill_rect(img, y + 1, x + 1, y + CELL - 1, x + CELL - 1, LAWN[(r + c) % 2])
     for c, letter in enumerate(board.COLUMN_LETTERS):
-        _render.draw_text(img, letter, 8, MARGIN + c * CELL + CELL // 2 - 3, 2, INK)
+        raster.draw_text(img, letter, 8, MARGIN + c * CELL + CELL // 2 - 3, 2, INK)
     for r in range(board.ROWS):
-        _render.draw_text(img, str(r + 1), MARGIN + r * CELL + CELL // 2 - 5, 8, 2, INK)
+        raster.draw_text(img, str(r + 1), MARGIN + r * CELL + CELL // 2 - 5, 8, 2, INK)
     cy, cx = space_centre(board.CENTRE)
-    _render.fill_ring(img, cy, cx, 0.45 * CELL, 0.36 * CELL, HOLE)
+    raster.fill_ring(img, cy, cx, 0.45 * CELL, 0.36 * CELL, HOLE)
     for spaces, colour in ((state.red_flowers, RED), (state.white_flowers, WHITE)):
         for s in spaces:  # a flower in the top-left corner stays visible under a piece
             fy, fx = space_centre(s)
@@ -104,24 +104,24 @@ def draw_board(state: MoleHillState) -> np.ndarray:
     if not state.is_terminal() and state.mole_to_move:
         for s in state.mole_destinations():
             dy, dx = space_centre(s)
-            _render.fill_disc(img, dy, dx, 4, YELLOW)
+            raster.fill_disc(img, dy, dx, 4, YELLOW)
     trail = state.trail
     for p, q in zip(trail[:-1], trail[1:], strict=True):
         width = 3 if p == board.CENTRE else 7  # thin line for a jump
-        _render.draw_segment(img, space_centre(p), space_centre(q), width, EARTH)
+        raster.draw_segment(img, space_centre(p), space_centre(q), width, EARTH)
     for k, s in enumerate(trail):
         y, x = space_centre(s)
         light = k < LIGHT_PIECES
-        _render.fill_disc(img, y, x, 0.3 * CELL, LIGHT_PIECE if light else DARK_PIECE)
+        raster.fill_disc(img, y, x, 0.3 * CELL, LIGHT_PIECE if light else DARK_PIECE)
         label = str(k + 1)
-        th, tw = _render.text_size(label, 2)
-        _render.draw_text(img, label, int(y - th / 2), int(x - tw / 2), 2, INK if light else WHITE)
+        th, tw = raster.text_size(label, 2)
+        raster.draw_text(img, label, int(y - th / 2), int(x - tw / 2), 2, INK if light else WHITE)
     if trail:
         y, x = space_centre(trail[-1])
-        _render.fill_ring(img, y, x, 0.46 * CELL, 0.36 * CELL, YELLOW)  # the mole's stack
+        raster.fill_ring(img, y, x, 0.46 * CELL, 0.36 * CELL, YELLOW)  # the mole's stack
     for e in state.rods:  # a white bar with a dark rim, a pixel past the corners
-        _render.fill_rect(img, *map(int, edge_rect(e, 4, -1)), ROD_EDGE)
-        _render.fill_rect(img, *map(int, edge_rect(e, 2, 1)), WHITE)
+        raster.fill_rect(img, *map(int, edge_rect(e, 4, -1)), ROD_EDGE)
+        raster.fill_rect(img, *map(int, edge_rect(e, 2, 1)), WHITE)
     draw_legend(img, state, BOARD_HEIGHT)
     return img
 
@@ -147,7 +147,7 @@ def draw_legend(img: np.ndarray, state: MoleHillState, top: int) -> None:
     """Under the board: round and roles, scores, and a key to the pieces and flowers."""
     x0 = MARGIN
     for k, line in enumerate(legend_lines(state)):
-        _render.draw_text(img, line, top + 2 + k * LEGEND_LINE, x0, 2, INK)
+        raster.draw_text(img, line, top + 2 + k * LEGEND_LINE, x0, 2, INK)
     y = top + 2 + 2 * LEGEND_LINE + 5  # middle of the third line
     x = x0 + 6
     key = [
@@ -158,6 +158,6 @@ def draw_legend(img: np.ndarray, state: MoleHillState, top: int) -> None:
         if colour in (RED, WHITE):
             _draw_flower(img, y, x, colour)
         else:
-            _render.fill_disc(img, y, x, 7, colour)
-        _render.draw_text(img, text, y - 5, x + 12, 2, INK)
-        x += 12 + _render.text_size(text, 2)[1] + 18
+            raster.fill_disc(img, y, x, 7, colour)
+        raster.draw_text(img, text, y - 5, x + 12, 2, INK)
+        x += 12 + raster.text_size(text, 2)[1] + 18

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from tabletop_zoo.envs._svg import LAST, el, rgb
+from tabletop_zoo.envs.drawing.svg import LAST, el, rgb
 from tabletop_zoo.envs.mole_hill import board
 from tabletop_zoo.envs.mole_hill import render as pic
 from tabletop_zoo.envs.mole_hill.render import CELL, MARGIN, space_centre

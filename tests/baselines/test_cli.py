@@ -27,7 +27,7 @@ def test_ctrl_c_inside_the_compiler_is_sent_again(monkeypatch) -> None:
     sent = []
     monkeypatch.setattr(cli, "_RETRY_SECONDS", 0.0)
     monkeypatch.setattr(cli.os, "kill", lambda pid, signum: sent.append((pid, signum)))
-    ours = _frame("/clone/envs/fast_base.py")
+    ours = _frame("/clone/envs/compiled/base.py")
     for path in ("/venv/site-packages/llvmlite/binding/executionengine.py",
                  "/venv/site-packages/numba/core/compiler.py"):  # fmt: skip
         cli._ctrl_c(signal.SIGINT, _frame(path, ours))  # no exception: deferred

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(
     not registry.fast_path_available(), reason="the 'fast' extra (numba) is missing"
 )
 if registry.fast_path_available():
-    from tabletop_zoo.envs.fast_random import PythonStream, matches_python, next_word
+    from tabletop_zoo.envs.compiled.random_stream import PythonStream, matches_python, next_word
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
 

@@ -12,7 +12,7 @@ from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
 from tabletop_zoo.baselines.agents.human import GameAbandoned
 from tabletop_zoo.baselines.evaluation.arena import make_env, play_game
-from tabletop_zoo.envs._display import Choice
+from tabletop_zoo.envs.drawing.status import Choice
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES, extended

@@ -18,7 +18,7 @@ from tabletop_zoo.baselines.agents.human import (
     game_texts,
     help_module,
 )
-from tabletop_zoo.envs._display import round_name
+from tabletop_zoo.envs.drawing.status import round_name
 from tabletop_zoo.envs.registry import GAMES, extended, new_game
 from tests.baselines.nim_toy import NimGame
 from tests.envs.nim_game import NIM_SPEC

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.compiled.random_stream import PythonStream
 from tabletop_zoo.envs.errors import TabletopZooError
-from tabletop_zoo.envs.fast_random import PythonStream
 from tabletop_zoo.envs.registry import fast_engine
 
 CONFIGS: list[tuple[str, int, dict[str, Any]]] = [

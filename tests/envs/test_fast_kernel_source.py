@@ -1,4 +1,4 @@
-"""Compiled kernels copy arrays with ``fast_common.copy_into``, never with a slice copy.
+"""Compiled kernels copy arrays with ``compiled.common.copy_into``, never with a slice copy.
 
 ``target[a:b] = source`` in a numba kernel compiles NumPy's broadcasting shape checks and
 their error messages: about 4 CPU-seconds of every cold start the first time a process
@@ -115,4 +115,4 @@ def test_no_compiled_kernel_copies_an_array_by_slice() -> None:
             kernels += len(compiled_functions(source))
             found += [f"{path.relative_to(ROOT)}:{line}" for line in slice_copies(source)]
     assert kernels > 50, "the check no longer recognises the compiled kernels' decorator"
-    assert found == [], f"use fast_common.copy_into instead of a slice copy at {found}"
+    assert found == [], f"use compiled.common.copy_into instead of a slice copy at {found}"

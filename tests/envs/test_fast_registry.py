@@ -81,7 +81,7 @@ def test_batched_planes_equal_the_games_encoder(game: str, players: int) -> None
 @pytest.mark.slow
 @pytest.mark.skipif(not fast_path_available(), reason="the 'fast' extra (numba) is missing")
 def test_warm_up_runs_every_compiled_entry_point() -> None:
-    from tabletop_zoo.envs.fast_warm_up import warm_up
+    from tabletop_zoo.envs.compiled.warm_up import warm_up
 
     assert warm_up() >= 0.0
 

@@ -215,7 +215,7 @@ def test_actions_beyond_int64_are_refused(game: str) -> None:
 def test_rollout_refuses_a_generator_state_it_would_index_outside(game: str) -> None:
     import random
 
-    from tabletop_zoo.envs.fast_random import PythonStream
+    from tabletop_zoo.envs.compiled.random_stream import PythonStream
 
     view = fast_engine(game).new_initial_state()
     good = PythonStream(random.Random(0)).words

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from tabletop_zoo.envs._display import Choice, game_gui
+from tabletop_zoo.envs.drawing.status import Choice, game_gui
 from tabletop_zoo.envs.mole_hill import MoleHillState
 from tabletop_zoo.envs.mole_hill import board as A
 from tabletop_zoo.envs.registry import GAMES, make_raw_env

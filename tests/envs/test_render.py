@@ -1,4 +1,4 @@
-"""Shared image helpers (envs/_render.py)."""
+"""Shared image helpers (envs/drawing/raster.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import string
 import numpy as np
 import pytest
 
-from tabletop_zoo.envs._render import draw_text
+from tabletop_zoo.envs.drawing.raster import draw_text
 
 
 def test_draw_text_has_every_letter_and_digit_for_tile_names() -> None:

@@ -44,12 +44,27 @@ BASE: dict[str, list[str]] = {
     "network_batches": ["--game", GAME],
     "bench_single_agent": ["--game", GAME],
     "time_agent": ["--game", GAME, "--agent", "random"],
+    "leaderboard": [
+        "entry",
+        "--agent",
+        "random",
+        "--game",
+        GAME,
+        "--budget",
+        "env_steps=1",
+        "--cpu-seconds",
+        "1",
+        "--out",
+        "o",
+    ],
     "mutation_score": ["--module", "{file}", "--tests", "{file}"],
 }
 #: skipped: a window or the terminal (play), a cluster (train-rllib: Ray), the package's own
 #: manifest, which make-reference rewrites once its flags are accepted
 SKIP = {"play", "train-rllib", "make-reference"}
 LAB = sorted(p.stem for p in (SCRIPTS / "lab").glob("*.py"))
+#: the subcommand whose flags are fuzzed, for a program with subcommands
+SUBCOMMAND = {"leaderboard": ["entry"]}
 PROGRAMS = sorted(set(COMMANDS) - SKIP) + LAB
 VALUES = ["-1", "0", "nan", "inf", "", "abc", "1e999", "9" * 30, "{dir}", "{file}/x",
           "az:{empty}", "ppo:{empty}", "random,", ",", "-"]  # fmt: skip
@@ -122,7 +137,7 @@ def run(runner: served.Runner | served.Real, argv: list[str], cwd: Path) -> tupl
 
 def valued_flags(program: str, cwd: Path) -> list[str]:
     """The flags of ``program`` that take a value, from its ``--help`` usage lines."""
-    answer = parse_here(program, ["--help"], cwd)
+    answer = parse_here(program, [*SUBCOMMAND.get(program, []), "--help"], cwd)
     assert answer and answer[0] == 0, f"{program} --help: {answer}"
     usage = answer[1].split("\n\n")[0]
     return sorted({m.group(1) for m in VALUED.finditer(usage)})

@@ -11,7 +11,7 @@ import pytest
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.evaluation.arena import play_game
-from tabletop_zoo.envs._display import (
+from tabletop_zoo.envs.drawing.status import (
     LastMove,
     band_lines,
     move_frames,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_common import copy_into, jit, lowest_bit, numba, popcount
+from tabletop_zoo.envs.compiled.common import copy_into, jit, lowest_bit, numba, popcount
 
 
 @jit

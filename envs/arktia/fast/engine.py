@@ -34,15 +34,15 @@ from tabletop_zoo.envs.arktia.fast import observation as O
 from tabletop_zoo.envs.arktia.fast.state import FastArktiaState, score
 from tabletop_zoo.envs.arktia.observation import ArktiaObservationEncoder
 from tabletop_zoo.envs.arktia.serialization import ArktiaSnapshot
+from tabletop_zoo.envs.compiled.base import FastEngineBase
+from tabletop_zoo.envs.compiled.checks import configuration_fingerprint, seat_array
+from tabletop_zoo.envs.compiled.common import bit_list
 from tabletop_zoo.envs.errors import (
     InvalidOptionError,
     InvalidStateError,
     WrongConfigurationError,
     as_integer,
 )
-from tabletop_zoo.envs.fast_base import FastEngineBase
-from tabletop_zoo.envs.fast_checks import configuration_fingerprint, seat_array
-from tabletop_zoo.envs.fast_common import bit_list
 
 _SHAPES = K.stack_table(STACK_SHAPES)
 _PHASE_OF = {"setup": 0, "opening": 0, "normal": 0, "melt": K.MELT_SUB, "choose": K.CHOOSE}

@@ -34,7 +34,7 @@ from tabletop_zoo.envs.arktia.constants import (
     G,
     T,
 )
-from tabletop_zoo.envs.fast_common import kernel, lowest_bit, popcount
+from tabletop_zoo.envs.compiled.common import kernel, lowest_bit, popcount
 
 NO_SUB, CHOOSE, MELT_SUB = 0, 1, 2
 MAX_PENDING, MAX_GROUPS = 3, 8

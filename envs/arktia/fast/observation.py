@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_common import jit
+from tabletop_zoo.envs.compiled.common import jit
 
 # indices into the ``layout`` array given to :func:`encode`
 L_PLAYERS, L_TILES, L_TOTAL_PIECES, L_MAX_TURNS = range(4)

@@ -1,19 +1,19 @@
 """One compiled Arktia game behind the engine protocol: :class:`FastArktiaState`
 (made by :meth:`tabletop_zoo.envs.arktia.fast.engine.FastArktia.wrap`), with compiled rollouts
 and the greedy rule for the search agents. Rollouts draw from the search agent's own
-Python generator (:mod:`tabletop_zoo.envs.fast_random`), so they play the moves the
+Python generator (:mod:`tabletop_zoo.envs.compiled.random_stream`), so they play the moves the
 Python engine's rollouts play."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs import fast_search as S
 from tabletop_zoo.envs.arktia.fast import batch as B
 from tabletop_zoo.envs.arktia.fast import kernels as K
-from tabletop_zoo.envs.fast_base import FastStateBase
-from tabletop_zoo.envs.fast_common import copy_into, jit
-from tabletop_zoo.envs.fast_random import below, shuffle
+from tabletop_zoo.envs.compiled import search_tree as S
+from tabletop_zoo.envs.compiled.base import FastStateBase
+from tabletop_zoo.envs.compiled.common import copy_into, jit
+from tabletop_zoo.envs.compiled.random_stream import below, shuffle
 
 
 @jit
@@ -44,8 +44,8 @@ def _rollout(row, max_depth, tables, words, out):
 
 @jit
 def _search(row, tables, tree, words, simulations, c, depth, solve):
-    """The simulation loop of ``MCTSAgent`` from ``row`` (see :mod:`..fast_search`);
-    returns the number of nodes."""
+    """The simulation loop of ``MCTSAgent`` from ``row`` (see
+    :mod:`~tabletop_zoo.envs.compiled.search_tree`); returns the number of nodes."""
     nbr, lines, prm, shapes = tables
     ints, outcome, untried = tree[0], tree[2], tree[3]
     sim = np.empty_like(row)

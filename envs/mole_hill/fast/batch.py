@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import jit, numba, popcount
+from tabletop_zoo.envs.compiled.common import jit, numba, popcount
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_zoo.envs.compiled.base import FastEngineBase
+from tabletop_zoo.envs.compiled.checks import check_count, configuration_fingerprint, seat_array
+from tabletop_zoo.envs.compiled.common import bit_list
 from tabletop_zoo.envs.errors import InvalidOptionError, InvalidStateError
-from tabletop_zoo.envs.fast_base import FastEngineBase
-from tabletop_zoo.envs.fast_checks import check_count, configuration_fingerprint, seat_array
-from tabletop_zoo.envs.fast_common import bit_list
 from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_string
 from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K

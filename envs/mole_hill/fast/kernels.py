@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import copy_into, jit, kernel, popcount
+from tabletop_zoo.envs.compiled.common import copy_into, jit, kernel, popcount
 
 ROWS, COLS = 7, 9
 NUM_SPACES = ROWS * COLS

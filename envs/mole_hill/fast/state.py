@@ -1,17 +1,17 @@
 """One compiled Mole Hill game behind the engine protocol: :class:`FastMoleHillState`
 (made by :meth:`tabletop_zoo.envs.mole_hill.fast.engine.FastMoleHill.wrap`), with compiled
 rollouts and the greedy rule for the search agents. Rollouts draw from the search agent's
-own Python generator (:mod:`tabletop_zoo.envs.fast_random`), so they play the moves the
+own Python generator (:mod:`tabletop_zoo.envs.compiled.random_stream`), so they play the moves the
 Python engine's rollouts play."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop_zoo.envs import fast_search as S
-from tabletop_zoo.envs.fast_base import FastStateBase
-from tabletop_zoo.envs.fast_common import copy_into, jit
-from tabletop_zoo.envs.fast_random import below, shuffle
+from tabletop_zoo.envs.compiled import search_tree as S
+from tabletop_zoo.envs.compiled.base import FastStateBase
+from tabletop_zoo.envs.compiled.common import copy_into, jit
+from tabletop_zoo.envs.compiled.random_stream import below, shuffle
 from tabletop_zoo.envs.mole_hill import action_to_string
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 
@@ -61,8 +61,8 @@ def _rollout(row, max_depth, buffer, words, out):
 
 @jit
 def _search(row, buffer, tree, words, simulations, c, depth, solve):
-    """The simulation loop of ``MCTSAgent`` from ``row`` (see :mod:`..fast_search`);
-    returns the number of nodes."""
+    """The simulation loop of ``MCTSAgent`` from ``row`` (see
+    :mod:`~tabletop_zoo.envs.compiled.search_tree`); returns the number of nodes."""
     ints, outcome, untried = tree[0], tree[2], tree[3]
     sim = np.empty_like(row)
     path = np.empty(simulations + 1, dtype=np.int64)

@@ -2,7 +2,7 @@
 the ``jit`` settings (and ``kernel``, the same without reference counting, for the rules
 kernels), the bit helpers, :func:`copy_into` (the kernels' array copy) and
 :func:`seed_compiled` (docs/DESIGN.md says who may import it: never ``import
-tabletop_zoo.envs``); ``python -m tabletop_zoo.envs.fast_warm_up`` compiles everything ahead.
+tabletop_zoo.envs``); ``python -m tabletop_zoo.envs.compiled.warm_up`` compiles everything ahead.
 
 Bit sets are ``int64`` words (bit ``i`` = item ``i``; bit 63, the sign bit, is handled like
 any other). Every compiled function is built with ``cache=True``: the machine code is

@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs.errors import IllegalActionError, as_integer
-from tabletop_zoo.envs.fast_checks import (
+from tabletop_zoo.envs.compiled.checks import (
     RowChecks,
     active_rows,
     check_actions,
@@ -19,17 +18,18 @@ from tabletop_zoo.envs.fast_checks import (
     check_seats,
     seat_array,
 )
-from tabletop_zoo.envs.fast_common import seed_compiled
-from tabletop_zoo.envs.fast_protocol import StepResult
-from tabletop_zoo.envs.fast_random import check_words
-from tabletop_zoo.envs.fast_search import new_tree, set_node
+from tabletop_zoo.envs.compiled.common import seed_compiled
+from tabletop_zoo.envs.compiled.protocol import StepResult
+from tabletop_zoo.envs.compiled.random_stream import check_words
+from tabletop_zoo.envs.compiled.search_tree import new_tree, set_node
+from tabletop_zoo.envs.errors import IllegalActionError, as_integer
 from tabletop_zoo.envs.results import win_returns
 
 
 class FastEngineBase(RowChecks):
     """What the batched compiled engines of both games share (``FastArktia``,
     ``FastMoleHill``; both follow :class:`FastEngine`). A subclass sets the attributes
-    below and gives ``_check_rows`` (:class:`~.fast_checks.RowChecks`): ``batch`` (its
+    below and gives ``_check_rows`` (:class:`~.checks.RowChecks`): ``batch`` (its
     game's ``fast.batch`` module), ``state_class`` (its one-row view), ``score`` (the
     compiled score of a row and seat), ``player_column`` (the seat to act, -1 once the game
     is over), ``config_column`` (the :func:`configuration_fingerprint`), and what the
@@ -250,7 +250,7 @@ class FastStateBase:
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover
 
     #: the game's compiled loops (``staticmethod``\ s): the simulations of ``MCTSAgent``
-    #: (see :mod:`..fast_search`), a random rollout and the greedy rule's best actions;
+    #: (see :mod:`.search_tree`), a random rollout and the greedy rule's best actions;
     #: ``_kernel_context()`` is what they read besides the row
     _search_loop: Any = None
     _rollout_loop: Any = None
@@ -269,7 +269,7 @@ class FastStateBase:
     def rollout(self, words: np.ndarray, max_depth: int | None = None) -> list[float]:
         """Uniformly random play in compiled code until the end (or ``max_depth``
         decisions), each move ``Random.choice(legal_actions())`` drawn from ``words`` (a
-        :class:`~tabletop_zoo.envs.fast_random.PythonStream`'s); the value per seat
+        :class:`~tabletop_zoo.envs.compiled.random_stream.PythonStream`'s); the value per seat
         (+1/-1/0 from the scores as they then stand). Mutates the row."""
         words = check_words(words)
         out = np.zeros(self.num_players, dtype=self._rollout_dtype)
@@ -293,7 +293,7 @@ class FastStateBase:
         solve: bool = True,
     ) -> tuple[tuple, int]:
         """``MCTSAgent``'s search in compiled code (the game's ``_search_loop`` over the
-        tree of :mod:`..fast_search`) with ``root_actions`` (already shuffled) untried at
+        tree of :mod:`.search_tree`) with ``root_actions`` (already shuffled) untried at
         the root: the tree arrays and node count. Draws from ``words``; the row is not
         changed."""
         words = check_words(words)

@@ -2,7 +2,7 @@
 
 Each game's spec names its SVG module (``GameSpec.svg``: ``board_svg(state, last_action)
 -> (width, height, elements)`` and ``action_cell``); :func:`state_svg` puts the status band of
-:mod:`tabletop_zoo.envs._display` (the last move, the round or phase with who acts or the
+:mod:`tabletop_zoo.envs.drawing.status` (the last move, the round or phase with who acts or the
 result, the scores) above it. Every drawn thing of the position carries what it shows as
 data attributes (``data-cell``, ``data-owner``, ``data-height``, ...), so a test or a page
 script reads the position back from the picture; the root element carries the game, the
@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 from xml.sax.saxutils import escape
 
-from tabletop_zoo.envs._display import LastMove, band_lines, status_lines
+from tabletop_zoo.envs.drawing.status import LastMove, band_lines, status_lines
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.registry import spec_of
 

@@ -1,6 +1,6 @@
 """Compiling every compiled function ahead (the ``fast`` extra):
-``python -m tabletop_zoo.envs.fast_warm_up``, e.g. once in a Docker build. Apart from
-:mod:`~tabletop_zoo.envs.fast_common`, so that the kernels' modules it loads can import that one.
+``python -m tabletop_zoo.envs.compiled.warm_up``, e.g. once in a Docker build. Apart from
+:mod:`.common`, so that the kernels' modules it loads can import that one.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_random import PythonStream, matches_python
+from tabletop_zoo.envs.compiled.random_stream import PythonStream, matches_python
 from tabletop_zoo.envs.registry import GAMES, fast_engine
 
 
@@ -18,7 +18,7 @@ def warm_up() -> float:
     """Compile (first start) or load from the disk cache (later starts) every compiled
     function of every game's engine; returns the seconds it took.
 
-    ``python -m tabletop_zoo.envs.fast_warm_up`` runs it (:func:`main`).
+    ``python -m tabletop_zoo.envs.compiled.warm_up`` runs it (:func:`main`).
     """
     start = time.perf_counter()
     matches_python()

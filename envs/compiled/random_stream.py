@@ -16,8 +16,8 @@ from collections.abc import MutableSequence
 
 import numpy as np
 
+from tabletop_zoo.envs.compiled.common import jit
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.fast_common import jit
 
 _N = 624  # MT19937 state words
 _M = 397

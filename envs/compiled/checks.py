@@ -106,7 +106,7 @@ def active_rows(active: Any, batch_size: int, name: str = "active") -> np.ndarra
 
 
 class RowChecks:
-    """The row checks of a batched compiled engine (:class:`~.fast_base.FastEngineBase`,
+    """The row checks of a batched compiled engine (:class:`~.base.FastEngineBase`,
     whose ``state_width``, ``config_column``, ``config``, ``num_players`` and
     ``row_problems`` they read): a row that is not a position of the engine's configuration
     gets an ``InvalidStateError`` (``WrongConfigurationError`` if another one made it)."""

@@ -7,8 +7,8 @@ kept in expansion order (a linked list), so the first of equal UCT scores or equ
 keys is the one the Python search picks. Each game's compiled state
 (``envs/<game>/fast/state.py``) runs the simulation loop with these helpers and its own
 moves and rollouts (why the loop is not shared: docs/DESIGN.md), drawing from a
-:class:`~tabletop_zoo.envs.fast_random.PythonStream` exactly what the Python search draws;
-``FastStateBase.search_tree`` (:mod:`.fast_base`) is the shared entry point.
+:class:`~.random_stream.PythonStream` exactly what the Python search draws;
+``FastStateBase.search_tree`` (:mod:`.base`) is the shared entry point.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from tabletop_zoo.envs.fast_common import copy_into, jit
+from tabletop_zoo.envs.compiled.common import copy_into, jit
 
 # Integer columns of a node.
 PLAYER, VISITS, FIRST, LAST, NEXT, ACTION, UNTRIED, PROVEN = range(8)

@@ -12,7 +12,7 @@ A game without one (``gui=None``) gets a plain band (:class:`PlainGui`): seats n
 
 :func:`status_lines` builds the text (move number, mover, last move in notation, who is to
 act or the result, scores) and :func:`with_status` draws it in a band above a picture with
-the bitmap font of :mod:`tabletop_zoo.envs._render` (numpy only, no pygame).
+the bitmap font of :mod:`tabletop_zoo.envs.drawing.raster` (numpy only, no pygame).
 :func:`move_frames` lists the pictures a move adds to a recording: a move that ends a round
 or phase (the engine state's ``round`` changes) says so, and where the next round starts on
 a cleared board (the state's ``round_end_board(action)``) the finished board comes first.
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
+from tabletop_zoo.envs.drawing.raster import Color, blank_image, draw_text, text_size
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, as_integer
 from tabletop_zoo.envs.registry import GameSpec, spec_of
 

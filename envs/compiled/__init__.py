@@ -1,0 +1,1 @@
+"""The generic half of every game's compiled twin (``envs/<game>/fast/``; docs/DESIGN.md)."""

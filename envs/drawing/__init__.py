@@ -1,0 +1,1 @@
+"""The drawing helpers every game's pictures share (docs/DESIGN.md)."""
