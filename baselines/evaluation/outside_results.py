@@ -1,15 +1,18 @@
 """The ``result.json`` of a training done with another library (each tutorial of
 ``docs/tutorials/`` writes one; its fields in ``docs/tutorials/README.md``): the fields that
-record the run (:func:`run_record`), reading one back (:func:`read_result`), and its row of
-the tutorials' table (:func:`result_row`; ``scripts/lab/leaderboard.py`` writes the table
-and the leaderboard, with :func:`win_cell`)."""
+record the run (:func:`run_record`), the rating of its policy (:func:`rate_on_ladder`),
+reading one back (:func:`read_result`), and its row of the tutorials' table
+(:func:`result_row`; ``scripts/lab/leaderboard.py`` writes the table and the leaderboard,
+with :func:`win_cell`)."""
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import platform
 import shlex
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from importlib import metadata
@@ -53,6 +56,16 @@ def run_record(script: str | Path, packages: Sequence[str]) -> dict[str, Any]:
         "cpu": cpu_name(),
         "date": datetime.date.today().isoformat(),
     }
+
+
+def rate_on_ladder(script: str | Path, model: Path, out: Path, against: str | None) -> None:
+    """Rate a tutorial's trained ``model`` on the shipped Mole Hill ladder through its ``py:``
+    spec (the clone's ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the model), the games
+    in ``out/rating``; ``against`` a spec: against that one player, one round."""
+    rate = ["--game", "mole_hill", "--agent", f"py:{script}:policy", "--no-progress"]
+    rate += ["--out", f"{out}/rating", *(["--against", against, "--rounds", "1"] * bool(against))]
+    command = [sys.executable, str(Path(script).resolve().parents[2] / "scripts" / "rate.py")]
+    subprocess.run([*command, *rate], env={**os.environ, "TUTORIAL_MODEL": str(model)}, check=True)
 
 
 def read_result(path: str | Path) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -45,7 +44,7 @@ import tabletop_zoo.wrappers.openspiel  # noqa: F401  (registers python_<game> i
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside_results import run_record
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, run_record
 
 HERE = Path(__file__).resolve()
 MODEL = "runs/tutorials/shimmy_openspiel/model.pt"
@@ -165,12 +164,7 @@ def main() -> None:
     print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
     print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
-        rate += ["--out", f"{args.out}/rating"]
-        rate += ["--against", args.rate_against, "--rounds", "1"] if args.rate_against else []
-        model = {**os.environ, "TUTORIAL_MODEL": str(args.out / "model.pt")}
-        script = HERE.parents[2] / "scripts" / "rate.py"  # tabletop-zoo rate, from the clone
-        subprocess.run([sys.executable, str(script), *rate], env=model, check=True)
+        rate_on_ladder(HERE, args.out / "model.pt", args.out, args.rate_against)
 
 
 if __name__ == "__main__":

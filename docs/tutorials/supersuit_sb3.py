@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -48,7 +47,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import outside
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside_results import run_record
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, run_record
 from tabletop_zoo.envs import mole_hill_v0
 
 HERE = Path(__file__).resolve()
@@ -151,12 +150,7 @@ def main() -> None:
     print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
     print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = ["--game", "mole_hill", "--agent", f"py:{HERE}:policy", "--no-progress"]
-        rate += ["--out", f"{args.out}/rating"]
-        rate += ["--against", args.rate_against, "--rounds", "1"] if args.rate_against else []
-        model = {**os.environ, "TUTORIAL_MODEL": str(args.out / "model.zip")}
-        script = HERE.parents[2] / "scripts" / "rate.py"  # tabletop-zoo rate, from the clone
-        subprocess.run([sys.executable, str(script), *rate], env=model, check=True)
+        rate_on_ladder(HERE, args.out / "model.zip", args.out, args.rate_against)
 
 
 if __name__ == "__main__":

@@ -126,8 +126,6 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train_alphazero", [*G, "--opponent", "ref:nothing"], "unknown reference model"),
     ("train_alphazero", [*G, "--opponent-share", "0"], "must be a number > 0 and <= 1"),
     ("train_alphazero", [*G, "--opponent-share", "0.5"], "--opponent-share needs --opponent"),
-    ("network_batches", [*G, "--rows", "0"], "must be an integer >= 16"),
-    ("network_batches", [*G, "--network", "{empty}"], "the file is empty"),
     ("time_agent", [*G, "--agent", "wizard"], "unknown agent spec"),
     ("self_play_speed", [*G, "--hidden", "0"], "--hidden: must be an integer in 1..65536"),
     ("self_play_speed", [*G, "--games", "0"], "must be an integer >= 1"),
