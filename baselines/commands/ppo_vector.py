@@ -53,11 +53,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=cli.integer(0),
         help="0: no training (with --load: evaluate those weights)",
     )
-    add(
-        "cpu_budget",
-        type=POSITIVE,
-        help="stop training after this many CPU-seconds of this process",
-    )
+    add("cpu_budget", type=POSITIVE, help="stop training after this many process CPU-seconds")
     add("num_envs", type=cli.integer(1, cli.MAX_LAYER))
     add("num_steps", type=cli.integer(1, cli.MAX_LAYER), help="rollout steps per env")
     add("learning_rate", type=POSITIVE)

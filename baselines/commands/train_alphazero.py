@@ -103,13 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.opponent_share != AlphaZeroConfig.opponent_share and args.opponent is None:
             raise ValueError("--opponent-share needs --opponent (the network to seat)")
         minutes = {"max_seconds": args.max_minutes, "checkpoint_seconds": args.checkpoint_minutes}
-        config = _flags.call(
-            AlphaZeroConfig,
-            args,
-            **{field: None if value is None else 60.0 * value for field, value in minutes.items()},
-            game_options=cli.key_values(args.game_option, "--game-option"),
-            num_simulations=args.simulations,
-        )
+        given = {key: None if value is None else 60.0 * value for key, value in minutes.items()}
+        given["game_options"] = cli.key_values(args.game_option, "--game-option")
+        config = _flags.call(AlphaZeroConfig, args, num_simulations=args.simulations, **given)
         state = None
         if args.resume is not None:  # the run's settings, writing its own output
             settings, state = checkpoint.load_checkpoint(args.resume, "train-alphazero")
