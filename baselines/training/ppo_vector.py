@@ -205,11 +205,12 @@ class Rollout:
         obs = torch.zeros((s, n, *obs_shape))
         masks = torch.zeros((s, n, int(envs.single_action_space.n)), dtype=torch.bool)
         actions = torch.zeros((s, n), dtype=torch.long)
-        logprobs, rewards, dones, values = (torch.zeros((s, n)) for _ in range(4))
+        storage = [torch.zeros((s, n)) for _ in range(4)]  # logprobs, rewards, dones, values
         next_obs, infos = envs.reset(seed=config.seed)
         next_mask = torch.as_tensor(infos["action_mask"])
-        return cls(obs, masks, actions, logprobs, rewards, dones, values,
-                   torch.as_tensor(next_obs), next_mask, torch.zeros(n))  # fmt: skip
+        return cls(
+            obs, masks, actions, *storage, torch.as_tensor(next_obs), next_mask, torch.zeros(n)
+        )
 
     def collect(self, agent: ActorCritic, envs: BatchedVectorEnv, reward_scale: float) -> None:
         """Fill the storage with ``num_steps`` steps of every game."""
