@@ -3,9 +3,10 @@
 torch's CPU build picks its kernels (``ATEN_CPU_CAPABILITY``) and MKL its code path
 (``MKL_CBWR``) by the CPU, and the paths round differently; both are read once, when torch
 loads. The mode pins them (:data:`PINNED`) before torch is imported: the commands and
-``scripts/*.py`` call :func:`configure` at start-up (on by default; ``--no-reproducible`` or
-``TABLETOP_ZOO_REPRODUCIBLE=0`` turn it off), a program of its own calls :func:`pin`.
-Child processes inherit the variables. ``docs/reproducibility.md`` says what holds where.
+``scripts/*.py`` call :func:`configure` at start-up (off by default, :data:`DEFAULT`;
+``--reproducible`` or ``TABLETOP_ZOO_REPRODUCIBLE=1`` turn it on), a program of its own calls
+:func:`configure` or :func:`pin`. Child processes inherit the variables.
+``docs/reproducibility.md`` says what holds where and what it costs.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FLAG", "PINNED", "VARIABLE", "add_flag", "configure", "is_pinned", "pin", "requested"]
-
 VARIABLE = "TABLETOP_ZOO_REPRODUCIBLE"
 FLAG = "--reproducible"
 PINNED = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
 """The variables the mode sets: torch's kernels and MKL's path that every x86-64 CPU runs."""
+
+DEFAULT = False
+"""Off unless asked for: on an Intel CPU with AVX-512 the mode costs up to 2.4x per command
+and its digits still differ from an AMD CPU's (docs/reproducibility.md)."""
 
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
@@ -31,7 +34,7 @@ _SAVED: dict[str, str | None] = {}
 """The values :func:`pin` replaced (``None``: unset), for :func:`release`."""
 
 
-def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
+def requested(argv: Sequence[str] = (), default: bool = DEFAULT) -> bool:
     """Whether the mode is asked for: the last ``--reproducible`` / ``--no-reproducible``
     of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``, ``on``/
     ``off``, ...; :class:`InvalidOptionError` for another value), else ``default``."""
@@ -87,7 +90,7 @@ def release() -> None:
     _SAVED.clear()
 
 
-def configure(argv: Sequence[str] = (), default: bool = True) -> bool:
+def configure(argv: Sequence[str] = (), default: bool = DEFAULT) -> bool:
     """Start-up of a command, before torch is imported: :func:`pin` when the mode is
     :func:`requested`, else :func:`release`; returns whether it is on."""
     on = requested(argv, default)
