@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
+from tabletop_zoo.baselines import reproducible
 from tabletop_zoo.baselines.agents import agent_spec_forms
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
@@ -129,13 +130,16 @@ def one_line(text: Any) -> str:
 
 
 def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
-    """Run a script's ``main()`` and exit with its code; bad input and Ctrl-C end in one
-    line on stderr (the module docstring has the codes). Bugs keep their traceback."""
+    """Run a script's ``main()`` and exit with its code, the reproducible mode set first
+    (``--reproducible`` in ``sys.argv`` or ``TABLETOP_ZOO_REPRODUCIBLE``, before torch loads);
+    bad input and Ctrl-C end in one line on stderr (the module docstring has the codes). Bugs
+    keep their traceback."""
     prog = prog or Path(sys.argv[0]).name
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _ctrl_c)  # only Python's own handler is replaced
     try:
+        reproducible.configure(sys.argv[1:])
         code = main()
     except Interrupted as exc:
         code = _say(prog, f"interrupted: {exc}", INTERRUPTED)

@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     from tabletop_zoo.baselines import cli
 
     with cli.running_as(prog, rest):  # usage lines and messages name the command as typed
-        cli.run_main(lambda: _start(name, rest), prog=prog)
+        cli.run_main(lambda: command_module(name).main(rest), prog=prog)
 
 
 def run_script(module: str) -> NoReturn:
@@ -94,13 +94,4 @@ def run_script(module: str) -> NoReturn:
     from tabletop_zoo.baselines import cli
 
     name = next(name for name, command in COMMANDS.items() if command.module == module)
-    cli.run_main(lambda: _start(name, sys.argv[1:]))
-
-
-def _start(name: str, argv: list[str]) -> int | None:
-    """Run the command ``name``: the reproducible mode first (``--reproducible`` or
-    ``TABLETOP_ZOO_REPRODUCIBLE``, before torch can load), then its ``main``."""
-    from tabletop_zoo.baselines import reproducible
-
-    reproducible.configure(argv)
-    return command_module(name).main(argv)
+    cli.run_main(lambda: command_module(name).main(sys.argv[1:]))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop_zoo.baselines import reproducible
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
@@ -28,10 +29,6 @@ from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, r
 from tabletop_zoo.baselines.training.opponents import SHARED_POOLS, shared_pool
 from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.extras import require_extra
-
-ADAM = {"eps": 1e-5, "fused": True}
-"""MaskablePPO's Adam: SB3's ``eps``, fused (its square root is exact, so the reproducible mode
-gives the same weights on Intel and AMD CPUs: :mod:`~tabletop_zoo.baselines.reproducible`)."""
 
 
 @dataclass
@@ -105,7 +102,7 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
         "n_steps batch_size n_epochs learning_rate gamma gae_lambda ent_coef seed device verbose"
     )
     settings = {name: getattr(cfg, name) for name in names.split()}
-    policy_kwargs = {"net_arch": list(cfg.net_arch), "optimizer_kwargs": ADAM}
+    policy_kwargs = {"net_arch": list(cfg.net_arch), "optimizer_kwargs": reproducible.ADAM}
     model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs, **settings)
     formats = ["csv"] + (["stdout"] if cfg.verbose else [])
     try:  # tensorboard only if it is installed

@@ -21,15 +21,15 @@ def train_and_hash() -> dict[str, str]:
     from stable_baselines3.common.utils import set_random_seed
 
     from tabletop_zoo.baselines.agents.threads import limit_threads
-    from tabletop_zoo.baselines.training.train import ADAM
     from tabletop_zoo.envs.registry import GAMES
     from tabletop_zoo.wrappers.single_agent import make_env
 
     limit_threads(1)
     set_random_seed(0)
     env = make_env(next(iter(GAMES)), seed=0)
+    adam = {"optimizer_kwargs": reproducible.ADAM}
     settings = {"n_steps": 128, "batch_size": 64, "n_epochs": 2, "seed": 0, "device": "cpu"}
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"optimizer_kwargs": ADAM}, **settings)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=adam, **settings)
     model.learn(256)
     digest = hashlib.sha256()
     for name, tensor in sorted(model.policy.state_dict().items()):

@@ -189,13 +189,15 @@ KINDS = {  # name: (vendor_id, flags it has, flags it lacks)
     "amd-avx2": ("AuthenticAMD", {"avx2", "fma"}, {"avx512f"}),
 }
 MODE = "5a5d253aaa27db37e59b77c7bf0c41a30a262132cd3697923afaff376c6a6add"
-"""The child's weights in the mode, the same on every kind: measured on an Intel Xeon @
-2.80GHz (Ice Lake, AVX-512), and on an AMD EPYC-Rome emulated on it (qemu-x86_64 7.2)."""
+"""The child's weights in the mode, the same on every kind."""
 OWN_PATHS = {
     "intel-avx512": "156e962d57e0394cf62590f8613d2ef7ff175aeb4497761f97b73337b068f31a",
-    "amd-avx2": "AMD_OFF",  # emulated (qemu-x86_64 -cpu EPYC-Rome), not yet seen on an AMD CPU
+    "amd-avx2": "6f0b56b599d9b72dcf15e382fb13209aa7e92a66212f63d442724b73d59078c7",
 }
-"""Without the mode: each kind's own kernel paths, its own weights."""
+"""Without the mode: each kind's own kernel paths, its own weights. Measured 2026-12-08 on an
+Intel Xeon @ 2.80GHz (Ice Lake); the AMD kind **emulated** on it (``qemu-x86_64 -cpu
+EPYC-Rome``, QEMU 7.2, which computes ``rsqrtps`` exactly), not yet on an AMD CPU: a failure
+there says where our emulation and the real CPU part (docs/reproducibility.md)."""
 
 
 def _cpu_kind() -> str:
@@ -204,7 +206,7 @@ def _cpu_kind() -> str:
     vendor, flags = cpu.get("vendor_id", platform.machine()), set(cpu.get("flags", "").split())
     for name, (maker, has, lacks) in KINDS.items():
         if vendor == maker and has <= flags and not lacks & flags:
-            found = {name: version(name).split("+")[0] for name in VERSIONS}
+            found = {package: version(package).split("+")[0] for package in VERSIONS}
             if found != VERSIONS:
                 pytest.skip(f"fingerprints measured with {VERSIONS}, this venv has {found}")
             return name
