@@ -49,7 +49,6 @@ MAX_PROCESSES = 256
 MAX_LAYER = 65_536
 """The widest network layer and the most parallel envs a flag may ask for."""
 
-
 _PROGRAM: str | None = None
 """``"tabletop-zoo train"`` while the console script runs a command, else ``None``."""
 
@@ -130,10 +129,8 @@ def one_line(text: Any) -> str:
 
 
 def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
-    """Run a script's ``main()`` and exit with its code, the reproducible mode set first
-    (``--reproducible`` in ``sys.argv`` or ``TABLETOP_ZOO_REPRODUCIBLE``, before torch loads);
-    bad input and Ctrl-C end in one line on stderr (the module docstring has the codes). Bugs
-    keep their traceback."""
+    """Run a script's ``main()`` (the reproducible mode set first) and exit with its code; bad
+    input and Ctrl-C end in one line on stderr (the module docstring has the codes)."""
     prog = prog or Path(sys.argv[0]).name
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
