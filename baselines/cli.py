@@ -37,7 +37,7 @@ from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
 from tabletop_zoo.baselines import reproducible
-from tabletop_zoo.baselines.agents import agent_spec_forms
+from tabletop_zoo.baselines.agents import CODE_REFUSED, agent_spec_forms, runs_code
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
 from tabletop_zoo.envs.registry import GAMES
@@ -118,8 +118,6 @@ def recorded_games(log: Any, script: str, argv: Sequence[str], note: str = "") -
         raise Failed(f"{exc}; {note}{log.stopped(again, argv)}") from None
     except KeyboardInterrupt:
         raise Interrupted(note + log.stopped(again, argv)) from None
-    finally:
-        log.close()
     log.finish()
 
 
@@ -354,10 +352,12 @@ def check_agents(
     game: str | None = None,
     num_players: int | None = None,
     flag: str = "--agents",
+    code: bool = True,
     human: bool = False,
 ) -> list[str]:
     """The agent specs (a comma-separated string or a list), each checked by
-    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``."""
+    :func:`~tabletop_zoo.baselines.agents.checks.check_agent_spec`; errors name ``flag``.
+    ``code=False``: ``py:`` refused (specs kept in a file and read again)."""
     from tabletop_zoo.baselines.agents.checks import check_agent_spec
 
     items = specs.split(",") if isinstance(specs, str) else list(specs)
@@ -367,6 +367,8 @@ def check_agents(
     checked = []
     for spec in items:
         try:
+            if runs_code(spec) and not code:
+                raise InvalidOptionError(f"agent spec {spec!r}: {CODE_REFUSED}")
             checked.append(check_agent_spec(spec, game, num_players, human=human))
         except InvalidOptionError as exc:
             raise type(exc)(f"{flag}: {exc}") from None

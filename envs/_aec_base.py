@@ -28,10 +28,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from tabletop_zoo.envs._display import LastMove
+from tabletop_zoo.envs._display import LastMove, move_of
 from tabletop_zoo.envs._render import HumanWindow
 from tabletop_zoo.envs._svg import state_svg
-from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, UsageError, as_integer
+from tabletop_zoo.envs.errors import InvalidOptionError, UsageError, as_integer
 from tabletop_zoo.envs.protocol import EngineGame, EngineState
 from tabletop_zoo.envs.results import final_result, score_margins
 
@@ -198,7 +198,7 @@ class TurnBasedAECEnv(AECEnv):
         self.game_state: EngineState | Any = None
         self.agents: list[str] = []
         self.num_turns = 0
-        self._last: tuple[int, Any, str | None] | None = None  # seat, action, notation
+        self._last: LastMove | tuple[int, Any] | None = None  # (seat, action): no render mode
         self._rng = random.Random()
         self._window: HumanWindow | None = None
 
@@ -294,7 +294,7 @@ class TurnBasedAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game_state
-        last = (game.current_player, action, self._notation(action) if self.render_mode else None)
+        last = move_of(game, action) if self.render_mode else (game.current_player, action)
         game.apply_action(action)  # IllegalActionError (nothing changed) if illegal
         self._last = last
         self.num_turns += 1
@@ -358,22 +358,15 @@ class TurnBasedAECEnv(AECEnv):
         """The SVG picture of the position (Jupyter shows it inline); None before reset."""
         return None if self.game_state is None else self._render_svg()
 
-    def _notation(self, action: Any) -> str | None:
-        """``action`` in the game's notation, before it is played (None if it is not an
-        action: ``apply_action`` says what is wrong with it)."""
-        try:
-            return self.game_state.action_to_string(action)
-        except (TabletopZooError, TypeError):
-            return None
-
     @property
     def last_move(self) -> LastMove | None:
-        """The last action played (seat, notation, number); an env made without a
-        ``render_mode`` keeps no notation (its hot path), only ``action <number>``."""
-        if self._last is None:
-            return None
-        seat, action, notation = self._last
-        return LastMove(seat, notation or f"action {action}", as_integer(action))
+        """The last action played (seat, notation, number, the mover in its role then); an
+        env made without a ``render_mode`` keeps no notation (its hot path), only
+        ``action <number>``."""
+        if self._last is None or isinstance(self._last, LastMove):
+            return self._last
+        seat, action = self._last
+        return LastMove(seat, f"action {action}", as_integer(action))
 
     def _render_svg(self) -> str | None:
         truncated = any(self.truncations.values())

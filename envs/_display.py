@@ -13,6 +13,9 @@ A game without one (``gui=None``) gets a plain band (:class:`PlainGui`): seats n
 :func:`status_lines` builds the text (move number, mover, last move in notation, who is to
 act or the result, scores) and :func:`with_status` draws it in a band above a picture with
 the bitmap font of :mod:`tabletop_zoo.envs._render` (numpy only, no pygame).
+:func:`move_frames` lists the pictures a move adds to a recording: a move that ends a round
+or phase (the engine state's ``round`` changes) says so, and where the next round starts on
+a cleared board (the state's ``round_end_board(action)``) the finished board comes first.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.envs._render import Color, blank_image, draw_text, text_size
-from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError, as_integer
 from tabletop_zoo.envs.registry import GameSpec, spec_of
 
 BAND: Color = (250, 250, 245)
@@ -41,6 +44,20 @@ class LastMove:
     notation: str
     action: int | None = None
     """The action's number (pictures mark it on the board), when known."""
+    label: str = ""
+    """The mover as named when it moved (its role then, :func:`move_of`); empty: named as
+    the position after the move names its seat."""
+
+
+def move_of(state: Any, action: Any) -> LastMove:
+    """``action`` as played from ``state`` (taken before it is applied): the mover, with its
+    role at the move, and the notation (``"illegal action 5"`` if it is no action)."""
+    seat = state.current_player
+    try:
+        notation, number = state.action_to_string(action), as_integer(action)
+    except (TabletopZooError, TypeError):
+        notation, number = f"illegal action {action!r}", None  # not marked on a board
+    return LastMove(seat, notation, number, game_gui(state).seat_label(state, seat))
 
 
 @dataclass(frozen=True)
@@ -94,18 +111,31 @@ class PlainGui:
         return "in play"
 
 
+def game_spec(spec_or_obj: Any) -> GameSpec | None:
+    """The spec itself, or the spec of one of the game's objects (engine state, Game,
+    renderer); ``None`` for an object of no game of ``GAMES``."""
+    if isinstance(spec_or_obj, GameSpec):
+        return spec_or_obj
+    try:
+        return spec_of(spec_or_obj)
+    except InvalidOptionError:
+        return None
+
+
 def game_gui(spec_or_obj: Any) -> ModuleType | type[PlainGui]:
     """The gui module a game's spec names (``seat_label``, ``status``, ``Picker``), given
-    the spec or one of the game's objects (engine state, Game, renderer); :class:`PlainGui`
-    when the spec names none (or the object belongs to no game of ``GAMES``)."""
-    if isinstance(spec_or_obj, GameSpec):
-        spec = spec_or_obj
-    else:
-        try:
-            spec = spec_of(spec_or_obj)
-        except InvalidOptionError:
-            return PlainGui
-    return spec.gui_module() or PlainGui
+    the spec or one of the game's objects; :class:`PlainGui` when the spec names none (or
+    the object belongs to no game of ``GAMES``)."""
+    spec = game_spec(spec_or_obj)
+    return (spec and spec.gui_module()) or PlainGui
+
+
+def round_name(state: Any, number: int) -> str:
+    """What players call the engine's round ``number`` (``ROUND_NAMES`` of the game's help
+    module, e.g. ``"round 1"`` for round 0; ``"round <number>"`` without one)."""
+    spec = game_spec(state)
+    names = getattr(spec and spec.help_module(), "ROUND_NAMES", ())
+    return names[number] if 0 <= number < len(names) else f"round {number}"
 
 
 def result_text(state: Any, truncated: bool = False) -> str:
@@ -133,7 +163,8 @@ def status_lines(
     if last is None:
         first = "start of the game"
     else:
-        first = f"move {moves_played}: {gui.seat_label(state, last.seat)} played {last.notation}"
+        mover = last.label or gui.seat_label(state, last.seat)
+        first = f"move {moves_played}: {mover} played {last.notation}"
     if state.is_terminal() or truncated:
         second = result_text(state, truncated)
     else:
@@ -142,6 +173,33 @@ def status_lines(
         f"{gui.seat_label(state, seat)} {score}" for seat, score in enumerate(state.scores())
     )
     return [first, second, third]
+
+
+Frame = tuple[Any, LastMove | None, list[str]]
+"""A picture of a recording: the position, the move marked on it, the status lines."""
+
+
+def move_frames(
+    before: Any, last: LastMove, after: Any, moves_played: int, truncated: bool = False
+) -> list[Frame]:
+    """The pictures of the move ``last`` (the ``moves_played``-th), played from ``before`` to
+    ``after``: ``after`` with its status lines; if the move ends a round or phase (the
+    state's ``round`` changes) its second line begins with ``"<round> is over, "``, unless
+    the next round starts on a cleared board (``before.round_end_board(action)`` is the
+    finished one): then the finished board, labelled with the move, and ``after`` as the
+    start of the next round (``"<round> begins"``, no move marked)."""
+    lines = status_lines(after, moves_played, last, truncated)
+    ended = getattr(before, "round", None)
+    if ended is None or ended == getattr(after, "round", None):
+        return [(after, last, lines)]
+    over = f"{round_name(before, ended)} is over"
+    finish = getattr(before, "round_end_board", None)
+    board = None if finish is None or last.action is None else finish(last.action)
+    if board is None:  # the board stays: the move's picture is the finished board
+        return [(after, last, [lines[0], f"{over}, {lines[1]}", lines[2]])]
+    scores = status_lines(board, moves_played, last)[2]  # the roles of the finished round
+    start = f"{round_name(after, after.round)} begins"
+    return [(board, last, [lines[0], over, scores]), (after, None, [start, *lines[1:]])]
 
 
 def wrap(text: str, width_px: int, scale: int = TEXT_SCALE) -> list[str]:

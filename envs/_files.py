@@ -4,7 +4,8 @@ Every file the package writes for a user goes through :func:`atomic_write` (we h
 file object) or :func:`atomic_path` (a library writes by file name: SB3's ``model.save``,
 matplotlib's ``savefig``, imageio): a temporary file in the target's folder, flushed and
 ``fsync``-ed, then renamed over the target (``os.replace``). A failed write deletes its
-temporary file; one killed mid-write leaves a temporary named with its process id, which
+temporary file and raises an ``OSError`` naming the target (:func:`writing`: appends use
+it too); one killed mid-write leaves a temporary named with its process id, which
 the next save of the same target deletes once that process is gone. Standard library only::
 
     with atomic_path("runs/a/final_model.zip") as temporary:
@@ -90,14 +91,28 @@ def atomic_path(path: str | Path, make_folder: bool = True) -> Iterator[Path]:
     _remove_stale_temporaries(path)
     temporary = temporary_name(path)
     try:
-        yield temporary
-        if not temporary.is_file():
-            raise FileNotFoundError(f"nothing was written to {temporary} for {path}")
-        _fsync(temporary)
-        _replace(temporary, path)
+        with writing(path, temporary):
+            yield temporary
+            if not temporary.is_file():
+                raise FileNotFoundError(f"nothing was written to {temporary} for {path}")
+            _fsync(temporary)
+            _replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        raise
+
+
+@contextlib.contextmanager
+def writing(path: str | Path, temporary: str | Path | None = None) -> Iterator[None]:
+    """An ``OSError`` of the block (a full disk, a file-size limit, no permission) that
+    names no file or ``temporary`` goes on naming ``path``, the file the user asked for:
+    the one place that makes a failed write one line, ``'<path>': <reason>``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or str(exc.filename) == str(temporary):
+            exc.filename = str(path)
         raise
 
 

@@ -22,12 +22,13 @@ def register_all() -> None:
     import gymnasium
     import pettingzoo
 
-    # PettingZoo's registry arrived in 1.27; older releases (1.24-1.26) have none, and the
-    # envs need nothing else from it: there the ids are Gymnasium's only
-    aec_registry = getattr(pettingzoo, "aec_registry", None)
+    # PettingZoo's registries (AEC, parallel) arrived in 1.27; older releases (1.24-1.26) have
+    # none, and the envs need nothing else from them: there the ids are Gymnasium's only
     for spec in GAMES.values():
-        if aec_registry is not None and spec.pettingzoo_id not in aec_registry:
-            pettingzoo.register("aec", spec.pettingzoo_id, f"{spec.env_module}:env")
+        for kind, face in (("aec", "env"), ("parallel", "parallel_env")):
+            registry = getattr(pettingzoo, f"{kind}_registry", None)
+            if registry is not None and spec.pettingzoo_id not in registry:
+                pettingzoo.register(kind, spec.pettingzoo_id, f"{spec.env_module}:{face}")
         if spec.gymnasium_id not in gymnasium.registry:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

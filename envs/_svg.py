@@ -63,19 +63,25 @@ def svg_module(state: Any) -> ModuleType | None:
 
 
 def state_svg(
-    state: Any, last: LastMove | None = None, moves: int | None = None, truncated: bool = False
+    state: Any,
+    last: LastMove | None = None,
+    moves: int | None = None,
+    truncated: bool = False,
+    lines: list[str] | None = None,
 ) -> str | None:
     """The SVG picture of ``state`` under its status band; ``None`` for a game whose spec
     names no SVG board. ``last``: the move just played (named in the band and marked on the
     board); ``moves``: how many have been played (without it and ``last`` the band leaves
-    out the line of the last move); ``truncated``: the game was stopped at the turn limit."""
+    out the line of the last move); ``truncated``: the game was stopped at the turn limit;
+    ``lines``: the band's lines, if not these."""
     module = svg_module(state)
     if module is None:
         return None
     width, height, parts = module.board_svg(state, None if last is None else last.action)
-    lines = status_lines(state, moves or 0, last, truncated)
-    if last is None and moves is None:
-        lines = lines[1:]
+    if lines is None:
+        lines = status_lines(state, moves or 0, last, truncated)
+        if last is None and moves is None:
+            lines = lines[1:]
     lines = band_lines(lines, int(width))
     top = 12 + LINE * len(lines)
     band = [el("text", line, x=6, y=4 + LINE * (k + 1)) for k, line in enumerate(lines)]

@@ -4,7 +4,7 @@
 (TerminateIllegalWrapper: an illegal action ends the game with -1 for the offender and 0
 for everyone else; AssertOutOfBoundsWrapper; OrderEnforcingWrapper); ``raw_env`` raises
 :class:`~tabletop_zoo.envs.errors.IllegalActionError` on an illegal action and changes
-nothing.
+nothing; ``parallel_env``: the Parallel API (:mod:`tabletop_zoo.envs._parallel`).
 
 Options (keyword arguments of ``env`` / ``raw_env``, in this order; the code is in
 :mod:`tabletop_zoo.envs.arktia.env`):
@@ -33,6 +33,8 @@ whose game has ended are skipped. ``env.unwrapped.game_state`` is the live
 :mod:`tabletop_zoo.envs.arktia.observation`.
 """
 
+from tabletop_zoo.envs._parallel import parallel_face
 from tabletop_zoo.envs.arktia.env import ALLOWED_OPTIONS, DEFAULT_MAX_TURNS, env, raw_env
 
-__all__ = ["ALLOWED_OPTIONS", "DEFAULT_MAX_TURNS", "env", "raw_env"]
+parallel_env = parallel_face(raw_env)
+__all__ = ["ALLOWED_OPTIONS", "DEFAULT_MAX_TURNS", "env", "parallel_env", "raw_env"]

@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "openspiel": ("pyspiel",),
     "rllib": ("ray", "torch"),
     "torchrl": ("torchrl",),
+    "minari": ("minari", "h5py"),
 }
 
 

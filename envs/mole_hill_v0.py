@@ -2,7 +2,7 @@
 
 | Import             | ``from tabletop_zoo.envs import mole_hill_v0``                  |
 |--------------------|-----------------------------------------------------------------|
-| Make               | ``pettingzoo.make("aec", "tabletop_zoo/mole_hill-v0")``         |
+| Make               | ``pettingzoo.make("aec" or "parallel", "tabletop_zoo/mole_hill-v0")`` |
 | Agents             | ``player_0`` (mole in round 1), ``player_1`` (mole in round 2)  |
 | Actions            | ``Discrete(173)``: 0..62 mole goes to space, 63..172 rod on edge |
 | Observation        | ``float32 (7, 9, 16)`` planes + ``int8 (173,)`` action mask     |
@@ -20,6 +20,8 @@ cycle, rewards, errors and copies are those of every game
 agent) are documented in :mod:`tabletop_zoo.envs.mole_hill.observation`.
 """
 
+from tabletop_zoo.envs._parallel import parallel_face
 from tabletop_zoo.envs.mole_hill.env import ALLOWED_OPTIONS, env, raw_env
 
-__all__ = ["ALLOWED_OPTIONS", "env", "raw_env"]
+parallel_env = parallel_face(raw_env)
+__all__ = ["ALLOWED_OPTIONS", "env", "parallel_env", "raw_env"]

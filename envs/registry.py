@@ -41,7 +41,8 @@ class GameSpec:
     title: str
     """Human name, e.g. ``"Mole Hill"``."""
     env_module: str
-    """The versioned face PettingZoo users import (has ``env`` and ``raw_env``)."""
+    """The versioned face PettingZoo users import (has ``env``, ``raw_env`` and
+    ``parallel_env``)."""
     engine: str
     """``"module:GameClass"``: the rules engine's Game (``new_initial_state``)."""
     observation_encoder: str
@@ -241,18 +242,25 @@ def spec_of(obj: Any) -> GameSpec:
     return spec
 
 
-def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
-    """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
+def _face(game: str, num_players: int | None, face: str, options: dict[str, Any]) -> Any:
     spec = get_spec(game)
     players = spec.default_players if num_players is None else num_players
-    return spec.env_module_object().raw_env(num_players=players, **options)
+    return getattr(spec.env_module_object(), face)(num_players=players, **options)
+
+
+def make_raw_env(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The unwrapped AEC env of ``game`` (``<game>_v0.raw_env``) with ``options``."""
+    return _face(game, num_players, "raw_env", options)
 
 
 def make_env(game: str, num_players: int | None = None, **options: Any) -> Any:
     """The AEC env of ``game`` with PettingZoo's classic wrappers (``<game>_v0.env``)."""
-    spec = get_spec(game)
-    players = spec.default_players if num_players is None else num_players
-    return spec.env_module_object().env(num_players=players, **options)
+    return _face(game, num_players, "env", options)
+
+
+def make_parallel_env(game: str, num_players: int | None = None, **options: Any) -> Any:
+    """The parallel face of ``game`` (``<game>_v0.parallel_env``)."""
+    return _face(game, num_players, "parallel_env", options)
 
 
 def new_game(game: str, num_players: int | None = None, **options: Any) -> Any:

@@ -2,9 +2,10 @@
 as one-file HTML replays.
 
 :class:`RecordEpisode` wraps an env made with ``render_mode="rgb_array"`` and keeps one
-frame per position (the start and after every action), each with a status band
-(:mod:`tabletop_zoo.envs._display`: move number, the move in notation, who acts or the
-result, the scores); the file is written when the episode ends::
+frame per position (the start and after every action, plus the finished board of a round
+the next one clears: :func:`~tabletop_zoo.envs._display.move_frames`), each with a status
+band (:mod:`tabletop_zoo.envs._display`: move number, the move in notation and its mover,
+who acts or the result, the scores); the file is written when the episode ends::
 
     env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), path="game.gif")
 
@@ -23,10 +24,17 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
+from tabletop_zoo.envs._display import (
+    LastMove,
+    band_lines,
+    move_frames,
+    move_of,
+    status_lines,
+    with_status,
+)
 from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic
 from tabletop_zoo.envs._svg import state_svg
-from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
+from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import spec_of
 from tabletop_zoo.wrappers.replay import analysis_entry, frame, save_replay
@@ -130,16 +138,12 @@ class RecordEpisode(BaseWrapper):
         self.saved: list[Path] = []
 
     # ------------------------------------------------------------ recording
-    def _capture(self, last: LastMove | None) -> None:
-        truncated = any(self.env.unwrapped.truncations.values())
-        state = self.env.unwrapped.game_state
-        lines = status_lines(state, self._moves, last, truncated)
+    def _capture(self, state: Any, last: LastMove | None, lines: list[str]) -> None:
         if self.html:
-            svg = state_svg(state, last, self._moves, truncated)
-            move, seat = (None, None) if last is None else (last.notation, last.seat)
-            self.replay.append(frame(state, svg, lines, move, seat))
+            svg = state_svg(state, last, lines=lines)
+            self.replay.append(frame(state, svg, lines, last))
         else:
-            self._pictures.append((np.asarray(self.env.render()), lines))
+            self._pictures.append((np.asarray(self.env.unwrapped.renderer.draw(state)), lines))
 
     def _analysis(self, state: Any) -> dict[str, Any] | None:
         """The analysis of the move about to be played from ``state`` (taken from its
@@ -158,7 +162,8 @@ class RecordEpisode(BaseWrapper):
         self._pictures = []
         self.replay = []
         self._moves = 0
-        self._capture(None)
+        state = self.env.unwrapped.game_state
+        self._capture(state, None, status_lines(state, 0))
 
     def step(self, action: Any) -> None:
         """Play ``action`` and capture the new position; save when the episode is over."""
@@ -166,22 +171,21 @@ class RecordEpisode(BaseWrapper):
         agent = raw.agent_selection
         done = raw.terminations.get(agent, False) or raw.truncations.get(agent, False)
         was_over = self._episode_over()
-        last = analysis = None
+        before = last = analysis = None
         if not done:
-            state = self.env.unwrapped.game_state
-            try:
-                notation, number = state.action_to_string(action), action  # before the move
-            except (TabletopZooError, TypeError):
-                notation, number = f"illegal action {action!r}", None  # not marked on a board
-            last = LastMove(state.current_player, notation, number)
+            before = raw.game_state.clone()
+            last = move_of(before, action)
             if self.html:
-                analysis = self._analysis(state)
+                analysis = self._analysis(before)
         super().step(action)
         if last is not None:
             self._moves += 1
-            self._capture(last)
+            first = len(self.replay)
+            truncated = any(raw.truncations.values())
+            for picture in move_frames(before, last, raw.game_state, self._moves, truncated):
+                self._capture(*picture)
             if self.html:
-                self.replay[-1]["analysis"] = analysis
+                self.replay[first]["analysis"] = analysis
         if not was_over and self._episode_over() and self.path is not None:
             self.save(self.path)
 

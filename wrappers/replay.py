@@ -7,9 +7,10 @@ scores) of every position and the result. With the agents' analysis it also shad
 cells the next move's search visited (or its policy chose) by their share, lists the top
 moves with their numbers and draws the value estimates as a small curve.
 
-A frame is a dict: ``svg``, ``move`` (notation, ``None`` at the start), ``label`` (who
-played it), ``lines`` (status lines), ``scores`` and ``analysis`` (:func:`analysis_entry`,
-or ``None``).
+A frame is a dict: ``svg``, ``move`` (notation; ``None`` at the start and at the start of
+a round after a finished board), ``label`` (who played it, in its role then), ``lines``
+(status lines), ``scores`` and ``analysis`` (:func:`analysis_entry` of the move, or
+``None``). The frames are those of :func:`~tabletop_zoo.envs._display.move_frames`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.envs._display import game_gui
+from tabletop_zoo.envs._display import LastMove
 from tabletop_zoo.envs._files import write_bytes_atomic
 from tabletop_zoo.envs._svg import svg_module
 from tabletop_zoo.envs.errors import InvalidOptionError
@@ -57,11 +58,11 @@ def analysis_entry(state: Any, agent: str, raw: dict[str, Any]) -> dict[str, Any
     }
 
 
-def frame(state: Any, svg: str, lines: list[str], move: str | None, seat: int | None) -> dict:
+def frame(state: Any, svg: str, lines: list[str], last: LastMove | None) -> dict:
     """One position of the page (see the module docstring)."""
-    label = "" if seat is None else game_gui(state).seat_label(state, seat)
-    return {"svg": svg, "move": move, "label": label, "lines": lines,
-            "scores": list(state.scores()), "analysis": None}  # fmt: skip
+    move, label = (None, "") if last is None else (last.notation, last.label)
+    scores = list(state.scores())
+    return dict(svg=svg, move=move, label=label, lines=lines, scores=scores, analysis=None)
 
 
 def replay_html(frames: list[dict[str, Any]], title: str) -> str:

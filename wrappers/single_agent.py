@@ -279,7 +279,14 @@ class SingleAgentEnv(gymnasium.Env):
         return np.array(self.aec_env.observe(self.learner)["observation"], copy=True)
 
     def _info(self) -> dict[str, Any]:
-        return {**self.aec_env.infos.get(self.learner, {}), "learner_seat": self.learner_seat}
+        """The learner's AEC info, lists as arrays (``scores``), its seat and its int8 action
+        mask (all zeros once the game is over): values Minari's recorder keeps."""
+        info = self.aec_env.infos.get(self.learner, {})
+        info = {k: np.asarray(v) if isinstance(v, list) else v for k, v in info.items()}
+        return info | {
+            "learner_seat": self.learner_seat,
+            "action_mask": self._mask_of(self.learner),
+        }
 
 
 def make_env(

@@ -25,11 +25,13 @@ __all__ = [
     "agent_spec_forms",
     "make_agent",
     "parse_agent_spec",
+    "runs_code",
 ]
 
 AGENT_SPECS = ("random", "greedy", "mcts", "mcts:N", "ppo:PATH", "az:PATH", "az:PATH:N")
-AGENT_SPECS += ("ref:NAME", "ref:NAME:N", "rllib:PATH", "human")
+AGENT_SPECS += ("ref:NAME", "ref:NAME:N", "rllib:PATH", "py:FILE:FACTORY", "human")
 """The spec forms :func:`make_agent` accepts (``human`` only where a person can type)."""
+CODE_REFUSED = "'py:' is not allowed here (the spec is kept, read again, and a read runs no code)"
 
 
 @runtime_checkable
@@ -47,8 +49,8 @@ class Agent(Protocol):
 
 
 #: Spec kinds whose argument starts with a file path (``kind:PATH``, ``az:PATH:N``,
-#: ``rllib:PATH#MODULE``).
-PATH_KINDS = ("ppo", "az", "rllib")
+#: ``rllib:PATH#MODULE``, ``py:FILE:FACTORY``).
+PATH_KINDS = ("ppo", "az", "rllib", "py")
 
 
 def absolute_spec(spec: str) -> str:
@@ -67,7 +69,16 @@ def absolute_spec(spec: str) -> str:
         path, colon, sims = arg.rpartition(":")
         if colon and path and sims.isascii() and sims.isdigit():
             arg, suffix = path, colon + sims
+    elif kind.lower() == "py":
+        arg, colon, factory = arg.rpartition(":")
+        suffix = colon + factory
     return f"{kind}:{os.path.abspath(os.path.expanduser(arg))}{suffix}"
+
+
+def runs_code(spec: str) -> bool:
+    """Whether ``spec`` runs code from its file (``py:``): writing it is the opt-in, so one
+    read from a file (a record, a checkpoint, the manifest) is never run."""
+    return spec.strip().partition(":")[0].lower() == "py"
 
 
 def agent_spec_forms(human: bool = False) -> str:
@@ -112,6 +123,14 @@ def parse_agent_spec(spec: Any) -> tuple[str, str, int | None]:
         )
     if kind in ("ppo", "rllib") and sep and arg:
         return kind, arg, None
+    if kind == "py" and sep:
+        file, colon, factory = arg.rpartition(":")
+        if file and factory.isidentifier():
+            return kind, arg, None
+        raise InvalidOptionError(
+            f"bad agent spec {spec!r}: 'py:FILE:FACTORY' needs a Python file and the name of "
+            f"a function in it; allowed: {allowed}"
+        )
     raise InvalidOptionError(f"unknown agent spec {spec!r}; allowed: {allowed}")
 
 
@@ -120,7 +139,9 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent
     describes each; :func:`parse_agent_spec` refuses bad ones). ``ppo:`` needs the ``train``
     extra, ``rllib:`` the ``rllib`` one. ``trust``: load model files even by unpickling, which
     can run code from the file; without it a ``ppo:`` file that needs unpickling and every
-    ``rllib:`` one are refused (:class:`~tabletop_zoo.envs.errors.UntrustedModelError`)."""
+    ``rllib:`` one are refused (:class:`~tabletop_zoo.envs.errors.UntrustedModelError`).
+    ``py:FILE:FACTORY`` imports FILE (running its code) and plays ``FACTORY()``'s policy
+    (:mod:`.outside`)."""
     kind, arg, number = parse_agent_spec(spec)
     if kind == "random":
         return RandomAgent(seed=seed)
@@ -145,6 +166,10 @@ def make_agent(spec: str, seed: int | None = None, trust: bool = False) -> Agent
 
         path, _, module_id = arg.partition("#")
         return RLlibAgent(path, module_id=module_id or DEFAULT_MODULE, trust=trust)
+    if kind == "py":
+        from tabletop_zoo.baselines.agents.outside import PolicyAgent, load_policy
+
+        return PolicyAgent(load_policy(arg, spec.strip()), name=spec.strip())
     from tabletop_zoo.baselines.agents.human import HumanAgent
 
     return HumanAgent()

@@ -92,6 +92,10 @@ def check_agent_spec(
 
         path, _, module_id = arg.partition("#")
         module_path(path, module_id or DEFAULT_MODULE)
+    elif kind == "py":  # imported, its factory called
+        from tabletop_zoo.baselines.agents.outside import load_policy
+
+        load_policy(arg, spec.strip())
     if made_for is not None and game is not None and made_for[0] != game:
         raise ModelFileError(f"agent spec {spec!r}: a model of {made_for[0]}, not of {game}")
     if made_for is not None and num_players is not None and made_for[1] != num_players:

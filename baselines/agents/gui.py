@@ -21,6 +21,7 @@ from tabletop_zoo.envs._display import (
     LastMove,
     band_height,
     band_lines,
+    move_of,
     status_lines,
     with_status,
     wrap,
@@ -96,7 +97,7 @@ class PlayWindow:
         move stays on screen for ``delay`` seconds."""
         raw = env.unwrapped
         state = raw.game_state
-        self.last = LastMove(seat, self._before.action_to_string(action))
+        self.last = move_of(self._before, action)
         self.moves.append(self.last.notation)
         self.truncated = any(raw.truncations.values())
         self._before = state.clone()

@@ -13,6 +13,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from tabletop_zoo.envs._display import game_spec
+
 STOP_WORDS = ("stop", "quit", "exit", "q")
 MOVES_WORDS = ("?", "moves")
 YES_WORDS = ("y", "yes")
@@ -36,14 +38,8 @@ def read_stdin() -> str | None:
 def help_module(state: Any) -> Any:
     """The help module the spec of ``state``'s game names (``GameSpec.help``), or ``None``
     (a game without one, or a state of no registered game)."""
-    from tabletop_zoo.envs.errors import InvalidOptionError
-    from tabletop_zoo.envs.registry import spec_of
-
-    try:
-        spec = spec_of(state)
-    except InvalidOptionError:
-        return None
-    return spec.help_module()
+    spec = game_spec(state)
+    return None if spec is None else spec.help_module()
 
 
 def game_texts(state: Any) -> tuple[str, str]:
@@ -53,13 +49,6 @@ def game_texts(state: Any) -> tuple[str, str]:
     if texts is None:
         return GENERIC_NOTATION, GENERIC_RULES
     return texts.NOTATION_HELP, texts.RULES_SUMMARY
-
-
-def round_name(state: Any, number: int) -> str:
-    """What players call the engine's round ``number`` (``ROUND_NAMES`` of the game's help
-    module, e.g. ``"round 1"`` for round 0; ``"round <number>"`` without one)."""
-    names = getattr(help_module(state), "ROUND_NAMES", ())
-    return names[number] if 0 <= number < len(names) else f"round {number}"
 
 
 class HumanAgent:

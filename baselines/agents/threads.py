@@ -2,7 +2,8 @@
 without saving wall time at our sizes, and their count can change a network's last bits
 (OpenBLAS with 2 threads gave other bits than with 1); parallel work comes from processes
 (``--workers``). ``TABLETOP_ZOO_THREADS`` asks for ``N`` threads, or ``0`` for the
-libraries' own defaults. :func:`limit_threads` is called where networks are built.
+libraries' own defaults. :func:`limit_threads` is called where networks are built, and
+:func:`end_with_parent` in every worker process (no worker outlives its parent).
 """
 
 from __future__ import annotations
@@ -39,3 +40,17 @@ def limit_threads(threads: int | None = None) -> int | None:
     if torch is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return threads
+
+
+def end_with_parent() -> None:
+    """In a worker process that multiprocessing started (spawn or forkserver): end it as
+    soon as the process that started it dies, SIGKILL included. A daemon thread waits on
+    multiprocessing's parent sentinel (a pipe whose writing end only the parent holds: it
+    closes when the parent dies, however it dies) and exits; any platform. Nothing happens
+    in a process that multiprocessing did not start."""
+    import multiprocessing
+    import threading
+
+    parent = multiprocessing.parent_process()
+    if parent is not None:  # its join() returns once the parent's end of the pipe closed
+        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()

@@ -59,7 +59,6 @@ def build_parser() -> argparse.ArgumentParser:
         "local Ray instance or the cluster at --ray-address (rllib extra). Same tables.",
     )
     p.add_argument("--ray-address", default=None, help="Ray cluster to join, e.g. auto")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--trust-model", action="store_true", help=TRUST_HELP)
     reproducible.add_flag(p)
     return p
@@ -73,10 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
     # the chart needs matplotlib, the progress bar tqdm: say so before playing
-    program = cli.program("scripts/evaluate.py")
-    require_extra("train", program, ("matplotlib",))
-    if not args.no_progress:
-        require_extra("train", f"the progress bar of {program}", ("tqdm",))
+    require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
+    progress = game_log.progress(args, "scripts/evaluate.py")
     with cli.usage_errors(parser):  # every spec, model file and the player count first
         players = cli.players(args.game, args.num_players)
         specs = cli.check_agents(args.agents, args.game, players)
@@ -101,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             filler=args.filler,
             workers=args.workers,
-            progress=not args.no_progress,
+            progress=progress,
             backend=args.backend,
             ray_address=args.ray_address,
             random_opening=args.random_opening,

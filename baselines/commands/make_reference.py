@@ -31,7 +31,7 @@ from tabletop_zoo.baselines.evaluation import game_log, ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
 from tabletop_zoo.baselines.evaluation.seating import plot_ratings
-from tabletop_zoo.envs._files import atomic_path, write_bytes_atomic, write_text_atomic
+from tabletop_zoo.envs._files import atomic_path, write_text_atomic
 from tabletop_zoo.envs.errors import InvalidOptionError, ModelFileError
 from tabletop_zoo.envs.registry import GAMES
 
@@ -113,7 +113,7 @@ def check_ladder(args: argparse.Namespace) -> None:
     """The flags of ``ladder``: player count, every member (spec and model file), and the
     record of the games (``args.log``, loaded with ``--resume``)."""
     players = cli.players(args.game, args.num_players)
-    members = cli.check_agents(args.members, args.game, players, flag="--members")
+    members = cli.check_agents(args.members, args.game, players, "--members", code=False)
     if len(members) < 2:
         raise InvalidOptionError(f"--members needs at least 2 agent specs, got {args.members!r}")
     config = {
@@ -156,36 +156,28 @@ def add_model(args: argparse.Namespace) -> None:
     net.meta.pop("history", None)
     target = REFERENCE_DIR / f"{args.name}.npz"
     manifest = read_manifest()
-    previous = target.read_bytes() if target.is_file() else None
-    with atomic_path(target) as temporary:  # the shipped file is replaced only at the end
+    # the shipped file is replaced last: after its checks and the manifest's write
+    with atomic_path(target) as temporary:
         net.save(temporary)
         size = temporary.stat().st_size
         others = sum(m["bytes"] for n, m in manifest["models"].items() if n != args.name)
         if size > MAX_MODEL_BYTES or others + size > MAX_TOTAL_BYTES:
             raise SystemExit(f"{args.name}: {size} bytes breaks the 5 MB / 25 MB limits")
         check_model_file(temporary, kind, args)
-        sha256 = file_sha256(temporary)
-    entry = {
-        "game": args.game,
-        "num_players": args.num_players,
-        "kind": kind,
-        "file": target.name,
-        "sha256": sha256,
-        "bytes": size,
-        "training_command": args.command,
-        "commit": args.commit or _commit(),
-        "rating": None,
-        **({"simulations": args.simulations} if kind == "alphazero" else {"policy": args.policy}),
-    }
-    manifest["models"][args.name] = entry
-    try:
+        detail = "simulations" if kind == "alphazero" else "policy"
+        manifest["models"][args.name] = {
+            "game": args.game,
+            "num_players": args.num_players,
+            "kind": kind,
+            "file": target.name,
+            "sha256": file_sha256(temporary),
+            "bytes": size,
+            "training_command": args.command,
+            "commit": args.commit or _commit(),
+            "rating": None,
+            detail: getattr(args, detail),
+        }
         _write(manifest)
-    except BaseException:
-        if previous is None:
-            target.unlink(missing_ok=True)
-        else:
-            write_bytes_atomic(target, previous)
-        raise
     print(f"added {args.name}: {target} ({size} bytes)")
 
 
@@ -205,6 +197,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
             workers=args.workers,
             trust=args.trust_model,
             log=args.log,
+            progress=game_log.progress(args, "scripts/make_reference.py"),
         )
     entry = ladder.fit_ladder(
         result,

@@ -21,10 +21,11 @@ from tabletop_zoo.baselines import cli, reproducible
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
 from tabletop_zoo.baselines.agents.gui import PlayWindow, WindowAgent
-from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent, round_name
+from tabletop_zoo.baselines.agents.human import GameAbandoned, HumanAgent
 from tabletop_zoo.baselines.agents.human import read_stdin as _read_stdin
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation.arena import agent_seeds, live_state, make_env, play_game
+from tabletop_zoo.envs._display import round_name
 from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 

@@ -85,8 +85,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     specs, args.eval_opponents = args.eval_opponents, []
     if args.eval_games:  # the specs before training, not after it
         with cli.usage_errors(p):
-            flag = "--eval-opponents"
-            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag=flag)
+            flag = "--eval-opponents"  # kept in the checkpoint: no py: (code=False)
+            args.eval_opponents = cli.check_agents(specs, args.game, args.num_players, flag, False)
     return args
 
 
@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{cli.program('scripts/ppo_vector.py')} needs the 'fast' extra (missing: numba); "
             "install it with: " + install_command("fast")
         )
+    from tabletop_zoo.baselines.training.eval_log import format_eval_table
     from tabletop_zoo.baselines.training.ppo_vector import PPOVectorConfig, evaluate, train
 
     flags = vars(parse_args(argv))
@@ -124,11 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         agent = train(config, log=lambda line: print(line, flush=True), resume=state)
         if config.eval_games:
-            for row in evaluate(agent, config):
-                lo, hi = row.interval("wins")
-                print(f"vs {row.opponent:<10} games {row.games:4d}  win {row.rate('wins'):.3f} "
-                      f"[{lo:.2f}, {hi:.2f}]  draw {row.rate('draws'):.3f}  "
-                      f"loss {row.rate('losses'):.3f}")  # fmt: skip
+            print(format_eval_table(evaluate(agent, config)))
     except KeyboardInterrupt:
         again = f"; resume with: tabletop-zoo ppo-vector --resume {config.save}"
         raise cli.Interrupted("no weights saved" + (again if config.save else "")) from None

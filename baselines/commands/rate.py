@@ -21,8 +21,8 @@ from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import game_log, ladder
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.game_log import GameLog, model_digests
-from tabletop_zoo.baselines.evaluation.report import display_names
-from tabletop_zoo.baselines.evaluation.seating import SeatedResult
+from tabletop_zoo.baselines.evaluation.report import display_names, text_table
+from tabletop_zoo.baselines.evaluation.seating import PLACEMENT_HEADER, SeatedResult
 from tabletop_zoo.envs.extras import require_extra
 
 
@@ -100,18 +100,20 @@ def main(argv: list[str] | None = None) -> int:
         log = GameLog(args.out, config, resume=args.resume)
     options = {"rounds": args.rounds, "seed": args.seed, "random_opening": opening}
     options |= {"workers": args.workers, "trust": args.trust_model}
-    start = cpu_seconds()
+    options["progress"] = game_log.progress(args, "scripts/rate.py")
+    start, rows = cpu_seconds(), []
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
         if not args.against:  # the agent's rating on the ladder, placements per mix
             rated = ladder.rate_newcomer(args.game, players, args.agent, log=log, **options)
             print("\n".join(ladder.newcomer_lines(rated)))
-        else:
-            print(f"{'opponents (every other seat)':<44}{ladder.PLACEMENT_HEADER}")
         for number, opponent in enumerate(args.against, start=1):
             place = ladder.rate_against(
                 args.game, players, args.agent, opponent, log=log.part(number), **options
             )
-            print(ladder.placement_line(f"{players - 1} x {opponent}", place))
+            rows.append((f"{players - 1} x {opponent}", *place.cells()))
+    if rows:
+        header = ("opponents (every other seat)", *PLACEMENT_HEADER)
+        print("\n".join(text_table(rows, header)))
     print(f"cpu time: {(cpu_seconds() - start) / 60:.1f} min")
     if args.csv is not None:
         print(write_csv(args, players, specs, log))

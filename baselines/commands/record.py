@@ -9,7 +9,8 @@ Every frame is the env's ``rgb_array`` picture under a status band: the move num
 played which move in the game's notation, the round or phase with who is to act (or the
 result) and the scores. Needs the ``record`` extra (``.mp4``: ``video``); ``--html``
 (:mod:`tabletop_zoo.wrappers.replay`) needs none. ``--from`` plays a game of a run's record
-again, checked against the recorded result.
+again, checked against the recorded result; ``--from RECORD --check`` plays every game's
+recorded moves again and checks each result.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines import cli, reproducible
-from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents import make_agent, runs_code
 from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import require_extra
@@ -51,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--from",
         dest="source",
         metavar="RECORD",
-        help="a run's games.jsonl (or its "
-        "folder): play its game at --slot again instead of --game and --agents",
+        help="a run's games.jsonl (or its folder): play its game at --slot again instead of "
+        "--game and --agents (a py: agent runs only if --agents names it again)",
     )
     p.add_argument(
         "--slot",
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--match", type=cli.integer(0), default=0,
                    help="with --from: the match of a run of several (default 0)")  # fmt: skip
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with --from: play every game's recorded moves again (no agent runs) and check "
+        "its result; nothing is written",
+    )
     p.add_argument(
         "--fps",
         type=cli.number(0, 1000, low_open=True),
@@ -85,10 +92,19 @@ def check_args(args: argparse.Namespace) -> list[str]:
     ``recorded`` set from it)."""
     args.opening, args.recorded = 0, None
     if args.source is not None:
-        if args.game or args.agents or args.seed is not None:
-            raise ValueError("--from plays the recorded game: leave out --game, --agents, --seed")
+        if args.game or args.seed is not None:
+            raise ValueError("--from plays the recorded game: leave out --game and --seed")
         config, args.recorded = game_log.read_game(args.source, args.match, args.slot)
-        args.game, args.agents = args.recorded.game, ",".join(args.recorded.seats)
+        recorded = ",".join(args.recorded.seats)
+        if args.agents is not None and args.agents.replace(" ", "") != recorded:
+            raise ValueError(f"--from: --agents may only repeat the recorded ones ({recorded})")
+        code = [s for s in args.recorded.seats if runs_code(s)]
+        if code and args.agents is None:  # reading a file never runs code from it
+            raise ValueError(
+                f"--from: the record names {code[0]!r}, which runs code from its file: to play "
+                f"it, name the agents yourself (--agents {recorded})"
+            )
+        args.game, args.agents = args.recorded.game, recorded
         args.seed, args.opening = args.recorded.seed, args.recorded.random_opening
         models = game_log.model_digests(args.recorded.seats)
         changed = [s for s in models if models[s] != config.get("models", {}).get(s)]
@@ -159,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.check:  # a corrupt record or a result its moves do not give: one line
+        if args.source is None:
+            parser.error("--check plays the moves of a run's record: add --from RECORD")
+        with cli.usage_errors(parser):
+            checked = game_log.replay(args.source, "--check --from")
+        print(f"{checked} games of {args.source} played again from their moves: as recorded")
+        return 0
     with cli.usage_errors(parser):
         agents = check_args(args)
     # up front, before a long game: the writers this file name needs

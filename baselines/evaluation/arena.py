@@ -16,14 +16,14 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from tabletop_zoo.baselines.agents import Agent, make_agent
 from tabletop_zoo.baselines.agents.checks import check_agent_fits
-from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.agents.threads import end_with_parent, limit_threads
 from tabletop_zoo.baselines.evaluation.batched import (
     LockstepGames,
     acts_on_rows,
@@ -37,7 +37,7 @@ from tabletop_zoo.envs.protocol import EngineState
 from tabletop_zoo.envs.registry import fast_path_available, make_raw_env
 from tabletop_zoo.envs.results import final_result
 
-MODEL_KINDS = ("ppo", "rllib", "az", "ref")  # agents that load a model: one per process
+MODEL_KINDS = ("ppo", "rllib", "az", "ref", "py")  # agents that load a model: one per process
 INTERACTIVE_SPECS = ("human",)  # agents that wait for a person: not for automatic matches
 
 GameTask = tuple[str, int, dict[str, Any], list[Any], int, int, bool]
@@ -61,11 +61,12 @@ class IncompleteRunError(RuntimeError):
 class GameResult:
     """The outcome of one game, per seat (seat i = ``agents[i]`` = ``player_i``): ``returns``
     +1 sole top scorer, 0 tied top, -1 others (a truncated game is scored by the position
-    as it stands), the engine's final ``scores``, ``num_steps`` actions taken."""
+    as it stands), the engine's final ``scores``, ``num_steps`` actions taken: ``moves``."""
 
     returns: list[float]
     scores: list[int]
     num_steps: int
+    moves: list[int] = field(default_factory=list)
 
 
 make_env = make_raw_env
@@ -128,23 +129,23 @@ def play_game(
     env.reset(seed=seed)
     if on_start is not None:
         on_start(env)
-    num_steps = 0
+    moves: list[int] = []
     for name in env.agent_iter():
         obs, _reward, terminated, truncated, _info = env.last()
         if terminated or truncated:
             env.step(None)
             continue
         seat = seat_of[name]
-        if num_steps < random_opening:
+        if len(moves) < random_opening:
             action = int(opening_rng.choice(np.flatnonzero(obs["action_mask"])))
         else:
             action = int(agents[seat].act(obs["observation"], obs["action_mask"], live_state(env)))
         env.step(action)
-        num_steps += 1
+        moves.append(action)
         if on_step is not None:
             on_step(env, seat, action)
     returns, scores = final_result(live_state(env))
-    return GameResult(returns=returns, scores=scores, num_steps=num_steps)
+    return GameResult(returns, scores, len(moves), moves)
 
 
 # Per-process caches (each worker process of a parallel match has its own).
@@ -193,11 +194,11 @@ def _task_agents(task: GameTask) -> list[Any]:
     ]
 
 
-def play_task(task: GameTask) -> tuple[list[float], list[int], int]:
-    """Play one :data:`GameTask`; return ``(returns, scores, num_steps)``."""
+def play_task(task: GameTask) -> tuple[list[float], list[int], list[int]]:
+    """Play one :data:`GameTask`; return ``(returns, scores, moves)``."""
     _key, env = _task_env(task)
     result = play_game(env, _task_agents(task), seed=task[4], random_opening=task[5])
-    return list(result.returns), list(result.scores), int(result.num_steps)
+    return list(result.returns), list(result.scores), result.moves
 
 
 _LOCKSTEP: dict[tuple[str, int, str], Any] = {}  # env key -> LockstepGames or None
@@ -269,11 +270,13 @@ def _play_chunk(tasks: Sequence[GameTask]) -> list[tuple[int, tuple]]:
 
 def _pool_worker_start() -> None:
     """Process pool initialiser: Ctrl-C is the parent's to handle (it stops the pool and
-    says so in one line), so workers ignore SIGINT; one torch thread each."""
+    says so in one line), so workers ignore SIGINT; one torch thread each; a worker ends
+    with its parent."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_threads()  # the network agents limit torch's threads again when they load it
+    end_with_parent()
 
 
 def play_tasks(tasks: Sequence[GameTask], workers: int = 1) -> Iterator[tuple[int, tuple]]:
@@ -338,7 +341,7 @@ def _play_in_pool(tasks: Sequence[GameTask], workers: int) -> Iterator[tuple[int
         pool.shutdown(cancel_futures=True)
 
 
-def _ray_game(task: GameTask) -> tuple[list[float], list[int], int]:
+def _ray_game(task: GameTask) -> tuple[list[float], list[int], list[int]]:
     """:func:`play_task` inside a Ray worker (one torch thread, like the process pool)."""
     limit_threads()
     return play_task(task)

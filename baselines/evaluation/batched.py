@@ -34,7 +34,7 @@ def opening_generator(seed: int | None) -> np.random.Generator:
     return np.random.default_rng(None if seed is None else [seed, 0x09E1])
 
 
-Outcome = tuple[list[float], list[int], int]
+Outcome = tuple[list[float], list[int], list[int]]  # returns, scores, moves
 
 
 def batch_switch_on() -> bool:
@@ -89,13 +89,13 @@ class LockstepGames:
         games: Iterable[tuple[Any, list[Any], int, int]],
         reset_agents: Callable[[list[Any], int], None],
     ) -> Iterator[tuple[Any, Outcome]]:
-        """Yield ``(key, (returns, scores, steps))`` for every ``(key, agents, seed,
+        """Yield ``(key, (returns, scores, moves))`` for every ``(key, agents, seed,
         random_opening)`` of ``games`` as it finishes (``agents`` made as
         :func:`~.arena.play_task` makes them, seeded by ``reset_agents(agents, seed)``)."""
         engine, wrap = self.engine, self.wrap
         pending = iter(games)
         states: np.ndarray | None = None
-        live: list[Any] = [None] * SLOTS  # per slot: [key, agents, steps, opening, rng]
+        live: list[Any] = [None] * SLOTS  # per slot: [key, agents, moves, opening, rng]
         active = np.zeros(SLOTS, dtype=bool)
         actions = np.zeros(SLOTS, dtype=np.int64)
         while True:
@@ -107,22 +107,22 @@ class LockstepGames:
                 if states is None:
                     states = np.repeat(row[None], SLOTS, axis=0)
                 states[slot] = row
-                live[slot] = [key, agents, 0, opening, opening_generator(seed)]
+                live[slot] = [key, agents, [], opening, opening_generator(seed)]
                 active[slot] = True
             if states is None or not active.any():
                 return
             masks = engine._legal_mask(states)  # rows made by the engine: no re-check
             players = states[:, engine.player_column]
             for slot in np.flatnonzero(active).tolist():
-                _key, agents, steps, opening, rng = live[slot]
-                if steps < opening:
+                _key, agents, moves, opening, rng = live[slot]
+                if len(moves) < opening:
                     actions[slot] = int(rng.choice(np.flatnonzero(masks[slot])))
                 else:
                     view = wrap(engine, states[slot], trusted=True)
                     actions[slot] = int(agents[players[slot]].act(None, masks[slot], view))
-                live[slot][2] = steps + 1
+                moves.append(int(actions[slot]))
             result = engine._step(states, actions, autoreset=False, active=active)
             for slot in np.flatnonzero(result.terminated | result.truncated).tolist():
-                key, _agents, steps, _opening, _rng = live[slot]
+                key, _agents, moves, _opening, _rng = live[slot]
                 active[slot] = False
-                yield key, (*final_result(wrap(engine, states[slot], trusted=True)), steps)
+                yield key, (*final_result(wrap(engine, states[slot], trusted=True)), moves)

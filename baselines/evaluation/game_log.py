@@ -7,7 +7,8 @@ the games recorded are kept and only the others are played. The first line holds
 run's configuration (command, game, agents, options, model file digests, package version)
 and its fingerprint: a record of another run is refused in one line. A game line names
 its match (a command may play several), its slot in the schedule and the
-:class:`~.matches.MatchRecord`; the tables are computed from the records in schedule
+:class:`~.matches.MatchRecord` (its moves too: :func:`replay` plays them again and checks
+the result); the tables are computed from the records in schedule
 order, and :meth:`GameLog.finish` rewrites the file in that order, so a resumed run ends
 with the same files as an uninterrupted one, byte for byte. A torn last line (a process
 killed mid-write) is dropped. Appending is the one write that is not atomic: a line is
@@ -28,7 +29,7 @@ from typing import Any
 
 from tabletop_zoo.baselines.agents import parse_agent_spec
 from tabletop_zoo.baselines.evaluation.matches import MatchRecord
-from tabletop_zoo.envs._files import write_text_atomic
+from tabletop_zoo.envs._files import write_text_atomic, writing
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 FILE_NAME = "games.jsonl"
@@ -40,23 +41,36 @@ RESUME_HELP = (
 
 
 def add_flags(parser: argparse.ArgumentParser, default: str, tables: bool = False) -> None:
-    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``)
-    and ``--resume``, as every command that records its games has them."""
+    """``--out FOLDER`` (``default``; the record of the games, and the tables if ``tables``),
+    ``--resume`` and ``--no-progress``, as every command that records its games has them."""
     from tabletop_zoo.baselines import cli
 
     holds = f"the record of the games ({FILE_NAME})" + (" and the tables" if tables else "")
     parser.add_argument("--out", type=cli.output_folder(), default=default,
                         help=f"output folder: {holds} (default {default})")  # fmt: skip
     parser.add_argument("--resume", action="store_true", help=RESUME_HELP)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def progress(args: argparse.Namespace, script: str) -> bool:
+    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``;
+    then a missing ``train`` extra is said before anything is played."""
+    from tabletop_zoo.baselines import cli
+    from tabletop_zoo.envs.extras import require_extra
+
+    if not args.no_progress:
+        require_extra("train", f"the progress bar of {cli.program(script)}", ("tqdm",))
+    return not args.no_progress
 
 
 def model_digests(specs: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of the model file of every ``ppo:``/``az:`` spec (a retrained model at the
-    same path makes another run)."""
+    """SHA-256 of the model file of every ``ppo:``/``az:`` spec and of the Python file of
+    every ``py:`` one (a retrained model at the same path makes another run)."""
     out = {}
     for spec in specs:
         kind, path, _number = parse_agent_spec(spec)
-        if kind in ("ppo", "az") and Path(path).is_file():
+        path = path.rpartition(":")[0] if kind == "py" else path
+        if kind in ("ppo", "az", "py") and Path(path).is_file():
             out[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return out
 
@@ -78,7 +92,6 @@ class GameLog:
         self.lines: dict[tuple[int, int], str] = {}
         self.games: dict[tuple[int, int], MatchRecord] = {}
         self.match, self._resume = 0, resume
-        self._open: list[Any] = []  # the file, once open (shared by the views of matches)
         if resume:
             self._load()
 
@@ -113,31 +126,24 @@ class GameLog:
         return {slot: g for (match, slot), g in self.games.items() if match == self.match}
 
     def add(self, slot: int, record: MatchRecord) -> None:
-        """Append the game of ``slot`` (one line, flushed to the system)."""
+        """Append the game of ``slot`` (one line, handed to the system at once); a failed
+        write is an ``OSError`` naming the file (the torn line is dropped on resume)."""
         line = json.dumps({"match": self.match, "slot": slot, **dataclasses.asdict(record)})
+        if not self._resume and not self.lines:  # (shared by the views of matches)
+            write_text_atomic(self.path, self.header + "\n")
         self.games[self.match, slot] = record
         self.lines[self.match, slot] = line
-        if not self._open:
-            if not self._resume:
-                write_text_atomic(self.path, self.header + "\n")
-            self._open.append(self.path.open("a", encoding="utf-8"))
-        self._open[0].write(line + "\n")
-        self._open[0].flush()
+        with writing(self.path), self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
 
     def records(self) -> list[tuple[int, MatchRecord]]:
         """``(match, record)`` of every game, in match and schedule order."""
         return [(key[0], self.games[key]) for key in sorted(self.games)]
 
     def finish(self) -> None:
-        """Close the file, rewritten whole (atomically) in match and schedule order."""
-        self.close()
+        """Rewrite the file whole (atomically) in match and schedule order."""
         lines = [self.header, *(self.lines[key] for key in sorted(self.lines))]
         write_text_atomic(self.path, "\n".join(lines) + "\n")
-
-    def close(self) -> None:
-        """Close the file as it is (a run that stopped early)."""
-        for handle in self._open:
-            handle.close()
 
     def stopped(self, program: str, argv: Sequence[str]) -> str:
         """What a stopped run says: the games recorded and the command that resumes it
@@ -160,7 +166,11 @@ def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], M
         try:
             entry = json.loads(line)
             key = (int(entry.pop("match")), int(entry.pop("slot")))
-            entry |= {f: tuple(entry[f]) for f in ("agents", "seats", "returns")}
+            if not all(type(entry[f]) is int for f in ("num_players", "steps", "seed")):
+                raise ValueError("not an integer")
+            entry |= {
+                f: tuple(entry[f]) for f in ("agents", "seats", "returns", "moves") if f in entry
+            }
             games[key] = MatchRecord(**entry | {"scores": tuple(int(s) for s in entry["scores"])})
         except (ValueError, TypeError, KeyError, AttributeError):
             raise InvalidOptionError(f"{where}: line {number} is not a game") from None
@@ -168,21 +178,61 @@ def _parse(data: bytes, where: str) -> tuple[dict, dict, dict[tuple[int, int], M
     return header, texts, games
 
 
-def read_game(path: str | Path, match: int, slot: int) -> tuple[dict[str, Any], MatchRecord]:
-    """The run's configuration and the game at ``match`` and ``slot`` of a record (a
-    ``games.jsonl`` or the folder holding it); ``InvalidOptionError`` in one line if there
-    is no such record or game."""
+def read_games(path: str | Path, flag: str = "--from") -> tuple[dict, dict, str]:
+    """The run's configuration, its games by match and slot, and ``where`` (``flag`` and the
+    file) of a record (a ``games.jsonl`` or the folder holding it; a torn last line
+    dropped); ``InvalidOptionError`` in one line if it is no record of ours."""
     path = Path(path) / FILE_NAME if Path(path).is_dir() else Path(path)
-    where = f"--from: {str(path)!r}"
+    where = f"{flag}: {str(path)!r}"
     if not path.is_file():
         raise InvalidOptionError(f"{where}: no such file (a run's {FILE_NAME} or its folder)")
     data = path.read_bytes()
     header, _lines, games = _parse(data[: data.rfind(b"\n") + 1], where)
+    return _json_object(header.get("config")), games, where
+
+
+def replay(path: str | Path, flag: str = "--from") -> int:
+    """Play the moves of every game of a record (:func:`read_games`) again on a new env
+    reset with the game's seed, and check that each is legal and that the game ends with
+    the recorded steps, returns and scores; no agent runs. The number of games, or
+    ``InvalidOptionError`` in one line naming the first game that differs."""
+    from tabletop_zoo.envs.errors import TabletopZooError
+    from tabletop_zoo.envs.registry import make_raw_env
+    from tabletop_zoo.envs.results import final_result
+
+    _config, games, where = read_games(path, flag)
+    for (match, slot), game in sorted(games.items()):
+        name = f"{where}: game {slot} of match {match}"
+        if not game.moves:
+            raise InvalidOptionError(f"{name} has no moves (recorded before moves were kept)")
+        try:
+            env = make_raw_env(game.game, game.num_players)
+            env.reset(seed=game.seed)
+            for move in game.moves:  # the raw env refuses an illegal move, or one after the end
+                env.step(move)
+        except TabletopZooError as exc:
+            raise InvalidOptionError(f"{name}: {exc}") from None
+        state = env.unwrapped.game_state
+        played = final_result(state) if state.is_terminal() else "an unfinished game"
+        recorded = (list(game.returns), list(game.scores))
+        if played != recorded or game.steps != len(game.moves):
+            raise InvalidOptionError(
+                f"{name}: its {len(game.moves)} moves give {played} (returns, scores), "
+                f"recorded: {recorded} after {game.steps} steps"
+            )
+    return len(games)
+
+
+def read_game(path: str | Path, match: int, slot: int) -> tuple[dict[str, Any], MatchRecord]:
+    """The run's configuration and the game at ``match`` and ``slot`` of a record (a
+    ``games.jsonl`` or the folder holding it); ``InvalidOptionError`` in one line if there
+    is no such record or game."""
+    config, games, where = read_games(path)
     if (match, slot) not in games:
         slots = sorted(s for m, s in games if m == match)
         held = f"slots {slots[0]}..{slots[-1]}" if slots else "no game"
         raise InvalidOptionError(f"{where} has no game at slot {slot} of match {match} ({held})")
-    return _json_object(header.get("config")), games[match, slot]
+    return config, games[match, slot]
 
 
 def _json_object(text: Any) -> dict:

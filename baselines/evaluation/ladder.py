@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop_zoo.baselines.agents.reference import ladder_entry
+from tabletop_zoo.baselines.evaluation.report import text_table
 from tabletop_zoo.baselines.evaluation.seating import (
+    PLACEMENT_HEADER,
     Placement,
     SeatedResult,
     lineups,
@@ -26,7 +28,6 @@ from tabletop_zoo.baselines.evaluation.stats import Rating, anchored_elo, elo_ra
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 LADDER_SCALE = "openskill Plackett-Luce mu (start 25), sigma; 95%: mu +- 1.96 sigma"
-PLACEMENT_HEADER = " games  1st share [95%]   mean rank  score [95%]"
 
 
 def ladder_key(game: str, num_players: int) -> str:
@@ -163,34 +164,27 @@ def rate_against(
     return play_lineups(game, specs, designs, rounds, num_players, **options).placements()[0]
 
 
-def placement_line(label: str, placement: Placement) -> str:
-    """One row under :data:`PLACEMENT_HEADER`: games, sole-first share, mean rank, score."""
-    low, high = placement.interval()
-    score_low, score_high = placement.score_interval()
-    return (
-        f"{label:<44}{placement.games:>6}  {placement.first_share:.2f} [{low:.2f}, {high:.2f}]"
-        f"{placement.mean_rank:>8.2f}"
-        f"     {placement.score:.2f} [{score_low:.2f}, {score_high:.2f}]"
-    )
-
-
 def newcomer_lines(rated: NewcomerRating) -> list[str]:
     """The report of a newcomer's rating: its placements per mix and in all, its Elo (2
     players), the ladder with the newcomer placed in it, and its rating."""
     specs, result, ladder = rated.specs, rated.result, rated.ladder
-    lines = [f"{'opponents (mix)':<44}{PLACEMENT_HEADER}"]
-    for lineup in rated.designs:
-        label = " + ".join(specs[i] for i in lineup[1:])
-        lines.append(placement_line(label, result.placements(lineup)[0]))
-    lines += [placement_line("all", result.placements()[0]), ""]
-    rows = [(m, v["mu"], v["sigma"]) for m, v in ladder["members"].items()]
-    rows.append((f"{rated.agent}  <- rated now", rated.rating.value, rated.rating.sigma))
+    rows = [
+        (" + ".join(specs[i] for i in lineup[1:]), *result.placements(lineup)[0].cells())
+        for lineup in rated.designs
+    ]
+    rows.append(("all", *result.placements()[0].cells()))
+    lines = [*text_table(rows, ("opponents (mix)", *PLACEMENT_HEADER)), ""]
     if rated.elo is not None:
         lines.append(f"Elo on the ladder: {rated.elo}")
     key = ladder_key(result.game, result.num_players)
     lines.append(f"ladder {key} (Plackett-Luce mu, 95% interval mu +- 1.96 sigma):")
-    for name, mu, sigma in sorted(rows, key=lambda r: -r[1]):
-        lines.append(f"  {name:<48}{mu:>7.1f}  [{mu - 1.96 * sigma:.1f}, {mu + 1.96 * sigma:.1f}]")
+    members = [(m, v["mu"], v["sigma"]) for m, v in ladder["members"].items()]
+    members.append((f"{rated.agent}  <- rated now", rated.rating.value, rated.rating.sigma))
+    places = [
+        (f"  {name}", f"{mu:.1f}", f"[{mu - 1.96 * sigma:.1f}, {mu + 1.96 * sigma:.1f}]")
+        for name, mu, sigma in sorted(members, key=lambda r: -r[1])
+    ]
+    lines += text_table(places)
     lines.append(f"rating of {rated.agent}: {rated.rating}  ({len(result.games)} games)")
     return lines
 

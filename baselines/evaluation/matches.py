@@ -48,8 +48,9 @@ class Seating:
 class MatchRecord:
     """One played game, per seat (seat i = ``player_i``): the agent (index into the match's
     agent list) and its name, ``returns`` (+1 sole top scorer, 0 tied top, -1 others), the
-    engine's final ``scores``; ``steps`` taken; ``seed`` and ``random_opening`` set it up
-    (replaying the seating gives the same game)."""
+    engine's final ``scores``; ``steps`` taken, the actions in order (``moves``; empty in a
+    record made before moves were kept); ``seed`` and ``random_opening`` set it up
+    (replaying the seating, or the moves on an env reset with ``seed``, gives the same game)."""
 
     game: str
     num_players: int
@@ -60,6 +61,7 @@ class MatchRecord:
     steps: int
     seed: int
     random_opening: int = 0
+    moves: tuple[int, ...] = ()
 
 
 def check_count(value: Any, what: str) -> None:
@@ -190,12 +192,12 @@ def play_seatings(
 
         stream = tqdm(stream, total=len(tasks), desc="games")
     try:
-        for k, (returns, scores, steps) in stream:
+        for k, (returns, scores, moves) in stream:
             slot, seating = todo[k], seatings[todo[k]]
             records[slot] = MatchRecord(
                 game, num_players, tuple(seating.agents), tuple(names[a] for a in seating.agents),
-                tuple(float(r) for r in returns), tuple(int(s) for s in scores), int(steps),
-                int(seating.seed), seating.random_opening,
+                tuple(float(r) for r in returns), tuple(int(s) for s in scores), len(moves),
+                int(seating.seed), seating.random_opening, tuple(int(m) for m in moves),
             )  # fmt: skip
             if log is not None:
                 log.add(slot, records[slot])

@@ -4,8 +4,9 @@ module calls); CSV files and figures of any view (:func:`write_rows`, :func:`sav
 
 Display names keep tables narrow: ``ppo:runs/x/final_model.zip`` is shown as ``ppo(x)``
 (the run folder), ``ppo:models/best.zip`` as ``ppo(best)``; repeated names get ``#2``,
-``#3``. The full specs stay in ``standings.csv``. The text table fits 100 columns (a name
-longer than its column keeps its start and its end).
+``#3``. The full specs stay in ``standings.csv``. The tournament table fits 100 columns (a
+name longer than its column keeps its start and its end); the other tables of the commands
+are :func:`text_table`'s, whose columns are as wide as their names.
 """
 
 from __future__ import annotations
@@ -69,6 +70,26 @@ def short_label(name: str, limit: int = NAME_WIDTH - 1) -> str:
 def _fit(name: str, width: int) -> str:
     """``name`` shortened to ``width - 1`` characters, left-aligned in ``width`` columns."""
     return f"{short_label(name, width - 1):<{width}}"
+
+
+def text_table(
+    rows: Iterable[Sequence[Any]], header: Sequence[str] | None = None, left: int = 1
+) -> list[str]:
+    """The lines of a plain-text table of ``rows`` (cells shown with ``str``) under
+    ``header``: every column as wide as its widest cell, so that no name breaks it, the
+    first ``left`` columns aligned left and the others right, two spaces apart."""
+    cells = [[str(cell) for cell in row] for row in ([header] if header else []) + list(rows)]
+    widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
+    align = [str.ljust if i < left else str.rjust for i in range(len(widths))]
+    return [
+        "  ".join(pad(c, w) for pad, c, w in zip(align, row, widths, strict=True)).rstrip()
+        for row in cells
+    ]
+
+
+def with_interval(value: float, low: float, high: float) -> str:
+    """A table cell: ``value [low, high]``, two decimals."""
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def incomplete_name(path: str | Path) -> Path:

@@ -29,6 +29,8 @@ from tabletop_zoo.baselines.evaluation.report import (
     incomplete_name,
     pyplot,
     save_figure,
+    text_table,
+    with_interval,
     write_rows,
 )
 from tabletop_zoo.baselines.evaluation.stats import (
@@ -106,6 +108,15 @@ class Placement:
         half = Z_95 * float(np.std(self.game_scores, ddof=1)) / np.sqrt(n)
         return (max(0.0, self.score - half), min(1.0, self.score + half))
 
+    def cells(self) -> tuple[str, ...]:
+        """Its columns of a table under :data:`PLACEMENT_HEADER`."""
+        share = with_interval(self.first_share, *self.interval())
+        score = with_interval(self.score, *self.score_interval())
+        return str(self.games), share, f"{self.mean_rank:.2f}", score
+
+
+PLACEMENT_HEADER = ("games", "1st share [95%]", "mean rank", "score [95%]")
+
 
 def pairwise_score(ranks: Sequence[int], seat: int) -> float:
     """Share of the other seats that ``seat`` finished ahead of (a shared rank counts
@@ -152,19 +163,12 @@ class SeatedResult:
         return plackett_luce_ratings(placed, len(self.agents), fixed, seed=seed)
 
     def table(self, fixed: Mapping[int, tuple[float, float]] | None = None) -> str:
-        """Plain-text table: rating [95%], sole first share [95%], mean rank, games."""
+        """Plain-text table: rating [95%], games, sole first share [95%], mean rank, score."""
         ratings = self.ratings(fixed)
-        rows = sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
         place = self.placements()
-        lines = [f"{'agent':<32}{'rating [95%]':>22}{'1st share [95%]':>22}{'rank':>7}{'games':>7}"]
-        for i in rows:
-            lo, hi = place[i].interval()
-            first = f"{place[i].first_share:.2f} [{lo:.2f}, {hi:.2f}]"
-            lines.append(
-                f"{self.agents[i][:31]:<32}{ratings[i]!s:>22}{first:>22}"
-                f"{place[i].mean_rank:>7.2f}{place[i].games:>7}"
-            )
-        return "\n".join(lines)
+        order = sorted(range(len(self.agents)), key=lambda i: -ratings[i].value)
+        rows = [(self.agents[i], ratings[i], *place[i].cells()) for i in order]
+        return "\n".join(text_table(rows, ("agent", "rating [95%]", *PLACEMENT_HEADER)))
 
     def write_csv(self, path: str | Path) -> Path:
         """One row per game: agent per seat, results, scores, ranks, random opening; written
@@ -235,10 +239,11 @@ def play_lineups(
     trust: bool = False,
     log: Any = None,
     env_kwargs: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> SeatedResult:
     """Play every seating of every line-up of ``designs`` (indices into ``agent_specs``),
     ``rounds`` times over (:func:`lineup_schedule`); ``random_opening`` is
-    :func:`~.arena.play_game`'s, ``workers``, ``trust`` and ``log`` are
+    :func:`~.arena.play_game`'s, ``workers``, ``trust``, ``log`` and ``progress`` are
     :func:`~.matches.play_seatings`'. Worker processes that die raise
     :class:`~.arena.IncompleteRunError` whose ``result`` holds the games played until then
     (marked :attr:`SeatedResult.incomplete`)."""
@@ -248,4 +253,5 @@ def play_lineups(
     names = display_names(agent_specs)
     result = SeatedResult(game, players, names, random_opening=random_opening)
     schedule = lineup_schedule(designs, rounds, seed, random_opening)
-    return play_into(result, agent_specs, schedule, names=names, log=log, **options)
+    options |= {"log": log, "progress": progress}
+    return play_into(result, agent_specs, schedule, names=names, **options)

@@ -256,26 +256,28 @@ def evaluate_agent(
     env_kwargs: dict[str, Any] | None = None,
     name: str = "learner",
     trust: bool = False,
+    games: int | None = None,
 ) -> list[PairingStats]:
     """Play ``agent`` (an object, played in this process) from every seat against each
     opponent spec (all other seats; loaded with ``trust``); one :func:`evaluation_view` per
-    opponent. Games of seat ``s`` come before those of seat ``s + 1``; every game is seeded
-    from ``seed``, the opponent's index and the game's index.
+    opponent. ``games`` per opponent (default ``games_per_seat`` times the seats), the
+    seats' shares as even as can be: games of seat ``s`` come before those of seat
+    ``s + 1``; every game is seeded from ``seed``, the opponent's index and the game's index.
     """
-    counts = {"games_per_seat": games_per_seat}
+    counts = {"games_per_seat": games_per_seat} if games is None else {"games": games}
     num_players = check_match(
         game, num_players, [agent], seed, counts=counts, env_options=env_kwargs, names=[name]
     )
-    # the agent (0) in seat n // games_per_seat of game n, the opponent (1) in the others
+    games = num_players * games_per_seat if games is None else games
+    # the agent (0) in seat n * num_players // games of game n, the opponent (1) in the others
     line_ups = [tuple(int(s != seat) for s in range(num_players)) for seat in range(num_players)]
     children = np.random.SeedSequence(seed).spawn(len(opponents))
     rows = []
     for spec, child in zip(opponents, children, strict=True):
-        game_seeds = child.generate_state(num_players * games_per_seat * 2)
+        game_seeds = child.generate_state(games * 2)
         opponent = seeded_agent(spec, int(game_seeds[-1]), trust)
         schedule = [
-            Seating(line_ups[n // games_per_seat], int(game_seeds[n]))
-            for n in range(num_players * games_per_seat)
+            Seating(line_ups[n * num_players // games], int(game_seeds[n])) for n in range(games)
         ]
         records = play_seatings(
             game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs,

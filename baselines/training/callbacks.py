@@ -8,12 +8,37 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from tabletop_zoo.baselines.training.checkpoint import Checkpoints, capture, restore
+from tabletop_zoo.baselines.training.checkpoint import (
+    Checkpoints,
+    capture,
+    check_finite,
+    diverged,
+    restore,
+)
 from tabletop_zoo.baselines.training.eval_log import run_evaluation
 from tabletop_zoo.baselines.training.opponents import OpponentPool
 from tabletop_zoo.envs._files import atomic_path
+
+CHECKED_POSITIONS = 512  # of the last rollout, played by a model before it is saved
+
+
+def save_model(model: Any, path: Path) -> Path:
+    """Save ``model`` to ``path`` (atomically) once it plays: finite weights and, on the
+    positions of its last rollout, a legal action picked (the evaluations refuse a model
+    whose outputs are out of range); else ``InvalidOptionError`` and nothing is written."""
+    check_finite(f"step {model.num_timesteps}", *model.policy.parameters())
+    buffer = model.rollout_buffer
+    positions = buffer.observations.reshape(-1, *model.observation_space.shape)
+    masks = buffer.action_masks.reshape(len(positions), -1)[:CHECKED_POSITIONS] > 0
+    picked, _ = model.predict(positions[:CHECKED_POSITIONS], deterministic=True, action_masks=masks)
+    if not masks[np.arange(len(masks)), picked].all():
+        raise diverged(f"step {model.num_timesteps}", "its policy picks illegal actions")
+    with atomic_path(path) as temporary:
+        model.save(temporary)
+    return path
 
 
 class SnapshotCallback(BaseCallback):
@@ -28,8 +53,7 @@ class SnapshotCallback(BaseCallback):
         if self.every > 0 and self.num_timesteps - self.last >= self.every:
             self.last = self.num_timesteps
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
-            with atomic_path(self.snapshot_dir / f"step_{self.num_timesteps}.zip") as temporary:
-                self.model.save(temporary)
+            save_model(self.model, self.snapshot_dir / f"step_{self.num_timesteps}.zip")
             for name, n in sorted(getattr(self.pool, "counts", {}).items()):
                 self.logger.record(f"pool/{name}", n)
         return True
@@ -55,8 +79,7 @@ class EvalCallback(BaseCallback):
                 self.logger.record(f"eval/win_rate_{row.opponent}", row.win_rate)
             if (mean := sum(row.win_rate for row in rows) / len(rows)) > self.best:
                 self.best = mean
-                with atomic_path(self.cfg.run_dir / "best_model.zip") as temporary:
-                    self.model.save(temporary)
+                save_model(self.model, self.cfg.run_dir / "best_model.zip")
         return True
 
 

@@ -1,12 +1,14 @@
 """Resumable checkpoints of ``train``, ``train-alphazero`` and ``ppo-vector``: one file per
 run, rewritten at the trainer's next clean point every ``every`` seconds: one ``torch.save``
 of containers, numbers, strings and tensors (NumPy arrays as tensors), written atomically
-(a killed write keeps the last one), read with ``weights_only=True`` (nothing in it runs).
+(:func:`save_tensors`: a killed or failed write keeps the last one), read with
+``weights_only=True`` (nothing in it runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import random
 import time
@@ -44,17 +46,26 @@ class Checkpoints:
 
     def save(self, config: dict[str, Any], state: dict[str, Any]) -> None:
         """Write ``config`` (the settings) and ``state`` as the run's checkpoint."""
-        import torch
-
         payload = {"format": FORMAT, "command": self.command, "config": config}
-        with atomic_path(self.path) as temporary:
-            torch.save(payload | {"state": _tensors(state)}, temporary)
+        save_tensors(payload | {"state": _tensors(state)}, self.path)
         self.last = time.monotonic()
 
     def remove(self) -> None:
         """Delete the checkpoint (the run finished) and temporaries of killed writes."""
         for path in [self.path, *self.path.parent.glob(f".{self.path.stem}.tmp-*")]:
             path.unlink(missing_ok=True)
+
+
+def save_tensors(data: Any, path: str | Path) -> None:
+    """``torch.save`` of ``data`` to ``path``, atomically; serialized in memory first, so
+    that a failed write is the file system's one-line ``OSError`` (torch's own writer
+    raises ``RuntimeError: [enforce fail at inline_container.cc] unexpected pos``)."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(data, buffer)
+    with atomic_path(path) as temporary:
+        temporary.write_bytes(buffer.getbuffer())
 
 
 def load_checkpoint(run: str | Path, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -117,8 +128,14 @@ def check_finite(where: str, *values: Any) -> None:
     stops before it writes a model of nan; its last checkpoint is kept."""
     for value in values:
         if not (value.isfinite().all() if hasattr(value, "isfinite") else math.isfinite(value)):
-            raise InvalidOptionError(f"training diverged at {where}: nan or inf in the network "
-                                     "(a smaller --learning-rate may help)")  # fmt: skip
+            raise diverged(where, "nan or inf in the network")
+
+
+def diverged(where: str, why: str) -> InvalidOptionError:
+    """The error of a run whose training diverged at ``where``: ``why`` and the remedy."""
+    return InvalidOptionError(
+        f"training diverged at {where}: {why} (a smaller --learning-rate may help)"
+    )
 
 
 def add_flags(parser: argparse.ArgumentParser, run: str) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabletop_zoo.baselines.agents import make_agent
+from tabletop_zoo.baselines.agents import CODE_REFUSED, make_agent, runs_code
 from tabletop_zoo.baselines.agents.checks import check_agent_fits, check_seed
 from tabletop_zoo.baselines.cli import MAX_LAYER, MAX_PROCESSES, folder_problem
 from tabletop_zoo.baselines.training.opponents import COMPILED_BASELINES
@@ -97,6 +97,8 @@ class TrainConfig:
         for agent_spec in self.baselines:  # bad spec: lists the allowed forms; bad model
             if agent_spec.strip().lower() == "human":
                 raise InvalidOptionError("the opponent pool cannot hold 'human' agents")
+            if runs_code(agent_spec):  # the checkpoint keeps the pool
+                raise InvalidOptionError(f"opponent pool: {agent_spec!r}: {CODE_REFUSED}")
             check_agent_fits(make_agent(agent_spec, trust=self.trust_models), env, agent_spec)
         env.close()
         values = {k: v for k, v in defaults_for(self.game).items() if getattr(self, k) is None}

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_zoo.baselines.agents.checks import SEED_LIMIT
-from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve
+from tabletop_zoo.baselines.evaluation.report import curve_figure, save_curve, text_table
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.evaluation.tournament import evaluate_agent
 from tabletop_zoo.envs._files import write_bytes_atomic, write_text_atomic
@@ -57,20 +57,18 @@ class EvalRow(PairingStats):
 EVAL_FIELDS = list(EvalRow("learner", "", 1, 0, 0, 0, 0.0, 0.0).as_dict())
 
 
-def format_eval_table(rows: Sequence[EvalRow]) -> str:
-    """Plain-text win/draw/loss table (rates with the 95% CI of the win rate)."""
-    lines = [
-        f"{'opponent':<12}{'games':>6}{'win':>7}{'draw':>7}{'loss':>7}  {'win 95% CI':<14}"
-        f"{'score':>7}{'opp':>7}"
-    ]
+def format_eval_table(rows: Sequence[PairingStats]) -> str:
+    """Plain-text win/draw/loss table (rates with the 95% CI of the win rate) of ``rows``
+    (:class:`EvalRow`, or the ``PairingStats`` of an evaluation)."""
+    cells = []
     for r in rows:
-        lo, hi = r.interval("wins")
-        lines.append(
-            f"{r.opponent:<12}{r.games:>6}{r.rate('wins'):>7.2f}{r.rate('draws'):>7.2f}"
-            f"{r.rate('losses'):>7.2f}  [{lo:.2f}, {hi:.2f}]  {r.mean_score:>7.2f}"
-            f"{r.opponent_mean_score:>7.2f}"
+        rates = [f"{r.rate(outcome):.2f}" for outcome in ("wins", "draws", "losses")]
+        scores = [f"{r.mean_score:.2f}", f"{r.opponent_mean_score:.2f}"]
+        cells.append(
+            (r.opponent, r.games, *rates, "[{:.2f}, {:.2f}]".format(*r.interval("wins")), *scores)
         )
-    return "\n".join(lines)
+    header = ("opponent", "games", "win", "draw", "loss", "win 95% CI", "score", "opp")
+    return "\n".join(text_table(cells, header))
 
 
 def append_eval_csv(path: str | Path, rows: Sequence[EvalRow]) -> None:

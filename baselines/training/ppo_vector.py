@@ -29,7 +29,6 @@ from tabletop_zoo.baselines.evaluation import evaluate_agent
 from tabletop_zoo.baselines.evaluation.stats import PairingStats
 from tabletop_zoo.baselines.training import checkpoint
 from tabletop_zoo.baselines.training.export import read_ppo_vector_weights
-from tabletop_zoo.envs._files import atomic_path
 from tabletop_zoo.envs.errors import ModelFileError
 from tabletop_zoo.wrappers.vector import make_vector_env
 from tabletop_zoo.wrappers.vector_batched import BatchedVectorEnv
@@ -120,8 +119,7 @@ class Agent(nn.Module):
 
 def save_weights(agent: Agent, path: str) -> None:
     """Write the tensors of ``agent`` (a failed or killed save keeps the old file)."""
-    with atomic_path(path) as temporary:
-        torch.save(agent.state_dict(), temporary)
+    checkpoint.save_tensors(agent.state_dict(), path)
 
 
 def load_weights(agent: Agent, path: str) -> None:

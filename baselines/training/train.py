@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.baselines import reproducible
-from tabletop_zoo.baselines.agents.threads import limit_threads
+from tabletop_zoo.baselines.agents.threads import end_with_parent, limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
 from tabletop_zoo.baselines.training.eval_log import EvalRow, keep_rows_until, run_evaluation
 from tabletop_zoo.baselines.training.opponents import SHARED_POOLS, shared_pool
-from tabletop_zoo.envs._files import atomic_path, write_text_atomic
+from tabletop_zoo.envs._files import write_text_atomic, writing
 from tabletop_zoo.envs.extras import require_extra
 
 
@@ -65,7 +65,8 @@ def _make_env_fn(cfg: TrainConfig, rank: int) -> Callable[[], Any]:
         from tabletop_zoo.envs.registry import make_raw_env
         from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 
-        if cfg.vec == "subproc":
+        if cfg.vec == "subproc":  # a worker process: it ends with its parent
+            end_with_parent()
             import torch  # noqa: F401 - loaded first, so that its threads are limited too
 
             limit_threads()
@@ -115,6 +116,7 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     for output in (o for o in model.logger.output_formats if isinstance(o, CSVOutputFormat)):
         output.keys = progress.split("\n", 1)[0].split(",") if progress else []
         output.file.write(progress)
+        output.write = writing(output.file.name)(output.write)  # a failed append names it
     return model
 
 
@@ -172,12 +174,9 @@ def train(config: TrainConfig, log: Callable[[str], Any] = print,
     except ValueError:  # torch's check of the logits, once the weights went nan
         check_finite(f"step {model.num_timesteps}", *model.policy.parameters())
         raise
-    check_finite(f"step {model.num_timesteps}", *model.policy.parameters())  # before its save
     learn_cpu_seconds = time.process_time() - cpu_start
     vec_env.close()
-    model_path = run_dir / "final_model.zip"
-    with atomic_path(model_path) as temporary:  # a killed save leaves no torn model
-        model.save(temporary)
+    model_path = callbacks.save_model(model, run_dir / "final_model.zip")  # once it plays
     log(f"saved {model_path}; final evaluation ({cfg.final_eval_games} games per seat)...")
     rows = run_evaluation(model, cfg, model.num_timesteps, cfg.final_eval_games)
     model.logger.close()  # flushes and closes progress.csv

@@ -121,6 +121,9 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
         raise bad(f"current_player {cur} is listed as ended")
     if cur < 0 and phase in ("melt", "choose"):
         raise bad(f"a finished game cannot be in phase {phase!r}")
+    if rnd < OPENING_2 and any(st._ended):
+        why = "R19a: the layout leaves every seat a tile to place on, R3, R6, R8"
+        raise bad(f"a player's game cannot end during the setup or opening round 1 ({why})")
     neutral_left = [sum(r) for r in st._neutral_reserve]
     if rnd != SETUP and any(neutral_left):
         raise bad(f"round {rnd} but neutral pieces are still to be placed (setup unfinished)")
@@ -138,8 +141,6 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
             raise bad("round 0 (setup) but no neutral pieces are left to place")
         if any(st._colour_tiles[s] for s in range(n)) or any(placed):
             raise bad("player pieces left their reserve during the setup")
-        if any(st._ended):
-            raise bad("a player's game cannot end during the setup (R19 applies from R8 on)")
         expected = [turn // n + (1 if s < turn % n else 0) for s in range(n)]
         if [3 - left for left in neutral_left] != expected or cur != turn % n:
             raise bad(
@@ -148,21 +149,22 @@ def _load_progress(st: Any, snapshot: ArktiaSnapshot) -> None:
                 f"placed {expected}"
             )
     elif rnd == OPENING_1:
-        # R8: one placement per seat in seat order; a seat without a placement ends (R19a)
+        # R8: one placement per seat in seat order
         for s in range(n):
-            before = cur < 0 or s < cur
-            allowed = (0,) if st._ended[s] else (1,) if before else (0,)
-            if placed[s] not in allowed or (st._ended[s] and not before):
+            if placed[s] != int(s < cur):
                 raise bad(
                     f"opening round 1: seat {s} has placed {placed[s]} piece(s); seats before "
                     "the current player place one each (R8), the others none yet"
                 )
     elif rnd == OPENING_2:
-        for s in range(n):
-            if not st._ended[s] and (placed[s] not in (1, 2) or placed[s] == 2 and 0 <= cur <= s):
+        for s in range(n):  # a seat can end only at the start of its round-2 turn (R19a)
+            done = cur < 0 or s < cur
+            allowed = (1,) if st._ended[s] or not done else (1, 2)  # (R9: or a move instead)
+            if placed[s] not in allowed or st._ended[s] and not done:
                 raise bad(
                     f"opening round 2: seat {s} has placed {placed[s]} piece(s); one in round "
-                    "1 (R8) and one more once its round-2 turn is over (R9)"
+                    "1 (R8) and one more once its round-2 turn is over (R9), unless its game "
+                    "ended at that turn (R19a)"
                 )
     if rnd <= OPENING_1 and st._turn != turn:
         raise bad(f"turn is {st._turn}, but {turn} turns have been played to reach round {rnd}")

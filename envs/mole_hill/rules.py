@@ -365,6 +365,24 @@ class MoleHillState(StateBase):
         else:
             self.current_player = -1  # the final board stays for display
 
+    def round_end_board(self, action: int) -> MoleHillState | None:
+        """The garden as ``action`` (legal here) leaves it when it ends round 1, before
+        round 2 starts on a cleared board (M10), for pictures of the round's end: a copy with
+        the move played and the round not yet scored; ``None`` for any other action."""
+        after = self.clone()
+        after.apply_action(action)
+        if after.round == self.round:
+            return None
+        finished = self.clone()
+        if self.mole_to_move:
+            finished.trail.append(action)
+            finished._visited_mask |= 1 << action
+        else:
+            finished.rods.append(action - board.ROD_OFFSET)
+            finished._rod_mask |= 1 << finished.rods[-1]
+            finished._free_rod_actions.remove(action)
+        return finished
+
     def clone(self) -> MoleHillState:
         """An independent copy."""
         new = MoleHillState.__new__(MoleHillState)

@@ -42,7 +42,7 @@ def test_play_game_known_outcome_and_on_step() -> None:
     seen: list[tuple[int, int]] = []
     agents = [Scripted([8, 10]), Scripted([5, 0])]
     result = play_game(env, agents, seed=0, on_step=lambda e, seat, a: seen.append((seat, a)))
-    assert result == GameResult(returns=[-1.0, 1.0], scores=[4, 3], num_steps=4)
+    assert result == GameResult([-1.0, 1.0], [4, 3], num_steps=4, moves=[8, 5, 10, 0])
     assert seen == [(0, 8), (1, 5), (0, 10), (1, 0)]
 
 
@@ -149,8 +149,8 @@ def test_play_task_is_reproducible_from_its_seed() -> None:
     task = ("mole_hill", 2, {}, ["greedy", "mcts:8"], 123, 2)
     first = arena.play_task(task)
     assert arena.play_task(task) == first
-    returns, scores, steps = first
-    assert len(returns) == len(scores) == 2 and steps > 2
+    returns, scores, moves = first
+    assert len(returns) == len(scores) == 2 and len(moves) > 2
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -46,7 +47,16 @@ def test_a_failed_snapshot_leaves_no_file(tmp_path) -> None:
     pytest.importorskip("stable_baselines3")
     from tabletop_zoo.baselines.training.callbacks import SnapshotCallback
 
-    class HalfSave:
+    class HalfSave:  # plays legal actions (a fresh rollout buffer), fails halfway in its save
+        num_timesteps, observation_space = 10, SimpleNamespace(shape=(3,))
+        policy = SimpleNamespace(parameters=lambda: [])
+        rollout_buffer = SimpleNamespace(
+            observations=np.zeros((1, 1, 3)), action_masks=np.ones((1, 1, 2))
+        )
+
+        def predict(self, positions, **_options):
+            return np.zeros(len(positions), int), None
+
         def save(self, path):
             with open(path, "wb") as handle:
                 handle.write(b"PK half a zip")

@@ -167,6 +167,31 @@ def test_train_ctrl_c_leaves_a_run_that_resumes(capsys, tmp_path, monkeypatch) -
 
 
 @pytest.mark.slow
+def test_train_writes_no_model_whose_policy_picks_illegal_actions(tmp_path, monkeypatch):
+    """Finite weights whose outputs are out of range (``train --learning-rate 1e6`` after
+    1,024 steps; here planted at the end of training: the logits of the actions legal in the
+    first position of the last rollout 1e10 below the others, past the mask's -1e8):
+    refused before ``final_model.zip`` is written, not by the final evaluation after it."""
+    pytest.importorskip("sb3_contrib")
+    from tabletop_zoo.baselines.training import TrainConfig, callbacks, train
+
+    def out_of_range(self) -> None:
+        masks = self.model.rollout_buffer.action_masks
+        legal = torch.as_tensor(masks.reshape(-1, masks.shape[-1])[0] > 0)
+        self.model.policy.action_net.bias.data = torch.where(legal, 0.0, 1e10)
+        self.model.policy.action_net.weight.data.zero_()
+
+    monkeypatch.setattr(callbacks.UpdateTimer, "_on_training_end", out_of_range)
+    tiny = {"timesteps": 64, "n_envs": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1}
+    tiny |= {"net_arch": (8,), "snapshot_every": 0, "eval_every": 0, "progress_bar": False}
+    cfg = TrainConfig("mole_hill", name="run", engine="python", runs_dir=str(tmp_path), **tiny)
+    with pytest.raises(InvalidOptionError, match="at step 64: its policy picks illegal actions"):
+        train(cfg, log=lambda _line: None)
+    kept = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert kept == ["checkpoint.pt", "config.json", "progress.csv"]
+
+
+@pytest.mark.slow
 def test_a_diverged_run_stops_with_one_error_and_writes_no_model(tmp_path) -> None:
     """A learning rate far too large: nan or inf in the network stops AlphaZero and
     ppo-vector training with ``InvalidOptionError`` before a model of nan is written."""

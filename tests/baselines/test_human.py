@@ -17,8 +17,8 @@ from tabletop_zoo.baselines.agents.human import (
     HumanAgent,
     game_texts,
     help_module,
-    round_name,
 )
+from tabletop_zoo.envs._display import round_name
 from tabletop_zoo.envs.registry import GAMES, extended, new_game
 from tests.baselines.nim_toy import NimGame
 from tests.envs.nim_game import NIM_SPEC

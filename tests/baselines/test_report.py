@@ -1,4 +1,5 @@
-"""Tournament outputs: short display names, a table within 100 columns, the Elo panel."""
+"""Tournament outputs: short display names, a table within 100 columns, the Elo panel; the
+other tables' columns as wide as their names."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tabletop_zoo.baselines.evaluation.report import (
     display_names,
     elo_axis_limits,
     short_label,
+    text_table,
     tournament_figure,
 )
 from tabletop_zoo.baselines.evaluation.stats import ELO_INITIAL
@@ -129,3 +131,14 @@ def test_elo_axis_limits_include_the_baseline_with_room() -> None:
     low, high = elo_axis_limits([1510.0, 1560.0])
     assert low < ELO_INITIAL and high > 1560.0
     assert elo_axis_limits([1500.0, 1500.0]) == (1460.0, 1540.0)
+
+
+def test_a_text_table_s_columns_are_as_wide_as_their_longest_cell() -> None:
+    rows = [(LONG, 3, "0.50"), ("random", 12, "1.00")]
+    lines = text_table(rows, ("agent", "games", "win"))
+    assert lines == [
+        f"{'agent':<{len(LONG)}}  games   win",
+        f"{LONG}      3  0.50",
+        f"{'random':<{len(LONG)}}     12  1.00",
+    ]
+    assert text_table([("a", "b")], left=2) == ["a  b"] and text_table([]) == []

@@ -1,6 +1,7 @@
 """Each tutorial of docs/tutorials/ runs end to end with a tiny budget and prints its result
 line. A tutorial whose client is not installed is skipped (one line): the clients are the
-``tutorials`` and ``agilerl`` extras, which CI installs in a venv of their own (.ci/run)."""
+``tutorials`` and ``agilerl`` extras, which CI installs in a venv of their own (.ci/run), and
+``skrl`` and ``benchmarl``."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ CASES = {
     ),
     "tianshou_dqn.py": (("tianshou",), ["--steps", "200", "--eval-games", "2"]),
     "agilerl_dqn.py": (("agilerl", "peft"), ["--games", "2", "--eval-games", "2"]),
+    # the skrl and benchmarl extras; they write <out>/result.json and model.pt (outside cwd)
+    "skrl_ppo.py": (
+        ("skrl",),
+        ["--steps", "300", "--eval-games", "2", "--no-rate", "--out", "../skrl_ppo"],
+    ),
+    "benchmarl_mappo.py": (
+        ("benchmarl",),
+        ["--steps", "200", "--eval-games", "2", "--no-rate", "--out", "../benchmarl_mappo"],
+    ),
 }
 RESULT = re.compile(r"^win rate against random: before (\d\.\d\d), after (\d\.\d\d) \(", re.M)
 

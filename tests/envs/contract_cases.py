@@ -33,7 +33,8 @@ def registered(name: str) -> Iterator[GameSpec]:
             import gymnasium
             import pettingzoo
 
-            getattr(pettingzoo, "aec_registry", {}).pop(NIM_SPEC.pettingzoo_id, None)
+            for kind in ("aec_registry", "parallel_registry"):
+                getattr(pettingzoo, kind, {}).pop(NIM_SPEC.pettingzoo_id, None)
             gymnasium.registry.pop(NIM_SPEC.gymnasium_id, None)
     else:
         yield GAMES[name]

@@ -23,6 +23,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 
 from tabletop_zoo.envs._aec_base import TurnBasedAECEnv, check_options, wrap_classic
+from tabletop_zoo.envs._parallel import parallel_face
 from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
@@ -258,6 +259,9 @@ class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # Pettin
 def env(**kwargs: Any) -> Any:
     """``raw_env`` with PettingZoo's classic wrappers."""
     return wrap_classic(raw_env(**kwargs))
+
+
+parallel_env = parallel_face(raw_env)
 
 
 #: The spec the tests add with ``registry.extended(NIM_SPEC)``.

@@ -100,15 +100,15 @@ def test_ruling_R8_seat_after_the_current_one_has_not_placed_yet() -> None:
     _refused("opening round 1: seat 2 has placed 1", {"c2": "rG", "c3": "yD"}, cur=1, turn=2)
 
 
-def test_ruling_R8_R19a_seat_after_the_current_one_cannot_have_ended() -> None:
-    """R8/R19a: a seat's game ends at its own turn, so not before its turn comes."""
-    _refused("opening round 1: seat 2 has placed 0", {"c2": "rG"}, cur=1, ended=(2,), turn=1)
-
-
-def test_ruling_R8_R19a_ended_seat_placed_nothing() -> None:
-    """R8/R19a: a seat ends in round 1 only when it had no placement: none of its pieces."""
-    stacks = {"c2": "rG", "c3": "bD"}
-    _refused("opening round 1: seat 0 has placed 1", stacks, cur=2, ended=(0,), turn=2)
+def test_ruling_R8_R19a_no_game_ends_in_opening_round_1() -> None:
+    """R8/R19a (docs/rules/DECISIONS.md): a seat's game ends at the start of its turn only
+    when it has no legal action, and in opening round 1 every seat has one: the layout is
+    connected and holds a tile for every neutral piece and one more per player (R3), so an
+    empty tile borders an occupied one. Play cannot end a game there, so a saved state that
+    says so is refused: a seat before the current one that placed nothing, or one after."""
+    match = "cannot end during the setup or opening round 1"
+    for stacks, cur, ended in (({"c3": "bD"}, 2, (0,)), ({"c2": "rG"}, 1, (2,))):
+        _refused(match, stacks, cur=cur, ended=ended, turn=1)
 
 
 def test_ruling_R8_turn_counter_counts_the_placements_exactly() -> None:
@@ -173,10 +173,14 @@ def test_ruling_R9_no_seat_has_placed_three_pieces_in_the_opening() -> None:
     _refused("opening round 2: seat 0 has placed 3", stacks, rnd=2, cur=1, turn=5)
 
 
-def test_ruling_R9_R19a_ended_seat_is_not_counted() -> None:
-    """R9/R19a: a seat whose game ended in round 1 has no piece; the others play on."""
-    state = _load({"c2": "rG", "c3": "bD"}, rnd=2, cur=0, ended=(2,), turn=2)
-    assert state.ended(2) and state.current_player == 0
+def test_ruling_R9_R19a_a_game_ends_at_the_start_of_a_round_2_turn() -> None:
+    """R9/R19a: a seat ends at the start of its round-2 turn, holding its round-1 piece; the
+    others play on. Not before its turn comes, and not without its round-1 piece (R8)."""
+    state = _load(ALL_PLACED_ONCE, rnd=2, cur=1, ended=(0,), turn=3)
+    assert state.ended(0) and state.current_player == 1 and state.legal_actions()
+    _refused("opening round 2: seat 2 has placed 1", ALL_PLACED_ONCE, rnd=2, cur=1, ended=(2,))
+    without = {"c3": "bD", "c4": "yT"}
+    _refused("opening round 2: seat 0 has placed 0", without, rnd=2, cur=1, ended=(0,), turn=2)
 
 
 def test_ruling_R9_turn_counter_may_exceed_the_placements_but_not_fall_short() -> None:
@@ -228,7 +232,7 @@ def test_ruling_R6_R8_no_player_piece_during_the_setup() -> None:
 
 def test_ruling_R6_R19_no_game_ends_during_the_setup() -> None:
     """R6/R19: a player's game can end only from the opening on."""
-    _refused("cannot end during the setup", SETUP_STACKS, **{**SETUP, "ended": (1,)})
+    _refused("cannot end during the setup or opening", SETUP_STACKS, **{**SETUP, "ended": (1,)})
 
 
 def test_ruling_R6_setup_seats_take_turns_from_seat_0() -> None:

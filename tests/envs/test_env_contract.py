@@ -18,7 +18,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from tabletop_zoo.envs._registration import register_all
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
-from tabletop_zoo.envs.registry import GAMES, make_env, make_raw_env
+from tabletop_zoo.envs.registry import GAMES, make_env, make_parallel_env, make_raw_env
 
 
 def _fast(env):
@@ -60,9 +60,11 @@ def test_registered_ids_make_the_env(game_case) -> None:
     if not hasattr(pettingzoo, "aec_registry"):  # PettingZoo before 1.27: no registry
         assert not hasattr(pettingzoo, "make")
         return
-    env = pettingzoo.make("aec", spec.pettingzoo_id, num_players=n)
-    env.reset(seed=0)
-    assert env.possible_agents == [f"player_{i}" for i in range(n)]
+    for kind in ("aec", "parallel"):
+        env = pettingzoo.make(kind, spec.pettingzoo_id, num_players=n)
+        env.reset(seed=0)
+        assert env.possible_agents == [f"player_{i}" for i in range(n)]
+        assert isinstance(env, pettingzoo.AECEnv if kind == "aec" else pettingzoo.ParallelEnv)
 
 
 # ---------------------------------------------------------------- composition
@@ -201,8 +203,9 @@ def test_bad_options_raise_invalid_option_error(game_case, options) -> None:
     spec, n = game_case
     with pytest.raises(InvalidOptionError):
         make_raw_env(spec.name, n, **options)
-    with pytest.raises(InvalidOptionError):
-        make_env(spec.name, n, **options)
+    for make in (make_env, make_parallel_env):
+        with pytest.raises(InvalidOptionError):
+            make(spec.name, n, **options)
 
 
 def test_bad_player_counts_raise_invalid_option_error(game_case) -> None:

@@ -131,6 +131,16 @@ def test_ruling_M4_empty_trail_with_the_mole_to_move_loads() -> None:
     assert state.legal_actions() == list(range(B.NUM_SPACES))
 
 
+def test_ruling_M4_an_empty_board_has_no_mole_position() -> None:
+    """M4: before its first placement the mole stands on no space: ``mole_position`` is -1
+    (spaces are numbered from 0), at the start of either round, as built, played and
+    loaded from a saved state; no jump is offered (M7) and all 22 pieces are left (M3)."""
+    round_2 = MoleHillState.from_position([], round_number=2, round_scores=[5])
+    loaded = MoleHillState.from_json(round_2.to_json())
+    for state in (MoleHillGame().new_initial_state(), round_2, loaded):
+        assert (state.mole_position, state.jump_available, state.pieces_left) == (-1, False, 22)
+
+
 def test_ruling_M8_boxed_in_mole_is_refused_with_the_mole_to_move() -> None:
     """M8: at the mole's turn, no legal move ends the round."""
     _refused("mole cannot move", ["a1"], ["a1-b1", "a1-a2"])

@@ -213,6 +213,28 @@ def test_ruling_M8_round_ends_when_rod_leaves_mole_no_move() -> None:
     assert state.legal_actions() == list(range(63))
 
 
+def test_ruling_M10_round_end_board_is_the_garden_before_round_2_clears_it() -> None:
+    # the position above: the rod a1-a2 ends round 1; pictures of the round's end show it
+    state = MoleHillState.from_position(["b2", "a1"], ["a1-b1"], mole_to_move=False)
+    before = state.to_json()
+    finished = state.round_end_board(A.string_to_action("a1-a2"))
+    assert state.to_json() == before  # a copy: the position itself is unchanged
+    assert names(finished.trail) == ["b2", "a1"]
+    assert names([A.rod_action(e) for e in finished.rods]) == ["a1-b1", "a1-a2"]
+    assert finished.round == 0 and finished.mole_seat == 0 and finished.scores() == [1, 0]
+    assert A.string_to_action("a1-a2") not in finished.legal_actions()
+    assert state.round_end_board(A.string_to_action("h7-i7")) is None  # a2 stays open
+    # the last piece ends round 1 too, on the board with all 22 pieces
+    trail = [f"{c}3" for c in "abcdefghi"] + ["i4"] + [f"{c}5" for c in "ihgfedcba"]
+    last = MoleHillState.from_position([*trail, "a6", "a7"]).round_end_board(sq("b7"))
+    assert len(last.trail) == 22 and last.trail[-1] == sq("b7") and last.scores() == [14, 0]
+    # the end of round 2 has none: the final board stays (the game is over)
+    second = MoleHillState.from_position(
+        ["b2", "a1"], ["a1-b1"], mole_to_move=False, round_number=2, round_scores=[3]
+    )
+    assert second.round_end_board(A.string_to_action("a1-a2")) is None
+
+
 def test_ruling_M8_mole_in_dead_end_round_ends_at_its_next_turn() -> None:
     # a1's neighbours: b1 and b2 visited, a2 behind a rod. M8: the round ends "at the
     # mole's turn", so the gardener still places one (pointless) rod first.

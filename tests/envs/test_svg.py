@@ -50,3 +50,13 @@ def test_an_env_shows_itself_inline_and_the_svg_scales() -> None:
     plain.reset(seed=1)
     plain.step(plain.game_state.legal_actions()[0])
     assert "played action 0" in "".join(ET.fromstring(plain._repr_svg_()).itertext())
+
+
+def test_the_band_names_the_mover_in_its_role_at_the_move_that_ends_round_1() -> None:
+    env = make_raw_env("mole_hill", render_mode="svg")
+    env.reset(seed=0)
+    while env.game_state.round == 0:
+        env.step(env.game_state.legal_actions()[0])
+    seat = env.last_move.seat  # round 1: player_0 the mole, player_1 the gardener (M10)
+    role = "mole" if seat == 0 else "gardener"
+    assert f"move {env.num_turns}: player_{seat} ({role}) played" in env.render()

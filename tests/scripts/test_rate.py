@@ -52,6 +52,24 @@ def test_rate_against_a_fixed_field(script, capsys) -> None:
     assert line.split()[3] == "3"  # one seating per seat of the greedy agent
 
 
+def test_rate_shows_its_progress_and_sizes_its_columns_by_the_names(script, tmp_path, capsys):
+    """A progress bar on stderr (none with ``--no-progress``); the table's columns as wide
+    as its longest name (a model path longer than the 44 columns the label used to have)."""
+    network = tmp_path / "a_network_whose_file_name_is_longer_than_the_column.npz"
+    network.write_bytes(reference.reference_path("mole_hill-2p-alphazero").read_bytes())
+    rate = script("rate")
+    argv = ["--game", "mole_hill", "--agent", "greedy", "--against", "random", "--against"]
+    assert rate.main([*argv, f"az:{network}:1", "--rounds", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "games: 100%" in err
+    table = out.splitlines()[:3]
+    assert table[0].startswith("opponents (every other seat) ") and "games" in table[0]
+    assert table[2].startswith(f"1 x az:{network}:1  ")
+    assert len({len(line) for line in table}) == 1  # the right-aligned columns end together
+    assert rate.main([*argv, f"az:{network}:1", "--rounds", "1", "--no-progress", "--resume"]) == 0
+    assert capsys.readouterr() == (out, "")  # the games recorded: the same table, no bar
+
+
 def test_rate_writes_its_games_to_csv(script, tmp_path, capsys) -> None:
     rate = script("rate")
     path = tmp_path / "games.csv"

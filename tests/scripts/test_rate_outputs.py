@@ -40,15 +40,17 @@ def _outputs(load_script, tmp_path: Path) -> dict[str, str]:
             "ladder": (
                 make_reference,
                 ["ladder", "--game", "mole_hill", "--num-players", "2", "--members",
-                 "random,greedy,mcts:4", "--rounds", "1", "--random-opening", "1", "--seed", "2"],
+                 "random,greedy,mcts:4", "--rounds", "1", "--random-opening", "1", "--seed", "2",
+                 "--no-progress"],
             ),
             "rate_on_ladder": (
-                rate, ["--game", "mole_hill", "--agent", "mcts:3", "--rounds", "1", "--seed", "3"]
+                rate, ["--game", "mole_hill", "--agent", "mcts:3", "--rounds", "1", "--seed", "3",
+                       "--no-progress"]
             ),
             "rate_against": (
                 rate,
                 ["--game", "arktia", "--num-players", "3", "--agent", "greedy", "--against",
-                 "random", "--against", "greedy", "--rounds", "1", "--seed", "4"],
+                 "random", "--against", "greedy", "--rounds", "1", "--seed", "4", "--no-progress"],
             ),
         }  # fmt: skip
         for name, (module, argv) in runs.items():

@@ -83,13 +83,14 @@ def test_record_from_a_run_plays_its_games_again(script, tmp_path, capsys, monke
         out = tmp_path / f"{slot}.html"
         argv = ["--from", "t", "--slot", str(slot), "--html", str(out), "--analysis"]
         assert script("record").main(argv) == 0, capsys.readouterr().err
-        assert len(page_data(out)["frames"]) == json.loads(lines[slot + 1])["steps"] + 1
+        moves = [f for f in page_data(out)["frames"] if f["move"] is not None]
+        assert len(moves) == json.loads(lines[slot + 1])["steps"]
     with pytest.raises(SystemExit):
         script("record").main(["--from", "t", "--slot", "9", "--html", "x.html"])
     assert "has no game at slot 9 of match 0 (slots 0..1)" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         script("record").main(["--from", "t", "--agents", "random,random", "--html", "x.html"])
-    assert "leave out --game, --agents, --seed" in capsys.readouterr().err
+    assert "--agents may only repeat the recorded ones (mcts:8,greedy)" in capsys.readouterr().err
     edited = json.loads(lines[1]) | {"scores": [99, 0]}
     (tmp_path / "t" / "games.jsonl").write_text("\n".join([lines[0], json.dumps(edited)]) + "\n")
     assert script("record").main(["--from", "t", "--html", "x.html"]) == 1

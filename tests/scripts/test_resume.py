@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import random
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.baselines.evaluation.game_log import GameLog
 from tabletop_zoo.baselines.evaluation.matches import Seating, play_seatings
 from tabletop_zoo.envs.errors import InvalidOptionError
@@ -145,11 +147,38 @@ def test_a_record_of_another_run_is_refused(tmp_path) -> None:
         GameLog(tmp_path / "nothing", {"command": "test"}, resume=True)
 
 
+def test_the_moves_of_a_record_replay_to_each_recorded_result(tmp_path, capsys) -> None:
+    """Every game keeps its moves; ``record --from RUN --check`` plays them again on a new
+    env: an edited result, move, seed or a cut record is one line naming the game."""
+    records = _log_of_two_games(tmp_path)
+    assert [len(r.moves) for r in records] == [r.steps for r in records] and records[0].steps
+    record = load_script("record")
+    assert record.main(["--from", str(tmp_path), "--check"]) == 0
+    assert capsys.readouterr().out.startswith(f"2 games of {tmp_path} played again")
+    header, first, second = (tmp_path / "games.jsonl").read_text().splitlines()
+    game, path = json.loads(second), tmp_path / "edited.jsonl"
+    edits = [
+        ({"scores": [99, 0]}, r"game 1 of match 0: its \d+ moves give \(\[.*recorded: .*99, 0"),
+        ({"moves": game["moves"][:-1]}, "moves give an unfinished game"),
+        ({"moves": game["moves"] + [5]}, "player_0 is done"),
+        ({"moves": [999] + game["moves"][1:]}, "game 1 of match 0: illegal action 999 .out"),
+        ({"moves": []}, "game 1 of match 0 has no moves"),
+        ({"seed": "12"}, "line 3 is not a game"),
+        ({"moves": 5}, "line 3 is not a game"),
+    ]
+    for edit, message in edits:
+        path.write_text("\n".join([header, first, json.dumps(game | edit)]) + "\n")
+        with pytest.raises(InvalidOptionError, match=message) as exc:
+            game_log.replay(path)
+        assert "\n" not in str(exc.value)
+        with pytest.raises(SystemExit):
+            record.main(["--from", str(path), "--check"])
+        assert capsys.readouterr().err.splitlines()[-1].endswith(str(exc.value))
+
+
 @pytest.mark.slow
 def test_a_ladder_resumed_fits_the_same_ratings(tmp_path, monkeypatch) -> None:
     """The record cut after its second game (as a kill leaves it), then ``--resume``."""
-    import json
-
     from tabletop_zoo.baselines.agents import reference
 
     make_reference = load_script("make_reference")

@@ -1,12 +1,15 @@
 """Saves of the scripts: train_alphazero.py never overwrites a network unasked,
-make_reference.py add checks a new model before it replaces the shipped one, and when the
-worker processes of evaluate.py or rate.py keep dying the games played stay recorded."""
+make_reference.py add checks a new model before it replaces the shipped one, when the
+worker processes of evaluate.py or rate.py keep dying the games played stay recorded, and a
+write that fails (a full disk) is one line that names the file, the earlier files kept."""
 
 from __future__ import annotations
 
 import pytest
 
 from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+
+from . import failing_writes
 
 
 def _dying(real):
@@ -114,6 +117,43 @@ def test_evaluate_and_rate_keep_the_games_played(script, tmp_path, monkeypatch, 
     rate = script("rate")
     argv = ["--game", "mole_hill", "--agent", "random", "--against", "random", "--rounds", "2"]
     argv += ["--workers", "2", "--csv", str(tmp_path / "games.csv"), "--out", str(tmp_path)]
+    argv.append("--no-progress")
     assert rate.main(argv) == 1
     assert _stopped(capsys.readouterr().err, tmp_path, "rate.py") == 1
     assert not (tmp_path / "games.csv").exists()
+
+
+@pytest.fixture(scope="module")
+def failed_writes(tmp_path_factory) -> dict[str, dict]:
+    """The cases of ``failing_writes.py``, run in one child process (one start-up)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("full")
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    argv = [sys.executable, "-m", "tests.scripts.failing_writes", str(root)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    return {"root": root, **json.loads(done.stdout)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", sorted(failing_writes.CASES))
+def test_a_failing_write_is_one_line_and_keeps_the_previous_files(command, failed_writes):
+    """A write past the file-size limit: ``'<file>': File too large`` in one line, exit 1;
+    the files of the run before it as they were (a run's ``games.jsonl`` is its own record,
+    replaced when it starts playing), no temporary file left. ``train``: its first
+    checkpoint stays, the run can be resumed."""
+    case = failed_writes[command]
+    (line,) = case["err"]
+    assert line.startswith(f"tabletop-zoo {command}: error: '") and line.endswith(
+        "': File too large"
+    ), line
+    assert case["code"] == 1 and not case["temporaries"]
+    assert case["changed"] == (["games.jsonl"] if command == "rate" else []), case
+    if command == "train":
+        from tabletop_zoo.baselines.training.checkpoint import load_checkpoint
+
+        config, _state = load_checkpoint(failed_writes["root"] / "train/runs/r", "train")
+        assert config["timesteps"] == 64

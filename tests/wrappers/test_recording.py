@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -10,11 +11,18 @@ import pytest
 
 from tabletop_zoo.baselines.agents import make_agent
 from tabletop_zoo.baselines.evaluation.arena import play_game
-from tabletop_zoo.envs._display import LastMove, band_lines, status_lines, with_status
+from tabletop_zoo.envs._display import (
+    LastMove,
+    band_lines,
+    move_frames,
+    move_of,
+    status_lines,
+    with_status,
+)
 from tabletop_zoo.envs.errors import InvalidOptionError
 from tabletop_zoo.envs.extras import MissingExtraError
-from tabletop_zoo.envs.mole_hill import MoleHillState
-from tabletop_zoo.envs.registry import GAMES, extended, make_env
+from tabletop_zoo.envs.mole_hill import MoleHillState, string_to_action
+from tabletop_zoo.envs.registry import GAMES, extended, make_env, new_game
 from tabletop_zoo.wrappers.recording import RecordEpisode, save_animation
 from tests.envs import nim_game
 from tests.envs.nim_game import NIM_SPEC
@@ -117,6 +125,59 @@ def test_a_game_without_gui_records_with_a_plain_band() -> None:
     assert len(frames) == 3 and len({f.shape for f in frames}) == 1
 
 
+# ------------------------------------------------------------------ round ends
+def test_the_move_ending_mole_hills_round_1_shows_the_finished_garden_then_round_2() -> None:
+    # mole on a1 (b2, a white flower, visited; a1-b1 closed): the gardener's rod a1-a2
+    # leaves it no move, so round 1 ends (M8) and round 2 starts on a cleared garden (M10)
+    before = MoleHillState.from_position(["b2", "a1"], ["a1-b1"], mole_to_move=False)
+    last = move_of(before, string_to_action("a1-a2"))
+    after = before.clone()
+    after.apply_action(last.action)
+    (board, mark, lines), (start, no_mark, next_lines) = move_frames(before, last, after, 4)
+    assert lines == [
+        "move 4: player_1 (gardener) played a1-a2",
+        "round 1 is over",
+        "scores: player_0 (mole) 1, player_1 (gardener) 0",
+    ]
+    assert mark == last and len(board.trail) == 2 and len(board.rods) == 2
+    assert start is after and no_mark is None and after.trail == []
+    assert next_lines == [
+        "round 2 begins",
+        "round 2 of 2, 22 of 22 pieces left, round 1 over: player_0 scored 1, "
+        "to act: player_1 (mole)",
+        "scores: player_0 (gardener) 1, player_1 (mole) 0",
+    ]
+    # the game's last move names its mover in its role too: player_1's mole trapped alike
+    for move in ["b2", "a1-b1", "a1", "a1-a2"]:
+        before = after.clone()
+        last = move_of(before, before.string_to_action(move))
+        after.apply_action(last.action)
+    lines = ["move 8: player_0 (gardener) played a1-a2", "game over: draw"]
+    assert move_frames(before, last, after, 8) == [
+        (after, last, [*lines, "scores: player_0 1, player_1 1"])
+    ]
+
+
+def test_arktias_phase_ends_are_named_on_the_board_they_leave() -> None:
+    """Arktia never clears its board: the picture of the move that ends the setup or an
+    opening round is the finished board, and says which ended (R6, R8, R9)."""
+    state = new_game("arktia", 2).new_initial_state(seed=0)
+    ends = {}
+    for moves in range(1, 12):  # 6 neutral pieces, 2 opening rounds of 2, a normal turn
+        before = state.clone()
+        last = move_of(before, state.legal_actions()[0])
+        state.apply_action(last.action)
+        (picture,) = move_frames(before, last, state, moves)
+        assert picture[0] is state and picture[1] == last
+        if " is over" in picture[2][1]:
+            ends[moves] = picture[2][1]
+    assert ends == {
+        6: "the setup is over, turn 7, opening: placing, to act: player_0 (red)",
+        8: "opening round 1 is over, turn 9, opening: placing, to act: player_0 (red)",
+        10: "opening round 2 is over, turn 11, normal play, to act: player_0 (red)",
+    }
+
+
 def test_with_status_wraps_to_the_picture_width_and_keeps_the_picture() -> None:
     img = np.full((50, 120, 3), 7, np.uint8)
     text = ["one two three four five six seven eight nine ten"]
@@ -139,12 +200,13 @@ def test_record_episode_keeps_one_frame_per_position(name: str, tmp_path: Path) 
     agents = [make_agent("random", seed=s) for s in range(n)]
     result = play_game(env, agents, seed=5)
     frames = env.frames
-    assert len(frames) == result.num_steps + 1 + 2
+    lines = [text for _, text in env._pictures]
+    cleared = name == "mole_hill"  # round 1's finished garden is a picture of its own
+    assert len(frames) == result.num_steps + 1 + cleared + 2
     assert len({f.shape for f in frames}) == 1
     raw_picture = env.unwrapped.render()
     assert frames[-1].shape[1] == raw_picture.shape[1]
     assert (frames[-1][-raw_picture.shape[0] :] == raw_picture).all()
-    lines = [text for _, text in env._pictures]
     assert lines[0][0] == "start of the game"
     assert lines[1][0].startswith("move 1: player_0")
     assert lines[-1][1].startswith("game over")
@@ -152,6 +214,20 @@ def test_record_episode_keeps_one_frame_per_position(name: str, tmp_path: Path) 
     written = iio.imread(out, index=None)
     assert written.shape[1:3] == frames[0].shape[:2]
     assert 2 <= written.shape[0] <= len(frames)  # identical frames may be merged in a GIF
+
+
+def test_the_animation_of_mole_hill_shows_round_1s_finished_garden_then_round_2() -> None:
+    env = RecordEpisode(make_env("mole_hill", render_mode="rgb_array"), final_hold=0)
+    result = play_game(env, [make_agent("random", seed=s) for s in (1, 2)], seed=0)
+    frames, lines = env.frames, [text for _, text in env._pictures]
+    assert len(frames) == result.num_steps + 2  # the start, every move, the finished garden
+    (k,) = [k for k, text in enumerate(lines) if " is over" in text[1]]
+    mover = r"(player_0 \(mole\)|player_1 \(gardener\))"  # their roles in round 1
+    assert re.fullmatch(rf"move {k}: {mover} played [a-i1-7-]+", lines[k][0])
+    assert lines[k][1] == "round 1 is over" and lines[k][2].startswith("scores: player_0 (mole)")
+    assert lines[k + 1][0] == "round 2 begins" and lines[k + 2][0].startswith(f"move {k + 1}: ")
+    assert not np.array_equal(frames[k], frames[k + 1])  # the garden is cleared in between
+    assert lines[-1][0].startswith(f"move {result.num_steps}: ")
 
 
 def test_record_episode_writes_notation_of_each_move() -> None:

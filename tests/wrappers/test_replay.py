@@ -39,9 +39,17 @@ def test_a_replay_is_one_file_that_needs_nothing_from_outside(tmp_path: Path) ->
     outside = re.findall(r"https?://(?!www\.w3\.org/2000/svg)|\bsrc=|\bhref=|@import|url\(", text)
     assert not outside
     data = page_data(path)
-    assert len(data["frames"]) == len(states) and data["result"].startswith("game over")
-    for k in (0, len(states) // 2, len(states) - 1):
-        check_picture("mole_hill", data["frames"][k]["svg"], states[k])
+    frames = data["frames"]
+    assert data["result"].startswith("game over")
+    # one picture per position, plus round 1's finished garden before round 2 clears it
+    (start,) = [k for k, f in enumerate(frames) if f["move"] is None and k > 0]
+    assert len(frames) == len(states) + 1 and frames[start]["lines"][0] == "round 2 begins"
+    assert frames[start - 1]["lines"][1] == "round 1 is over"
+    assert len(re.findall("data-piece=", frames[start - 1]["svg"])) == len(
+        states[start - 2].trail
+    ) + (frames[start - 1]["label"] == "player_0 (mole)")
+    for k in (0, start - 2, start, len(frames) - 1):
+        check_picture("mole_hill", frames[k]["svg"], states[k - (k >= start)])
     assert [f["move"] for f in data["frames"][1:3]] == [
         states[0].action_to_string(states[1].trail[0]),
         data["frames"][2]["move"],

@@ -13,6 +13,7 @@ from pettingzoo.classic.tictactoe.tictactoe import raw_env as tictactoe_env
 
 from tabletop_zoo.baselines import GreedyAgent, RandomAgent
 from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
+from tabletop_zoo.envs.registry import GAMES
 from tabletop_zoo.wrappers.single_agent import SingleAgentEnv
 from tests.baselines.nim_toy import NimEnv, Scripted
 
@@ -258,6 +259,23 @@ def test_arktia_truncation_reaches_the_learner_scored_as_it_stands() -> None:
         assert truncated and not terminated
         expected = win_returns(env.game_state.scores())[env.learner_seat]
         assert total == expected == win_returns(info["scores"])[env.learner_seat]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_infos_are_arrays_with_the_learner_s_mask(game: str) -> None:
+    """Array values (Minari's recorder refuses lists): the scores, and the int8 mask that
+    ``action_masks()`` gives, all zeros once the game is over."""
+    env = gymnasium.make(GAMES[game].gymnasium_id).unwrapped
+    _obs, info = env.reset(seed=2)
+    done = False
+    while not done:
+        assert info["action_mask"].dtype == np.int8 and info["scores"].dtype == np.int64
+        assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+        action = int(np.flatnonzero(info["action_mask"])[-1])
+        _obs, _reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert info["scores"].tolist() == list(env.game_state.scores())
+    assert not info["action_mask"].any() and info["learner_seat"] == env.learner_seat
 
 
 def test_action_masks_before_reset_is_a_clear_error() -> None:

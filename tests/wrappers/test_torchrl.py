@@ -1,4 +1,5 @@
-"""TorchRL's own PettingZooWrapper runs our AEC envs unchanged (extra ``torchrl``)."""
+"""TorchRL's own PettingZooWrapper runs our AEC envs and parallel faces unchanged (extra
+``torchrl``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 import torch
 from torchrl.envs import PettingZooWrapper
 
-from tabletop_zoo.envs.registry import GAMES, make_env
+from tabletop_zoo.envs.registry import GAMES, make_env, make_parallel_env
 
 CONFIGS = [(name, n) for name, spec in GAMES.items() for n in spec.players]
 
@@ -30,6 +31,29 @@ def test_random_rollout_to_the_end_of_a_game(game, num_players):
     assert final == [float(r) for r in state.returns()]
     masks = rollout["player_0", "action_mask"]
     assert masks.dtype == torch.bool and masks.shape[-1] == env._env.unwrapped.num_actions
+
+
+@pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested")
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_parallel_face_in_one_group_rolls_out_a_whole_game(game) -> None:
+    """BenchMARL's route: every seat in one group (one shared policy), the masks TorchRL
+    reads from the observations: the waiting seats' allow only action 0, so TorchRL's
+    masked random policy plays legal moves only through the raw env (which would raise)."""
+    parallel = make_parallel_env(game)
+    seats = parallel.possible_agents
+    env = PettingZooWrapper(
+        parallel, group_map={"players": seats}, categorical_actions=True, return_state=True, seed=0
+    )
+    rollout = env.rollout(10_000, break_when_any_done=True)
+    state = parallel.aec_env.game_state
+    assert state.is_terminal() and rollout["next", "done"][-1].all()
+    masks = rollout["players", "action_mask"]  # (steps, seats, actions)
+    acting = rollout["players", "info", "acting"].reshape(masks.shape[:2]).bool()
+    assert (acting.sum(-1) == 1).all()  # one seat acts at every step
+    waiting = masks[~acting]
+    assert (waiting.sum(-1) == 1).all() and waiting[:, 0].all()
+    final = rollout["next", "players", "reward"][-1].flatten().tolist()
+    assert final == [float(r) for r in state.returns()]
 
 
 def test_gym_wrapper_rolls_out_the_vector_env_with_masked_actions() -> None:
