@@ -218,8 +218,7 @@ PROCESSES = integer(1, MAX_PROCESSES)
 def number(
     low: float | None = None, high: float | None = None, low_open: bool = False
 ) -> Callable[[str], float]:
-    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` with
-    ``low_open``); nan and inf are refused."""
+    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
 
     def parse(text: str) -> float:
         try:
@@ -395,8 +394,7 @@ def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
 
 
 def config_from_flags(config_class: type, args: argparse.Namespace, **overrides: Any) -> Any:
-    """``config_class`` (a dataclass) with the fields that have a flag of their name set from
-    ``args``, then ``overrides``."""
+    """``config_class`` (a dataclass) from the flags of ``args`` named as its fields."""
     flags = vars(args)
     fields = {f.name for f in dataclasses.fields(config_class)}
     return config_class(**{name: flags[name] for name in fields & flags.keys()} | overrides)
