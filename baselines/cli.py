@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
+from tabletop_zoo.baselines import reproducible
 from tabletop_zoo.baselines.agents import CODE_REFUSED, agent_spec_forms, runs_code
 from tabletop_zoo.envs.errors import InvalidOptionError, TabletopZooError
 from tabletop_zoo.envs.extras import MissingExtraError
@@ -47,7 +48,6 @@ MAX_PROCESSES = 256
 """The most processes or threads a flag may ask for (more is a typo; libraries overflow)."""
 MAX_LAYER = 65_536
 """The widest network layer and the most parallel envs a flag may ask for."""
-
 
 _PROGRAM: str | None = None
 """``"tabletop-zoo train"`` while the console script runs a command, else ``None``."""
@@ -127,13 +127,14 @@ def one_line(text: Any) -> str:
 
 
 def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
-    """Run a script's ``main()`` and exit with its code; bad input and Ctrl-C end in one
-    line on stderr (the module docstring has the codes). Bugs keep their traceback."""
+    """Run a script's ``main()`` (the reproducible mode set first) and exit with its code; bad
+    input and Ctrl-C end in one line on stderr (the module docstring has the codes)."""
     prog = prog or Path(sys.argv[0]).name
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _ctrl_c)  # only Python's own handler is replaced
     try:
+        reproducible.configure(sys.argv[1:])
         code = main()
     except Interrupted as exc:
         code = _say(prog, f"interrupted: {exc}", INTERRUPTED)
@@ -217,8 +218,7 @@ PROCESSES = integer(1, MAX_PROCESSES)
 def number(
     low: float | None = None, high: float | None = None, low_open: bool = False
 ) -> Callable[[str], float]:
-    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` with
-    ``low_open``); nan and inf are refused."""
+    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
 
     def parse(text: str) -> float:
         try:
@@ -394,8 +394,7 @@ def fail(parser: argparse.ArgumentParser, exc: BaseException) -> NoReturn:
 
 
 def config_from_flags(config_class: type, args: argparse.Namespace, **overrides: Any) -> Any:
-    """``config_class`` (a dataclass) with the fields that have a flag of their name set from
-    ``args``, then ``overrides``."""
+    """``config_class`` (a dataclass) from the flags of ``args`` named as its fields."""
     flags = vars(args)
     fields = {f.name for f in dataclasses.fields(config_class)}
     return config_class(**{name: flags[name] for name in fields & flags.keys()} | overrides)
