@@ -58,11 +58,13 @@ def run_record(script: str | Path, packages: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def rate_on_ladder(script: str | Path, model: Path, out: Path, against: str | None) -> None:
-    """Rate a tutorial's trained ``model`` on the shipped Mole Hill ladder through its ``py:``
+def rate_on_ladder(
+    script: str | Path, game: str, model: Path, out: Path, against: str | None
+) -> None:
+    """Rate a tutorial's trained ``model`` on the shipped ladder of ``game`` through its ``py:``
     spec (the clone's ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the model), the games
     in ``out/rating``; ``against`` a spec: against that one player, one round."""
-    rate = ["--game", "mole_hill", "--agent", f"py:{script}:policy", "--no-progress"]
+    rate = ["--game", game, "--agent", f"py:{script}:policy", "--no-progress"]
     rate += ["--out", f"{out}/rating", *(["--against", against, "--rounds", "1"] * bool(against))]
     command = [sys.executable, str(Path(script).resolve().parents[2] / "scripts" / "rate.py")]
     subprocess.run([*command, *rate], env={**os.environ, "TUTORIAL_MODEL": str(model)}, check=True)
