@@ -46,7 +46,7 @@ from pathlib import Path
 from tabletop_zoo.baselines import reproducible
 
 if __name__ == "__main__":
-    reproducible.configure(sys.argv[1:], default=True)  # before torch loads; on by default
+    reproducible.configure(sys.argv[1:])  # before torch loads
 
 import gymnasium
 import numpy as np
