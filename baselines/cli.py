@@ -35,6 +35,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from tabletop_zoo._startup import INTERRUPTED
+from tabletop_zoo.baselines import reproducible
 from tabletop_zoo.baselines.agents import CODE_REFUSED, agent_spec_forms, runs_code
 from tabletop_zoo.baselines.agents.checks import MAX_LAYER, MAX_PROCESSES, SEED_LIMIT
 from tabletop_zoo.envs._files import check_output_file, check_output_folder
@@ -43,7 +44,6 @@ from tabletop_zoo.envs.extras import MissingExtraError
 
 USAGE_ERROR = 2
 FAILURE = 1
-
 
 _PROGRAM: str | None = None
 """``"tabletop-zoo train"`` while the console script runs a command, else ``None``."""
@@ -124,13 +124,14 @@ def one_line(text: Any) -> str:
 
 
 def run_main(main: Callable[[], int | None], prog: str | None = None) -> NoReturn:
-    """Run a script's ``main()`` and exit with its code; bad input and Ctrl-C end in one
-    line on stderr (the module docstring has the codes). Bugs keep their traceback."""
+    """Run a script's ``main()`` (the reproducible mode set first) and exit with its code; bad
+    input and Ctrl-C end in one line on stderr (the module docstring has the codes)."""
     prog = prog or Path(sys.argv[0]).name
     in_main_thread = threading.current_thread() is threading.main_thread()
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _ctrl_c)  # only Python's own handler is replaced
     try:
+        reproducible.configure(sys.argv[1:])
         code = main()
     except Interrupted as exc:
         code = _say(prog, f"interrupted: {exc}", INTERRUPTED)
@@ -214,8 +215,7 @@ PROCESSES = integer(1, MAX_PROCESSES)
 def number(
     low: float | None = None, high: float | None = None, low_open: bool = False
 ) -> Callable[[str], float]:
-    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` with
-    ``low_open``); nan and inf are refused."""
+    """argparse type: a finite number in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
 
     def parse(text: str) -> float:
         try:

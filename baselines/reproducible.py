@@ -1,11 +1,14 @@
-"""The reproducible mode: a seed trains and plays the same network bytes on every x86-64 CPU.
+"""The reproducible mode: a seed trains the same network bytes on Intel and AMD x86-64 CPUs.
 
 torch's CPU build picks its kernels (``ATEN_CPU_CAPABILITY``) and MKL its code path
 (``MKL_CBWR``) by the CPU, and the paths round differently; both are read once, when torch
-loads. The mode pins them (:data:`PINNED`) before torch is imported: the commands and
-``scripts/*.py`` call :func:`configure` at start-up (on by default; ``--no-reproducible`` or
-``TABLETOP_ZOO_REPRODUCIBLE=0`` turn it off), a program of its own calls :func:`pin`.
-Child processes inherit the variables. ``docs/reproducibility.md`` says what holds where.
+loads. The mode pins them (:data:`PINNED`) before torch is imported. It is off by default
+(:data:`DEFAULT`): every program of ours calls :func:`configure` at start-up
+(``cli.run_main``), which turns it on for ``--reproducible`` or ``TABLETOP_ZOO_REPRODUCIBLE=1``;
+a program of your own calls ``configure(sys.argv[1:])`` or :func:`pin` before importing
+torch. Child processes inherit the variables. MKL's portable path takes ``torch.sqrt`` from
+the CPU's ``rsqrtps`` estimate, whose last bits differ by maker: Adam is fused (:data:`ADAM`),
+with an exact square root. ``docs/reproducibility.md`` says what holds where, and the cost.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
 
-__all__ = ["FLAG", "PINNED", "VARIABLE", "add_flag", "configure", "is_pinned", "pin", "requested"]
-
 VARIABLE = "TABLETOP_ZOO_REPRODUCIBLE"
 FLAG = "--reproducible"
 PINNED = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
 """The variables the mode sets: torch's kernels and MKL's path that every x86-64 CPU runs."""
+
+DEFAULT = False
+"""Off unless asked for: on an Intel CPU with AVX-512 torch's part of a run costs about 2x."""
+ADAM = {"eps": 1e-5, "fused": True}
+"""MaskablePPO's Adam (SB3's ``eps``), fused: ``policy_kwargs={"optimizer_kwargs": ADAM}``."""
 
 _ON = {"1", "true", "yes", "on"}
 _OFF = {"0", "false", "no", "off"}
@@ -31,7 +37,7 @@ _SAVED: dict[str, str | None] = {}
 """The values :func:`pin` replaced (``None``: unset), for :func:`release`."""
 
 
-def requested(argv: Sequence[str] = (), default: bool = True) -> bool:
+def requested(argv: Sequence[str] = (), default: bool = DEFAULT) -> bool:
     """Whether the mode is asked for: the last ``--reproducible`` / ``--no-reproducible``
     of ``argv`` (before a ``--``), else ``TABLETOP_ZOO_REPRODUCIBLE`` (``1``/``0``, ``on``/
     ``off``, ...; :class:`InvalidOptionError` for another value), else ``default``."""
@@ -87,7 +93,7 @@ def release() -> None:
     _SAVED.clear()
 
 
-def configure(argv: Sequence[str] = (), default: bool = True) -> bool:
+def configure(argv: Sequence[str] = (), default: bool = DEFAULT) -> bool:
     """Start-up of a command, before torch is imported: :func:`pin` when the mode is
     :func:`requested`, else :func:`release`; returns whether it is on."""
     on = requested(argv, default)
@@ -115,7 +121,8 @@ def add_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         FLAG,
         action=_ModeAction,
-        help="torch's and MKL's code paths that every x86-64 CPU runs alike, so a seed gives "
-        "the same numbers on any such CPU (default: on; TABLETOP_ZOO_REPRODUCIBLE=0 or "
-        "--no-reproducible: the CPU's own paths, faster, other digits)",
+        help="torch's and MKL's code paths that every x86-64 CPU runs alike: a seed gives the "
+        "same numbers on Intel and AMD CPUs, at up to 2.4x the CPU time (default: off, the "
+        "CPU's own paths: the same numbers on this machine, other digits on another CPU; "
+        "TABLETOP_ZOO_REPRODUCIBLE=1 turns the mode on for every command)",
     )

@@ -10,7 +10,7 @@ the flag fuzz (``tests/scripts/test_flag_fuzz.py``) and the crafted model files 
 ``tests/scripts/test_trust_model_flag.py`` run their commands so. Only
 ``python scripts/*.py ARGS`` and ``tabletop-zoo ARGS`` go there; any other ``python``
 (options first, ``-c``, ``-m``,
-``--no-reproducible``, a changed ``NUMBA_*``/``TABLETOP_ZOO_*``/thread variable) runs the
+``--[no-]reproducible``, a changed ``NUMBA_*``/``TABLETOP_ZOO_*``/thread variable) runs the
 real interpreter. The start-up itself is tested where it matters: ``tests/test_package.py``
 (the wheel), ``tests/scripts/test_ctrl_c_at_start.py`` and every subprocess test.
 
@@ -37,8 +37,7 @@ import time
 import traceback
 from pathlib import Path
 
-# PINNED: set before the server loads torch, as each command (the mode is on by default) sets it
-from tabletop_zoo.baselines.reproducible import PINNED
+from tabletop_zoo.baselines import reproducible
 
 #: variables read when a library loads: a command that changes one runs the real interpreter
 LOAD_TIME = ("NUMBA_", "OMP_", "MKL_", "OPENBLAS_", "KMP_", "TORCH", "PYTORCH", "ATEN_",
@@ -61,7 +60,7 @@ if console == "-":  # python ARGS: only a script of a scripts/ folder
     argv = args
 else:
     served, argv = True, [console, *args]
-served = served and "--no-reproducible" not in args
+served = served and not {"--reproducible", "--no-reproducible"} & set(args)
 base = json.loads(os.environ["SERVED_ENV"])
 prefixes = tuple(os.environ["SERVED_LOAD_TIME"].split(","))
 for key in set(base) | set(os.environ):
@@ -116,11 +115,10 @@ class Runner:
             shim.write_text(f'#!/bin/sh\nexec "{real}" -I -S "{self.folder / "client.py"}" '
                             f'"{real}" "{self.socket}" "{launcher}" "$@"\n')  # fmt: skip
             shim.chmod(0o755)
-        server_env = {**env, **PINNED}
         self.log = self.folder / "server.log"  # the server's own output (an import error)
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                [real, __file__, str(self.socket)], env=server_env, stdin=subprocess.DEVNULL,
+                [real, __file__, str(self.socket)], env=env, stdin=subprocess.DEVNULL,
                 stdout=log, stderr=log, start_new_session=True,
             )  # fmt: skip
         loaded = {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
@@ -186,7 +184,7 @@ def _run_command(header: dict, fds: list[int]) -> None:
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.chdir(header["cwd"])
-    pinned = {name: os.environ[name] for name in PINNED}  # what the command's pin() sets
+    pinned = {k: v for k, v in os.environ.items() if k in reproducible.PINNED}  # as pin() set
     os.environ.clear()
     os.environ.update(header["env"] | pinned)
     argv = header["argv"]
@@ -266,7 +264,7 @@ def serve(path: str) -> None:
     import importlib
 
     parent = os.getppid()
-
+    reproducible.configure()  # TABLETOP_ZOO_REPRODUCIBLE, as each command reads it
     for module in PRELOAD:
         try:
             importlib.import_module(module)

@@ -82,30 +82,16 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     chosen = parser.parse_args(args[:1])  # --help, --version, an unknown command: exits
     name, rest = chosen.command, args[1:]
     prog = f"{PROG} {name}"
-    from tabletop_zoo._startup import our_program
     from tabletop_zoo.baselines import cli
 
-    ours = our_program() is not None  # before sys.argv changes: the console script itself
     with cli.running_as(prog, rest):  # usage lines and messages name the command as typed
-        cli.run_main(lambda: _start(name, rest, ours), prog=prog)
+        cli.run_main(lambda: command_module(name).main(rest), prog=prog)
 
 
 def run_script(module: str) -> NoReturn:
     """``python scripts/<module>.py ARGS`` in a clone: the command of ``module`` with
     ``sys.argv``, named after the script (``rate.py``) in its messages."""
-    from tabletop_zoo._startup import our_program
     from tabletop_zoo.baselines import cli
 
     name = next(name for name, command in COMMANDS.items() if command.module == module)
-    ours = our_program() is not None
-    cli.run_main(lambda: _start(name, sys.argv[1:], ours))
-
-
-def _start(name: str, argv: list[str], ours: bool) -> int | None:
-    """Run the command ``name``: the reproducible mode first (before torch can load; on by
-    default when ``ours``: the console script or a clone's script is the program, not a test
-    or a notebook), then its ``main``."""
-    from tabletop_zoo.baselines import reproducible
-
-    reproducible.configure(argv, default=ours)
-    return command_module(name).main(argv)
+    cli.run_main(lambda: command_module(name).main(sys.argv[1:]))

@@ -20,11 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tabletop_zoo.envs.errors import InvalidOptionError
-from tabletop_zoo.envs.registry import GAMES
 
 METRIC = "win rate against uniformly random players, seats rotating; a win is a sole first place"
 RATES = ("chance", "before", "after")
-FIRST_GAME = next(iter(GAMES))  # the tutorials' game, the first of the registry
 FIELDS = (
     *"tutorial library versions algorithm game num_players command seed budget".split(),
     *"cpu_seconds env_share metric policy model cpu date".split(),
@@ -60,12 +58,13 @@ def run_record(script: str | Path, packages: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def rate_on_ladder(script: str | Path, model: Path, out: Path, against: str | None) -> None:
-    """Rate a tutorial's trained ``model`` on the shipped ladder of :data:`FIRST_GAME`
-    through its ``py:`` spec (the clone's ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the
-    model), the games in ``out/rating``; ``against`` a spec: against that one player, one
-    round."""
-    rate = ["--game", FIRST_GAME, "--agent", f"py:{script}:policy", "--no-progress"]
+def rate_on_ladder(
+    script: str | Path, game: str, model: Path, out: Path, against: str | None
+) -> None:
+    """Rate a tutorial's trained ``model`` on the shipped ladder of ``game`` through its ``py:``
+    spec (the clone's ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the model), the games
+    in ``out/rating``; ``against`` a spec: against that one player, one round."""
+    rate = ["--game", game, "--agent", f"py:{script}:policy", "--no-progress"]
     rate += ["--out", f"{out}/rating", *(["--against", against, "--rounds", "1"] * bool(against))]
     command = [sys.executable, str(Path(script).resolve().parents[2] / "scripts" / "rate.py")]
     subprocess.run([*command, *rate], env={**os.environ, "TUTORIAL_MODEL": str(model)}, check=True)

@@ -290,7 +290,8 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
     agent = ActorCritic(int(np.prod(obs_shape)), int(envs.single_action_space.n), config.hidden)
     if config.load is not None:
         load_weights(agent, config.load)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5)
+    # fused: the same digits on Intel and AMD (reproducible.ADAM)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
     rollout = Rollout.start(envs, config)
     batch_size = config.num_envs * config.num_steps
     num_updates = max(1, config.total_timesteps // batch_size) if config.total_timesteps else 0

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop_zoo.baselines import reproducible
 from tabletop_zoo.baselines.agents.threads import end_with_parent, limit_threads
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY, Checkpoints, check_finite
 from tabletop_zoo.baselines.training.config import TrainConfig
@@ -102,7 +103,7 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
         "n_steps batch_size n_epochs learning_rate gamma gae_lambda ent_coef seed device verbose"
     )
     settings = {name: getattr(cfg, name) for name in names.split()}
-    policy_kwargs = {"net_arch": list(cfg.net_arch)}
+    policy_kwargs = {"net_arch": list(cfg.net_arch), "optimizer_kwargs": reproducible.ADAM}
     model = MaskablePPO("MlpPolicy", vec_env, policy_kwargs=policy_kwargs, **settings)
     formats = ["csv"] + (["stdout"] if cfg.verbose else [])
     try:  # tensorboard only if it is installed

@@ -208,7 +208,7 @@ def main() -> None:
     print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
     print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate_on_ladder(HERE, args.out / "model.pt", args.out, args.rate_against)
+        rate_on_ladder(HERE, "mole_hill", args.out / "model.pt", args.out, args.rate_against)
 
 
 if __name__ == "__main__":

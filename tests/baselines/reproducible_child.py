@@ -15,7 +15,7 @@ from tabletop_zoo.baselines import reproducible
 
 
 def train_and_hash() -> dict[str, str]:
-    """Train 256 steps (seed 0, one thread) and hash the policy's weights."""
+    """Train 256 steps (seed 0, one thread, the commands' Adam) and hash the policy's weights."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
@@ -27,9 +27,9 @@ def train_and_hash() -> dict[str, str]:
     limit_threads(1)
     set_random_seed(0)
     env = make_env(next(iter(GAMES)), seed=0)
-    model = MaskablePPO(
-        "MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=2, seed=0, device="cpu"
-    )
+    adam = {"optimizer_kwargs": reproducible.ADAM}
+    settings = {"n_steps": 128, "batch_size": 64, "n_epochs": 2, "seed": 0, "device": "cpu"}
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=adam, **settings)
     model.learn(256)
     digest = hashlib.sha256()
     for name, tensor in sorted(model.policy.state_dict().items()):
@@ -39,5 +39,5 @@ def train_and_hash() -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    reproducible.configure(sys.argv[1:], default=False)
+    reproducible.configure(sys.argv[1:])
     print(json.dumps(train_and_hash()))
