@@ -55,11 +55,12 @@ def _columns_kernel(x, weight, bias, columns, starts, out):  # noqa: ANN001, ANN
 
 
 def _relu_network_kernel(
-    x, trunk_weights, trunk_biases, value_weight, value_bias, policy_weight, policy_bias,
-    columns, starts, value_out, policy_out,
-):  # fmt: skip  # noqa: ANN001, ANN202 - a numba kernel
+    x, trunk_weights, trunk_biases, heads, columns, starts, value_out, policy_out
+):  # noqa: ANN001, ANN202 - a numba kernel
     """A ReLU trunk with a ``value`` head and the ``policy`` head at ``columns`` (as
-    :func:`_columns_kernel`), row by row, in the module's order."""
+    :func:`_columns_kernel`), row by row, in the module's order; ``heads``: the value
+    weight and bias, then the policy's."""
+    value_weight, value_bias, policy_weight, policy_bias = heads
     rows, inputs = x.shape
     size = inputs
     for layer in range(len(trunk_weights)):
@@ -254,10 +255,9 @@ def network_rows(
         columns, starts = _check_columns(columns, starts, len(x), heads["policy"][0].shape[1])
         value = np.empty((len(x), heads["value"][0].shape[1]), np.float32)
         policy = np.empty(len(columns), np.float32)
-        _kernels()[2](
-            x, tuple(w for w, _ in trunk), tuple(b for _, b in trunk), *heads["value"],
-            *heads["policy"], columns, starts, value, policy,
-        )  # fmt: skip
+        trunk_weights, trunk_biases = tuple(w for w, _ in trunk), tuple(b for _, b in trunk)
+        both = (*heads["value"], *heads["policy"])
+        _kernels()[2](x, trunk_weights, trunk_biases, both, columns, starts, value, policy)
         return policy, {"value": value}
     for weight, bias in trunk:
         x = activation(dense_layer(x, weight, bias, compiled))

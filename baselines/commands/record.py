@@ -25,7 +25,7 @@ from tabletop_zoo.baselines.agents.ppo_file import TRUST_HELP
 from tabletop_zoo.baselines.commands import _flags
 from tabletop_zoo.baselines.evaluation import game_log
 from tabletop_zoo.envs.extras import require_extra
-from tabletop_zoo.envs.registry import GAMES, get_spec, make_env
+from tabletop_zoo.envs.registry import GAMES, make_env
 from tabletop_zoo.wrappers.recording import FORMATS, RecordEpisode
 
 
@@ -117,14 +117,8 @@ def check_args(args: argparse.Namespace) -> list[str]:
     elif not args.game or not args.agents:
         raise ValueError("--game and --agents are required (or --from a run's record)")
     args.seed = 0 if args.seed is None else args.seed
-    spec = get_spec(args.game)
     agents = [s.strip() for s in args.agents.split(",") if s.strip()]
-    if len(agents) not in spec.players:
-        allowed = ", ".join(map(str, spec.players))
-        raise ValueError(
-            f"--agents: {spec.title} is played by {allowed} players, got {len(agents)} specs "
-            f"({', '.join(agents) or 'none'})"
-        )
+    cli.players(args.game, len(agents), "--agents: one spec per seat, got")  # a count it allows
     cli.check_agents(agents, args.game, len(agents))  # forms, files, models for this game
     for agent in agents:
         make_agent(agent, trust=args.trust_model)  # a model that cannot load: before the game
