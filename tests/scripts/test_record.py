@@ -30,7 +30,7 @@ def test_record_writes_a_gif_of_a_whole_game(script, name: str, tmp_path: Path, 
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--agents", "greedy"], "played by 2 players, got 1 specs"),
+        (["--agents", "greedy"], "one spec per seat, got 1: Mole Hill is played by 2 players"),
         (["--agents", "greedy,nobody"], "unknown agent spec 'nobody'"),
         (
             ["--agents", "greedy,random", "--out", "x.avi"],
