@@ -41,10 +41,9 @@ def test_every_tutorial_has_a_case() -> None:
     assert sorted(p.name for p in TUTORIALS.glob("*.py")) == sorted(CASES)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
-    modules, budget = CASES[name]
+def run_tutorial(name: str, budget: list[str], tmp_path: Path) -> None:
+    """Run ``name`` with ``budget`` in ``tmp_path`` and check its result line."""
+    modules = CASES[name][0]
     missing = [m for m in modules if importlib.util.find_spec(m) is None]  # without importing
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (docs/tutorials/README.md)")
@@ -62,3 +61,15 @@ def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
     assert found, done.stdout[-2000:]
     assert all(0.0 <= float(rate) <= 1.0 for rate in found.groups())
     assert not list(tmp_path.iterdir()), "a tutorial wrote files"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
+    run_tutorial(name, CASES[name][1], tmp_path)
+
+
+@pytest.mark.slow
+def test_skrl_tutorial_runs_on_three_player_arktia(tmp_path: Path) -> None:
+    budget = ["--game", "arktia", "--num-players", "3", "--steps", "100", "--eval-games", "3"]
+    run_tutorial("skrl_ppo.py", [*budget, "--no-rate", "--out", "../skrl_arktia"], tmp_path)
