@@ -33,7 +33,8 @@ settings of BenchMARL's ``ExperimentConfig``, read off its collection loop:
   ``frames_per_batch / minibatch_size`` minibatches, not minibatches: 12 meant 48
   gradient steps per 1,000 frames. 4 passes, as skrl's ``learning_epochs`` here.
 
-Together: about 4.5 CPU-s per 1,000 env steps instead of 10, so the budget buys 40,000.
+Together: about 4.5 CPU-s per 1,000 env steps instead of 10, so the budget buys 40,000
+env steps, after which MAPPO and IPPO (same settings) both pass 0.90 against random.
 The waiting seats' steps stay in the batch: log-probability 0 and entropy 0 under their
 one-action mask, so they add no policy gradient (they do count in the loss's mean, as in
 skrl), and the critic learns their values, through which the final reward (every seat's,
