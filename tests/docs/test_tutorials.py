@@ -56,10 +56,10 @@ def test_every_tutorial_has_a_case_and_a_documented_command() -> None:
     assert sorted(documented_commands()) == names
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
-    modules, budget = CASES[name]
+def run_tutorial(name: str, budget: list[str], tmp_path: Path, games: int = 2) -> None:
+    """Run ``name`` with ``budget`` in ``tmp_path``; check its ``result.json`` (``games`` per
+    win rate), its summary and its rating."""
+    modules = CASES[name][0]
     missing = [m for m in modules if importlib.util.find_spec(m) is None]  # without importing
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed (docs/tutorials/README.md)")
@@ -82,7 +82,19 @@ def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
     assert (tmp_path / result["model"]).is_file()
     for key in ("chance", "before", "after"):
         assert 0 <= result[key]["low"] <= result[key]["rate"] <= result[key]["high"] <= 1
-        assert result[key]["games"] == 2
+        assert result[key]["games"] == games
     assert f"{result['after']['rate']:.2f} [" in done.stdout  # its summary, intervals shown
     if "--no-rate" not in command:  # the rating through py:, of the trained model
         assert "1 x random" in done.stdout and (out / "rating" / "games.jsonl").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tutorial_runs_with_a_tiny_budget(name: str, tmp_path: Path) -> None:
+    run_tutorial(name, CASES[name][1], tmp_path)
+
+
+@pytest.mark.slow
+def test_skrl_tutorial_runs_on_three_player_arktia(tmp_path: Path) -> None:
+    budget = ["--game", "arktia", "--num-players", "3", "--steps", "100", "--eval-games", "3"]
+    run_tutorial("skrl_ppo.py", [*budget, "--no-rate", "--out", "../skrl_arktia"], tmp_path, 3)
