@@ -202,7 +202,7 @@ def _run_command(header: dict, fds: list[int]) -> None:
     except KeyboardInterrupt:
         traceback.print_exc()
         code = -signal.SIGINT
-    except BaseException:  # noqa: BLE001 - as Python's top level: its traceback, exit 1
+    except BaseException:
         traceback.print_exc()
         code = 1
     try:

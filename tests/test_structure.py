@@ -367,11 +367,6 @@ def test_a_data_table_is_an_assignment_of_data() -> None:
     assert not any(_is_data_table(node) for node in ast.parse(code).body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="130 formatter markers today, 125 of them on code, not data tables: until the "
-    "packed blocks are unpacked",
-)
 def test_format_markers_keep_only_data_tables_in_columns() -> None:
     """``# fmt: skip`` only closing a data table, at most 30 in the source; no ``fmt: off``."""
     markers = [(p.relative_to(ROOT), m) for p in _sources(*SOURCE) for m in _format_markers(p)]

@@ -105,7 +105,7 @@ class RecordEpisode(BaseWrapper):
         path: str | Path | None = None,
         fps: float = 2.0,
         final_hold: int = 3,
-        format: str | None = None,  # noqa: A002  # the word the callers know
+        format: str | None = None,  # the word the callers know
         agents: Any = None,
     ) -> None:
         super().__init__(env)

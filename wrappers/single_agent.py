@@ -254,7 +254,7 @@ class SingleAgentEnv(gymnasium.Env):
         """``action`` in the game's notation, or ``None`` if the engine cannot write it."""
         try:
             return str(self.game_state.action_to_string(action))
-        except Exception:  # noqa: BLE001 - not one of our engines, or no such action
+        except Exception:
             return None
 
     def _illegal_message(self, action: Any, index: int | None, mask: np.ndarray) -> str:

@@ -44,9 +44,15 @@ def make_vector_env(
     """
     engine = fast_engine(game, num_players, max_turns=max_turns, **options)
     if isinstance(opponent, (list, tuple)):
-        return PoolVectorEnv(engine, num_envs, OpponentMix(opponent), learner_seat=learner_seat,
-                             reward_mode=reward_mode, seed=seed,
-                             autoreset_mode=autoreset_mode)  # fmt: skip
+        return PoolVectorEnv(
+            engine,
+            num_envs,
+            OpponentMix(opponent),
+            learner_seat=learner_seat,
+            reward_mode=reward_mode,
+            seed=seed,
+            autoreset_mode=autoreset_mode,
+        )
     return BatchedVectorEnv(
         engine, num_envs, opponent, learner_seat, reward_mode, seed, autoreset_mode
     )

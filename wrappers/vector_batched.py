@@ -43,8 +43,9 @@ class Outcome:
     @classmethod
     def empty(cls, num_envs: int) -> Outcome:
         """Nothing ended yet in ``num_envs`` games."""
-        return cls(np.zeros(num_envs, np.float32), np.zeros(num_envs, bool),
-                   np.zeros(num_envs, bool))  # fmt: skip
+        return cls(
+            np.zeros(num_envs, np.float32), np.zeros(num_envs, bool), np.zeros(num_envs, bool)
+        )
 
 
 class BatchedVectorEnv(gymnasium.vector.VectorEnv):
@@ -228,8 +229,13 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """What a step may change: rows, seats, the seat generator, numba's generator."""
         from tabletop_zoo.envs.compiled.common import compiled_random_state  # numba: lazily
 
-        return (self._states.copy(), self.learner_seat.copy(), self._ended.copy(),
-                self._rng.bit_generator.state, compiled_random_state())  # fmt: skip
+        return (
+            self._states.copy(),
+            self.learner_seat.copy(),
+            self._ended.copy(),
+            self._rng.bit_generator.state,
+            compiled_random_state(),
+        )
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         from tabletop_zoo.envs.compiled.common import set_compiled_random_state

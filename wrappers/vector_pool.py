@@ -58,8 +58,12 @@ class OpponentMix:
         self.baselines = tuple(dict.fromkeys(e for e in entries if isinstance(e, str)))
         self.policies = list(dict.fromkeys(e for e in entries if not isinstance(e, str)))
         self.codes = np.array(
-            [-1 - self.baselines.index(e) if isinstance(e, str) else self.policies.index(e)
-             for e in entries], dtype=np.int64)  # fmt: skip
+            [
+                -1 - self.baselines.index(e) if isinstance(e, str) else self.policies.index(e)
+                for e in entries
+            ],
+            dtype=np.int64,
+        )
         self.counts: dict[str, int] = {}
 
     def refresh(self, in_use: np.ndarray) -> None:

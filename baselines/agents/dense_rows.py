@@ -22,7 +22,7 @@ import numpy as np
 from tabletop_zoo.envs.registry import fast_path_available
 
 
-def _layer_kernel(x, weight, bias, out):  # noqa: ANN001, ANN202 - a numba kernel
+def _layer_kernel(x, weight, bias, out):
     """``out[i] = x[i] @ weight + bias`` in the module's order."""
     rows, inputs = x.shape
     width = weight.shape[1]
@@ -38,7 +38,7 @@ def _layer_kernel(x, weight, bias, out):  # noqa: ANN001, ANN202 - a numba kerne
             out[i, j] += bias[j]
 
 
-def _columns_kernel(x, weight, bias, columns, starts, out):  # noqa: ANN001, ANN202
+def _columns_kernel(x, weight, bias, columns, starts, out):
     """``out[starts[i]:starts[i + 1]]`` = row ``i``'s outputs at ``columns`` of that range."""
     rows, inputs = x.shape
     for i in range(rows):
@@ -56,7 +56,7 @@ def _columns_kernel(x, weight, bias, columns, starts, out):  # noqa: ANN001, ANN
 
 def _relu_network_kernel(
     x, trunk_weights, trunk_biases, heads, columns, starts, value_out, policy_out
-):  # noqa: ANN001, ANN202 - a numba kernel
+):
     """A ReLU trunk with a ``value`` head and the ``policy`` head at ``columns`` (as
     :func:`_columns_kernel`), row by row, in the module's order; ``heads``: the value
     weight and bias, then the policy's."""
@@ -70,7 +70,7 @@ def _relu_network_kernel(
     actions = policy_weight.shape[1]
     every = np.zeros(actions, np.float32)
 
-    def sums(source, count, weight, target):  # noqa: ANN001, ANN202 - inlined by numba
+    def sums(source, count, weight, target):
         """``target[j]`` = the sum over ``k < count`` of ``source[k] * weight[k, j]`` in
         the module's order (no bias)."""
         for j in range(weight.shape[1]):
@@ -141,11 +141,14 @@ def _as_float32(
     """The three arrays as C-contiguous float32 (no copy when they are), shapes checked."""
     x, weight, bias = (np.ascontiguousarray(a, dtype=np.float32) for a in (x, weight, bias))
     if weight.ndim != 2 or bias.shape != (weight.shape[1],):
-        raise ValueError(f"a dense layer needs weight (in, out) and bias (out,), got "
-                         f"{weight.shape} and {bias.shape}")  # fmt: skip
+        raise ValueError(
+            f"a dense layer needs weight (in, out) and bias (out,), got "
+            f"{weight.shape} and {bias.shape}"
+        )
     if x.ndim != 2 or x.shape[1] != weight.shape[0]:
-        raise ValueError(f"a dense layer of {weight.shape} takes rows of {weight.shape[0]} "
-                         f"inputs, got {x.shape}")  # fmt: skip
+        raise ValueError(
+            f"a dense layer of {weight.shape} takes rows of {weight.shape[0]} inputs, got {x.shape}"
+        )
     return x, weight, bias
 
 
@@ -250,8 +253,9 @@ def network_rows(
     if compiled and relu and trunk and sorted(heads) == ["policy", "value"]:
         x = np.ascontiguousarray(x, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != trunk[0][0].shape[0]:
-            raise ValueError(f"the network takes rows of {trunk[0][0].shape[0]} inputs, "
-                             f"got {x.shape}")  # fmt: skip
+            raise ValueError(
+                f"the network takes rows of {trunk[0][0].shape[0]} inputs, got {x.shape}"
+            )
         columns, starts = _check_columns(columns, starts, len(x), heads["policy"][0].shape[1])
         value = np.empty((len(x), heads["value"][0].shape[1]), np.float32)
         policy = np.empty(len(columns), np.float32)

@@ -139,9 +139,14 @@ class DenseNet:
         (``starts``: where each row's begin, ``rows + 1`` offsets)."""
         x = self._rows(inputs)
         return network_rows(
-            x, self.trunk, ACTIVATIONS[self.activation], self.heads, actions, starts,
+            x,
+            self.trunk,
+            ACTIVATIONS[self.activation],
+            self.heads,
+            actions,
+            starts,
             relu=self.activation == "relu",
-        )  # fmt: skip
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the network as a compressed ``.npz`` (float16 weights), atomically: a
@@ -172,8 +177,17 @@ class DenseNet:
             raise ModelFileError(f"{str(path)!r} is not a network file of ours: {exc}") from None
         except MemoryError:
             raise ModelFileError(f"{str(path)!r}: its arrays do not fit in memory") from None
-        except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile,
-                zlib.error, struct.error, NotImplementedError) as exc:  # fmt: skip
+        except (
+            OSError,
+            EOFError,
+            ValueError,
+            KeyError,
+            TypeError,
+            zipfile.BadZipFile,
+            zlib.error,
+            struct.error,
+            NotImplementedError,
+        ) as exc:
             reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
             raise ModelFileError(
                 f"{str(path)!r} is not a network file of ours (truncated or damaged? {reason})"

@@ -76,7 +76,7 @@ def _module(path: Path, spec: str) -> Any:
         sys.path.insert(0, str(path.parent))
         try:
             module.__spec__.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - the user's code may raise anything
+        except Exception as exc:
             del sys.modules[name]
             raise ModelFileError(
                 f"agent spec {spec!r}: importing it failed: {_last_line(exc)}"
@@ -98,7 +98,7 @@ def load_policy(argument: str, spec: str | None = None) -> Callable[..., Any]:
     if callable(factory):
         try:
             policy = factory()
-        except Exception as exc:  # noqa: BLE001 - the user's code may raise anything
+        except Exception as exc:
             raise ModelFileError(
                 f"agent spec {spec!r}: {name}() raised {_last_line(exc)}"
             ) from None

@@ -223,7 +223,7 @@ def _load_safely(path: Path) -> SafePPOModel:
     observation_space, action_space = _spaces(data, path)
     try:
         weights = load_tensors_only(io.BytesIO(weights_bytes))
-    except Exception as exc:  # noqa: BLE001 - torch raises assorted errors for bad content
+    except Exception as exc:
         if "weights_only" in str(exc) or "Unsupported global" in str(exc):
             raise untrusted(path, "its policy.pth holds more than tensors") from None
         raise _bad(path, f"cannot read policy.pth: {type(exc).__name__}") from None
@@ -260,5 +260,5 @@ def load_ppo_model(path: str | Path, trust: bool = False) -> Any:
 
     try:
         return MaskablePPO.load(str(file), device="cpu")
-    except Exception as exc:  # noqa: BLE001 - SB3 raises assorted errors for bad files
+    except Exception as exc:
         raise _bad(file, f"{type(exc).__name__}: {exc}") from None

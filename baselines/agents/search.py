@@ -266,9 +266,13 @@ class MCTSAgent(_SeededAgent):
         stream = PythonStream(rng)  # the generator takes the stream's state back at the end
         try:
             return compiled.search_tree(
-                stream.words, root_legal, self.n_simulations, self.exploration,
-                self.max_rollout_depth, self.solve,
-            )  # fmt: skip
+                stream.words,
+                root_legal,
+                self.n_simulations,
+                self.exploration,
+                self.max_rollout_depth,
+                self.solve,
+            )
         finally:
             stream.store()
 

@@ -24,7 +24,7 @@ import numpy as np
 NEW_LEAF, FINISHED_LEAF, COLLISION = 0, 1, 2  # what a descent reached (``out_status``)
 
 
-def descend(nodes, edges, slots, first, c_puct, out_edges, out_actions, out_length, out_status):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def descend(nodes, edges, slots, first, c_puct, out_edges, out_actions, out_length, out_status):
     """From the root of each tree ``slots[i]`` in turn, select down to a new leaf by
     ``argmax Q + c_puct * P * sqrt(N + 1) / (1 + n)`` for the seat to act (ties to the first
     edge; an unvisited edge's ``Q`` is the node's own value for that seat), each step adding
@@ -85,7 +85,7 @@ def descend(nodes, edges, slots, first, c_puct, out_edges, out_actions, out_leng
         out_length[i] = depth
 
 
-def expand(nodes, edges, counts, slots, parent_edge, players, results, starts, actions, priors):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def expand(nodes, edges, counts, slots, parent_edge, players, results, starts, actions, priors):
     """Add one node per entry ``i``: in tree ``slots[i]``, the child of edge
     ``parent_edge[i]`` (-1: the root of a fresh tree), seat to act ``players[i]`` (-1:
     finished, value ``results[i]``), edges ``actions[starts[i]:starts[i + 1]]`` with
@@ -118,7 +118,7 @@ def expand(nodes, edges, counts, slots, parent_edge, players, results, starts, a
         edge_count[s] += count
 
 
-def backup(nodes, edges, slots, path_edges, path_length, values):  # noqa: ANN001, ANN201 - a kernel (numba or Python)
+def backup(nodes, edges, slots, path_edges, path_length, values):
     """Add ``values[i]`` (every seat) to the leaf of entry ``i`` (the child of its path's
     last edge, no longer pending) and then along its path, taking back each step's
     virtual loss after the values (the visits were counted on the way down)."""
@@ -201,9 +201,15 @@ class Forest:
         return edges, actions, length, status
 
     def add_nodes(
-        self, slots: np.ndarray, parent_edge: np.ndarray, players: np.ndarray,
-        results: np.ndarray, actions: np.ndarray, starts: np.ndarray, priors: np.ndarray,
-    ) -> None:  # fmt: skip
+        self,
+        slots: np.ndarray,
+        parent_edge: np.ndarray,
+        players: np.ndarray,
+        results: np.ndarray,
+        actions: np.ndarray,
+        starts: np.ndarray,
+        priors: np.ndarray,
+    ) -> None:
         """:func:`expand` (room made first): one node per entry ``i`` in tree ``slots[i]``."""
         self.reserve(slots, starts)
         trees = self.node_arrays(), self.edge_arrays(), (self.node_count, self.edge_count)

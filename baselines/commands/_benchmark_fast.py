@@ -54,9 +54,14 @@ def timed(run_once: Callable[[int], tuple[int, int]], seconds: float, cpu: bool 
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
-    result = {"steps": steps, "games": games, "seconds": round(elapsed, 4),
-              "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-              "steps_per_game": steps / max(games, 1)}  # fmt: skip
+    result = {
+        "steps": steps,
+        "games": games,
+        "seconds": round(elapsed, 4),
+        "steps_per_s": steps / elapsed,
+        "games_per_s": games / elapsed,
+        "steps_per_game": steps / max(games, 1),
+    }
     if cpu:
         used = time.process_time() - cpu_start
         result.update(cpu_seconds=round(used, 4), steps_per_cpu_s=steps / used if used else None)
@@ -115,9 +120,14 @@ def measure_mcts(game: str, n: int, fast: bool, seconds: float, seed: int) -> di
         decide(-1)  # loads the compiled code, untimed
     result = timed(decide, seconds)
     moves = result["steps"]
-    return {**result, "games_per_s": 0.0, "steps_per_game": 0.0,
-            "seconds_per_move": result["seconds"] / moves, "simulations": MCTS_SIMULATIONS,
-            "cpu_seconds_per_move": result["cpu_seconds"] / moves}  # fmt: skip
+    return {
+        **result,
+        "games_per_s": 0.0,
+        "steps_per_game": 0.0,
+        "seconds_per_move": result["seconds"] / moves,
+        "simulations": MCTS_SIMULATIONS,
+        "cpu_seconds_per_move": result["cpu_seconds"] / moves,
+    }
 
 
 def fast_rows(seconds: float, seed: int, only: list[str] | None) -> tuple[list[dict], list[str]]:

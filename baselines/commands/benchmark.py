@@ -89,10 +89,12 @@ def run(seconds: float, seed: int, only: list[str] | None = None) -> dict:
             continue
         try:
             env = factory()
-        except Exception as exc:  # noqa: BLE001 - any import/constructor failure: skip it
+        except Exception as exc:
             hint = f" (install the 'bench' extra: {install_command('bench')})"
-            notes.append(f"skipped {name}: {type(exc).__name__}: {exc}" + (
-                hint if isinstance(exc, ImportError) else ""))  # fmt: skip
+            notes.append(
+                f"skipped {name}: {type(exc).__name__}: {exc}"
+                + (hint if isinstance(exc, ImportError) else "")
+            )
             continue
         result = measure(lambda rng, s, env=env: play_aec_game(env, rng, s), seconds, seed)
         rows.append({"name": name, "kind": "env", **result})

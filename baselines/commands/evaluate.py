@@ -47,11 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     _flags.add_game_log_flags(p, "results/tournament", tables=True)
     p.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     p.add_argument(
-        "--random-opening", type=cli.integer(0), default=0, metavar="K",
+        "--random-opening",
+        type=cli.integer(0),
+        default=0,
+        metavar="K",
         help="the first K actions of every game are random legal actions (default 0): two "
         "deterministic agents (ppo:, az:, ref:) play the same game in every game with the "
         "same seating otherwise, since both games start from one position",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--backend",
         choices=("local", "ray"),

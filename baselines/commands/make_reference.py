@@ -219,9 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--ppo-vector", help="weights of tabletop-zoo ppo-vector --save (.pt)")
     source.add_argument("--az", help="AlphaZero network .npz (tabletop-zoo train-alphazero)")
     add.add_argument(
-        "--policy", choices=["argmax", "sample"], default="argmax",
+        "--policy",
+        choices=["argmax", "sample"],
+        default="argmax",
         help="a PPO model plays its most probable legal action, or draws one from its policy",
-    )  # fmt: skip
+    )
     add.add_argument("--simulations", type=cli.integer(1), default=64, help="AlphaZero search size")
     add.add_argument("--command", required=True, help="the training command")
     add.add_argument("--commit", default=None, help="commit it was trained at (default HEAD)")
@@ -235,10 +237,13 @@ def main(argv: list[str] | None = None) -> int:
     ladder.add_argument("--rounds", type=cli.integer(1), default=2)
     ladder.add_argument("--seed", type=cli.SEED, default=0)
     ladder.add_argument(
-        "--random-opening", type=cli.integer(0), default=0, metavar="K",
+        "--random-opening",
+        type=cli.integer(0),
+        default=0,
+        metavar="K",
         help="the first K actions of every game are random (needed when two members are "
         "deterministic and the game has no chance); rate.py uses the same K on this ladder",
-    )  # fmt: skip
+    )
     ladder.add_argument("--workers", type=cli.PROCESSES, default=1, help="processes playing games")
     ladder.add_argument(
         "--plot", type=cli.output_file(".png"), help="save the ratings chart (PNG) here"

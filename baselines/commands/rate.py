@@ -42,16 +42,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="placements against SPEC in every other seat instead of the ladder (repeatable)",
     )
     p.add_argument(
-        "--random-opening", type=cli.integer(0), default=None, metavar="K",
+        "--random-opening",
+        type=cli.integer(0),
+        default=None,
+        metavar="K",
         help="the first K actions of every game are random legal actions: two deterministic "
         "agents (ppo:, az:, ref:) in a game without chance play the same game every round "
         "otherwise (default: 0 with --against, the ladder's own K on a ladder)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--workers", type=cli.PROCESSES, default=1,
+        "--workers",
+        type=cli.PROCESSES,
+        default=1,
         help="processes playing games (2 on a 2-core machine: about half the wall time, "
         "the same games)",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--csv",
         type=cli.output_file(".csv"),

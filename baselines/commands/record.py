@@ -65,8 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="with --from: the game's slot in the schedule (default 0)",
     )
-    p.add_argument("--match", type=cli.integer(0), default=0,
-                   help="with --from: the match of a run of several (default 0)")  # fmt: skip
+    p.add_argument(
+        "--match",
+        type=cli.integer(0),
+        default=0,
+        help="with --from: the match of a run of several (default 0)",
+    )
     p.add_argument(
         "--check",
         action="store_true",

@@ -117,8 +117,14 @@ def main(argv: list[str] | None = None) -> int:
         else:  # the run's own settings, in the folder where it is now
             settings, state = checkpoint.load_checkpoint(args.resume, "train")
             run = Path(args.resume)
-            config = TrainConfig(**settings | {"runs_dir": str(run.parent), "name": run.name,
-                                 "progress_bar": config.progress_bar}).resolved()  # fmt: skip
+            config = TrainConfig(
+                **settings
+                | {
+                    "runs_dir": str(run.parent),
+                    "name": run.name,
+                    "progress_bar": config.progress_bar,
+                }
+            ).resolved()
     try:
         result = train(config, checkpoint_every=args.checkpoint_every, resume=state)
     except KeyboardInterrupt:

@@ -195,10 +195,17 @@ def play_seatings(
         for k, (returns, scores, moves) in stream:
             slot, seating = todo[k], seatings[todo[k]]
             records[slot] = MatchRecord(
-                game, num_players, tuple(seating.agents), tuple(names[a] for a in seating.agents),
-                tuple(float(r) for r in returns), tuple(int(s) for s in scores), len(moves),
-                int(seating.seed), seating.random_opening, tuple(int(m) for m in moves),
-            )  # fmt: skip
+                game,
+                num_players,
+                tuple(seating.agents),
+                tuple(names[a] for a in seating.agents),
+                tuple(float(r) for r in returns),
+                tuple(int(s) for s in scores),
+                len(moves),
+                int(seating.seed),
+                seating.random_opening,
+                tuple(int(m) for m in moves),
+            )
             if log is not None:
                 log.add(slot, records[slot])
             if on_game is not None:

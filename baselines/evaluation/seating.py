@@ -192,8 +192,10 @@ def plot_ratings(
     order = sorted(range(len(ratings)), key=lambda i: ratings[i].value)
     fig, axis = plt.subplots(figsize=(7, 0.5 * len(order) + 1.2))
     values = [ratings[i].value for i in order]
-    errors = [[ratings[i].value - ratings[i].low for i in order],
-              [ratings[i].high - ratings[i].value for i in order]]  # fmt: skip
+    errors = [
+        [ratings[i].value - ratings[i].low for i in order],
+        [ratings[i].high - ratings[i].value for i in order],
+    ]
     axis.barh(range(len(order)), values, xerr=errors, color="tab:blue", capsize=3)
     axis.set_yticks(range(len(order)), [result.agents[i] for i in order])
     axis.set_xlabel("Plackett-Luce rating (openskill mu, 95% interval)")

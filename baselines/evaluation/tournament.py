@@ -280,8 +280,13 @@ def evaluate_agent(
             Seating(line_ups[n * num_players // games], int(game_seeds[n])) for n in range(games)
         ]
         records = play_seatings(
-            game, num_players, [agent, opponent], schedule, [name, spec], env_kwargs,
+            game,
+            num_players,
+            [agent, opponent],
+            schedule,
+            [name, spec],
+            env_kwargs,
             progress=False,  # inside training, whose own output says how far it is
-        )  # fmt: skip
+        )
         rows.append(evaluation_view(records, name, spec))
     return rows

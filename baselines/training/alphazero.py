@@ -196,9 +196,12 @@ class _Network:
         return DenseNet(trunk, heads, "relu", meta)
 
 
-def train_alphazero(config: AlphaZeroConfig, log: Callable[[str], Any] = print,
-                    checkpoint_every: float = checkpoint.DEFAULT_EVERY,
-                    resume: dict | None = None) -> AlphaZeroResult:  # fmt: skip
+def train_alphazero(
+    config: AlphaZeroConfig,
+    log: Callable[[str], Any] = print,
+    checkpoint_every: float = checkpoint.DEFAULT_EVERY,
+    resume: dict | None = None,
+) -> AlphaZeroResult:
     """Run self-play training as configured; write the network to ``config.out``
     (``checkpoint_every``, ``resume``: :mod:`.checkpoint`, ending as an uninterrupted run).
     Subnormal floats are flushed to zero meanwhile (torch and NumPy in this thread; the
@@ -245,8 +248,9 @@ def random_network(cfg: AlphaZeroConfig, seed: int = 0) -> DenseNet:
     return DenseNet(trunk, heads, "relu", network_meta(cfg, shape, game.num_actions))
 
 
-def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
-           resume: dict | None) -> AlphaZeroResult:  # fmt: skip
+def _train(
+    cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float, resume: dict | None
+) -> AlphaZeroResult:
     """The training loop of :func:`train_alphazero` (``cfg`` checked)."""
     import torch
 
@@ -279,9 +283,15 @@ def _train(cfg: AlphaZeroConfig, log: Callable[[str], Any], every: float,
         if checkpoints.due():  # the state before this iteration, the replay buffer with it
             counters = (iteration - 1, games, decisions, history, time.process_time() - start)
             columns = [np.stack(column) for column in zip(*buffer, strict=True)]
-            checkpoints.save(dataclasses.asdict(cfg), checkpoint.capture(
-                parts, generator=rng.bit_generator.state, buffer=columns,
-                counters=(*counters, next_checkpoint)))  # fmt: skip
+            checkpoints.save(
+                dataclasses.asdict(cfg),
+                checkpoint.capture(
+                    parts,
+                    generator=rng.bit_generator.state,
+                    buffer=columns,
+                    counters=(*counters, next_checkpoint),
+                ),
+            )
         records, played = play_self_play_games(
             network.export(meta), cfg, cfg.games_per_iteration, rng, opponent=opponent
         )

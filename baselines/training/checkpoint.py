@@ -76,7 +76,7 @@ def load_checkpoint(run: str | Path, command: str) -> tuple[dict[str, Any], dict
         problem = f"not a resumable run of {command} (no {path}; a finished run has none)"
     try:
         payload = load_tensors_only(path) if path.is_file() else {}
-    except Exception as exc:  # noqa: BLE001 - torch raises assorted errors for bad content
+    except Exception as exc:
         why = "it holds more than data" if "weights_only" in str(exc) else type(exc).__name__
         payload, problem = {}, f"{path} is not a checkpoint ({why})"
     if isinstance(payload, dict) and payload.get("format") == FORMAT:

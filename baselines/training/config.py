@@ -161,8 +161,11 @@ class TrainConfig:
             raise InvalidOptionError("the opponent pool needs at least one baseline agent")
         check_seed(self.seed)
         checks = [
-            ("net_arch", all(isinstance(n, int) and 1 <= n <= MAX_LAYER for n in self.net_arch),
-             f"in 1..{MAX_LAYER} each"),
+            (
+                "net_arch",
+                all(isinstance(n, int) and 1 <= n <= MAX_LAYER for n in self.net_arch),
+                f"in 1..{MAX_LAYER} each",
+            ),
             ("learning_rate", self.learning_rate > 0, "> 0"),
             ("gamma", 0 < self.gamma <= 1, "in (0, 1]"),
             ("gae_lambda", 0 <= self.gae_lambda <= 1, "in [0, 1]"),
@@ -171,9 +174,12 @@ class TrainConfig:
             ("max_snapshots", self.max_snapshots >= 1, ">= 1"),
             ("torch_threads", 1 <= self.torch_threads <= MAX_PROCESSES, f"in 1..{MAX_PROCESSES}"),
             ("verbose", self.verbose in (0, 1, 2), "0, 1 or 2"),
-            ("name", self.name is None or _folder_name(self.name),
-             "one folder name inside runs_dir (no '/', not '.' or '..')"),
-        ]  # fmt: skip
+            (
+                "name",
+                self.name is None or _folder_name(self.name),
+                "one folder name inside runs_dir (no '/', not '.' or '..')",
+            ),
+        ]
         for key, ok, allowed in checks:  # (nan fails every comparison, so it is caught too)
             if not ok:
                 raise InvalidOptionError(f"{key} must be {allowed}, got {getattr(self, key)!r}")

@@ -95,8 +95,9 @@ def keep_rows_until(path: Path, column: str, steps: int) -> str:
     return text
 
 
-def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str = "",
-                        resumed_at: Sequence[int] = ()) -> Path:  # fmt: skip
+def plot_learning_curve(
+    eval_csv: str | Path, png_path: str | Path, title: str = "", resumed_at: Sequence[int] = ()
+) -> Path:
     """Win rate (with Wilson 95% band) against each opponent over timesteps, as PNG; a
     dashed line at each step in ``resumed_at`` (where the run resumed from a checkpoint)."""
     fig, ax = curve_figure("the learning curve")
@@ -112,8 +113,14 @@ def plot_learning_curve(eval_csv: str | Path, png_path: str | Path, title: str =
         ax.fill_between(t, lo, hi, alpha=0.2)
     for i, step in enumerate(resumed_at):
         ax.axvline(step, color="grey", linestyle="--", label=None if i else "resumed")
-    return save_curve(fig, ax, png_path, xlabel="timesteps", ylabel="win rate (all seats)",
-                      title=title or "learning curve")  # fmt: skip
+    return save_curve(
+        fig,
+        ax,
+        png_path,
+        xlabel="timesteps",
+        ylabel="win rate (all seats)",
+        title=title or "learning curve",
+    )
 
 
 def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) -> list[EvalRow]:
@@ -123,8 +130,15 @@ def run_evaluation(model: Any, cfg: Any, timesteps: int, games_per_seat: int) ->
 
     learner = PPOAgent(model, deterministic=True, name="learner")
     seed = (cfg.seed + 1_000_003 + timesteps) % SEED_LIMIT
-    stats = evaluate_agent(learner, cfg.game, cfg.num_players, EVAL_OPPONENTS, games_per_seat,
-                           seed=seed, env_kwargs=cfg.env_kwargs)  # fmt: skip
+    stats = evaluate_agent(
+        learner,
+        cfg.game,
+        cfg.num_players,
+        EVAL_OPPONENTS,
+        games_per_seat,
+        seed=seed,
+        env_kwargs=cfg.env_kwargs,
+    )
     rows = [EvalRow(**dataclasses.asdict(s), timesteps=timesteps) for s in stats]
     append_eval_csv(path := cfg.run_dir / "eval.csv", rows)
     title = f"{cfg.name}: {cfg.game}, {cfg.num_players} players"

@@ -27,8 +27,14 @@ def linear_pair(weight: Any, bias: Any) -> tuple[np.ndarray, np.ndarray]:
     return weight.detach().float().numpy().T.copy(), bias.detach().float().numpy().copy()
 
 
-def _ppo_net(trunk: list, policy: tuple, activation: str, meta: dict[str, Any],
-             shape: tuple[int, ...], num_actions: int) -> DenseNet:  # fmt: skip
+def _ppo_net(
+    trunk: list,
+    policy: tuple,
+    activation: str,
+    meta: dict[str, Any],
+    shape: tuple[int, ...],
+    num_actions: int,
+) -> DenseNet:
     """A PPO actor as a :class:`DenseNet`, ``meta`` completed with its kind and sizes."""
     info = {"kind": "ppo", "observation_shape": list(shape), "num_actions": int(num_actions)}
     return DenseNet(trunk, {"policy": policy}, activation, {**meta, **info})

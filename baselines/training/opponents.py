@@ -30,8 +30,9 @@ class _SnapshotPool:
     """Both pools: the newest ``max_snapshots`` snapshots of ``snapshot_dir`` (``step_N.zip``)
     loaded as they appear; ``counts``: seats played by each opponent's name."""
 
-    def __init__(self, snapshot_dir: str | Path | None, self_play_prob: float,
-                 max_snapshots: int) -> None:  # fmt: skip
+    def __init__(
+        self, snapshot_dir: str | Path | None, self_play_prob: float, max_snapshots: int
+    ) -> None:
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
         self.self_play_prob = self_play_prob
         self.max_snapshots = max_snapshots
@@ -64,10 +65,16 @@ class OpponentPool(_SnapshotPool):
     else a uniformly chosen baseline. ``trust``: baseline model files may be unpickled
     (``make_agent``'s ``trust``); snapshots never are."""
 
-    def __init__(self, num_opponents: int, baselines: Sequence[str] = ("random", "greedy"),
-                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
-                 max_snapshots: int = 5, seed: int | None = None,
-                 trust: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        num_opponents: int,
+        baselines: Sequence[str] = ("random", "greedy"),
+        snapshot_dir: str | Path | None = None,
+        self_play_prob: float = 0.5,
+        max_snapshots: int = 5,
+        seed: int | None = None,
+        trust: bool = False,
+    ) -> None:
         super().__init__(snapshot_dir, self_play_prob, max_snapshots)
         self.num_opponents = num_opponents
         seeds = np.random.SeedSequence(seed).generate_state(len(baselines))
@@ -127,9 +134,14 @@ class BatchedOpponentPool(_SnapshotPool):
     at the start of each episode: the compiled ``baselines`` (``random``, ``greedy``) or
     snapshots; ``seed`` seeds the snapshots' sampling."""
 
-    def __init__(self, baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
-                 snapshot_dir: str | Path | None = None, self_play_prob: float = 0.5,
-                 max_snapshots: int = 5, seed: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        baselines: tuple[str, ...] | list[str] = ("random", "greedy"),
+        snapshot_dir: str | Path | None = None,
+        self_play_prob: float = 0.5,
+        max_snapshots: int = 5,
+        seed: int | None = None,
+    ) -> None:
         baselines = tuple(baselines)
         if not baselines or any(b not in COMPILED_BASELINES for b in baselines):
             raise InvalidOptionError(

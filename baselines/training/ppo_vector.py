@@ -122,7 +122,7 @@ class ActorCritic(nn.Module):
         """The value head's estimates."""
         return self.critic(self.trunk(obs)).squeeze(-1)
 
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):  # noqa: ANN201
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
         """(action, its log-probability, the entropy, the value); draws the action if None."""
         hidden = self.trunk(obs)
         logits = torch.where(mask, self.actor(hidden), torch.tensor(-1e9))
@@ -172,8 +172,14 @@ class ArenaPlayer:
 def evaluate(agent: ActorCritic, config: PPOVectorConfig) -> list[PairingStats]:
     """The arena's games of ``agent`` from every seat against ``config.eval_opponents``."""
     player = ArenaPlayer(agent.eval(), "ppo_vector", config.eval_policy, config.seed + 1)
-    return evaluate_agent(player, config.game, config.num_players, config.eval_opponents,
-                          config.eval_games, seed=config.seed + 1)  # fmt: skip
+    return evaluate_agent(
+        player,
+        config.game,
+        config.num_players,
+        config.eval_opponents,
+        config.eval_games,
+        seed=config.seed + 1,
+    )
 
 
 # ---------------------------------------------------------------- loop
@@ -278,8 +284,9 @@ def update(agent: ActorCritic, optimizer: Any, rollout: Rollout, config: PPOVect
     checkpoint.check_finite("a PPO update", *agent.parameters())  # before any save
 
 
-def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
-          resume: dict | None = None) -> ActorCritic:  # fmt: skip
+def train(
+    config: PPOVectorConfig, log: Callable[[str], Any] = print, resume: dict | None = None
+) -> ActorCritic:
     """Train as configured (from ``config.load``, saving to ``config.save`` and checkpoints
     beside it, if set; from a checkpoint's state ``resume``); ``log`` gets progress lines."""
     torch.manual_seed(config.seed)
@@ -295,8 +302,9 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
     rollout = Rollout.start(envs, config)
     batch_size = config.num_envs * config.num_steps
     num_updates = max(1, config.total_timesteps // batch_size) if config.total_timesteps else 0
-    checkpoints = checkpoint.Checkpoints(config.save, "ppo-vector", config.checkpoint_every,
-                                         bool(resume))  # fmt: skip
+    checkpoints = checkpoint.Checkpoints(
+        config.save, "ppo-vector", config.checkpoint_every, bool(resume)
+    )
     start, spent, parts = 0, (0.0, 0.0), {"agent": agent, "optimizer": optimizer}
     if resume is not None:  # a checkpoint's state: go on as if never stopped
         resume = checkpoint.restore(resume, parts)
@@ -311,8 +319,10 @@ def train(config: PPOVectorConfig, log: Callable[[str], Any] = print,
         start, spent = resume["update"], resume["spent"]  # updates done, CPU and wall seconds
         log(f"resumed after update {start} ({rollout.global_step} steps)")
     cpu_start, wall_start = time.process_time() - spent[0], time.perf_counter() - spent[1]
-    log(f"{config.game} ({config.num_players} players) vs {config.opponent}: {num_updates} "
-        f"updates of {batch_size} steps")  # fmt: skip
+    log(
+        f"{config.game} ({config.num_players} players) vs {config.opponent}: {num_updates} "
+        f"updates of {batch_size} steps"
+    )
     for number in range(start + 1, num_updates + 1):
         if checkpoints.due():  # the state before this update
             spent = (time.process_time() - cpu_start, time.perf_counter() - wall_start)
@@ -357,6 +367,8 @@ def progress_line(number: int, rollout: Rollout, wall: float, cpu: float) -> str
     mean = float(np.mean(recent)) if recent else float("nan")
     truncated_share = float(np.mean(rollout.cut[-1000:])) if rollout.cut else float("nan")
     steps = rollout.global_step
-    return (f"update {number:5d}  steps {steps:9d}  games {rollout.finished:7d}  "
-            f"mean reward (last 1000) {mean:+.3f}  truncated {truncated_share:.2f}  "
-            f"steps/s {steps / wall:8.0f}  steps/CPU-s {steps / cpu:8.0f}")  # fmt: skip
+    return (
+        f"update {number:5d}  steps {steps:9d}  games {rollout.finished:7d}  "
+        f"mean reward (last 1000) {mean:+.3f}  truncated {truncated_share:.2f}  "
+        f"steps/s {steps / wall:8.0f}  steps/CPU-s {steps / cpu:8.0f}"
+    )

@@ -61,8 +61,15 @@ class _Game:
 class _SelfPlay:
     """The lockstep loop of :func:`play_self_play_games` (one instance per call)."""
 
-    def __init__(self, net: DenseNet, cfg: Any, num_games: int, rng: Any, compiled: bool,
-                 opponent: DenseNet | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        net: DenseNet,
+        cfg: Any,
+        num_games: int,
+        rng: Any,
+        compiled: bool,
+        opponent: DenseNet | None = None,
+    ) -> None:
         spec = get_spec(cfg.game)
         self.game = new_game(cfg.game, cfg.num_players, **cfg.game_options)
         self.cfg, self.num_games, self.rng, self.opponent = cfg, num_games, rng, opponent
@@ -197,9 +204,14 @@ class _SelfPlay:
         return self.out, self.stats
 
 
-def play_self_play_games(net: DenseNet, cfg: Any, num_games: int, rng: np.random.Generator,
-                         fast: bool | None = None, opponent: DenseNet | None = None
-                         ) -> tuple[list[Record], SelfPlayStats]:  # fmt: skip
+def play_self_play_games(
+    net: DenseNet,
+    cfg: Any,
+    num_games: int,
+    rng: np.random.Generator,
+    fast: bool | None = None,
+    opponent: DenseNet | None = None,
+) -> tuple[list[Record], SelfPlayStats]:
     """Play ``num_games`` self-play games of a checked ``AlphaZeroConfig`` ``cfg``, every
     seat searching with ``net``; their decisions (games in the order they finished) and what
     was done. Draws only from ``rng``. ``fast``: the compiled engine and tree kernels

@@ -89,8 +89,16 @@ def _compiled_vec_env(cfg: TrainConfig) -> tuple[Any, Any]:
     reward_mode, max_turns = options.pop("reward_mode", "win"), options.pop("max_turns", None)
     pool_args = (cfg.baselines, cfg.run_dir / "snapshots", cfg.self_play_prob, cfg.max_snapshots)
     pool = BatchedOpponentPool(*pool_args, seed=cfg.seed + 7919)
-    envs = make_sb3_vec_env(cfg.game, cfg.n_envs, cfg.num_players, pool, reward_mode, max_turns,
-                            seed=cfg.seed * 1000, **options)  # fmt: skip
+    envs = make_sb3_vec_env(
+        cfg.game,
+        cfg.n_envs,
+        cfg.num_players,
+        pool,
+        reward_mode,
+        max_turns,
+        seed=cfg.seed * 1000,
+        **options,
+    )
     return VecMonitor(envs), pool
 
 
@@ -120,9 +128,12 @@ def _new_model(cfg: TrainConfig, vec_env: Any, progress: str = "") -> Any:
     return model
 
 
-def train(config: TrainConfig, log: Callable[[str], Any] = print,
-          checkpoint_every: float = DEFAULT_EVERY,
-          resume: dict | None = None) -> TrainResult:  # fmt: skip
+def train(
+    config: TrainConfig,
+    log: Callable[[str], Any] = print,
+    checkpoint_every: float = DEFAULT_EVERY,
+    resume: dict | None = None,
+) -> TrainResult:
     """Run MaskablePPO self-play as configured; return paths and the final evaluation.
     ``resume``: a checkpoint's state (:mod:`.checkpoint`). Needs the ``train`` extra; bad
     settings raise ``InvalidOptionError`` before anything is written."""

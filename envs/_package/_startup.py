@@ -40,9 +40,11 @@ def our_program(argv: list[str] | None = None, main_file: str | None = None) -> 
     launcher = re.sub(r"(-script\.pyw?|\.exe)$", "", Path(argv[0]).name)
     if launcher == CONSOLE_SCRIPT:
         command = argv[1] if len(argv) > 1 else ""
-        return f"{CONSOLE_SCRIPT} {command}" if re.fullmatch(r"[a-z][a-z_-]*", command) else (
-            CONSOLE_SCRIPT
-        )  # fmt: skip
+        return (
+            f"{CONSOLE_SCRIPT} {command}"
+            if re.fullmatch(r"[a-z][a-z_-]*", command)
+            else (CONSOLE_SCRIPT)
+        )
     try:
         script = Path(main_file).resolve()
     except (OSError, RuntimeError, ValueError):
@@ -79,7 +81,7 @@ def guard_program_start() -> None:
             return
         try:
             sys.stdout.flush()
-        except Exception:  # noqa: BLE001 - a closed or broken stdout: the line still goes out
+        except Exception:
             pass
         print(f"{program}: interrupted", file=sys.stderr, flush=True)
         os._exit(INTERRUPTED)

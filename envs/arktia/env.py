@@ -35,7 +35,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="arktia_v0"):  # PettingZoo naming
     """Arktia AEC env without wrappers (illegal actions raise IllegalActionError)."""
 
     def __init__(

@@ -88,10 +88,14 @@ class Picker:
         codec = self.codec
         if state.phase == "melt":
             return "melt: click an empty border tile to melt it (1 point)", [
-                Choice(f"melt {self.names[a - codec.MELT]}", frozenset((a,)), play=a,
-                       spot=self._spot(a - codec.MELT))
+                Choice(
+                    f"melt {self.names[a - codec.MELT]}",
+                    frozenset((a,)),
+                    play=a,
+                    spot=self._spot(a - codec.MELT),
+                )
                 for a in legal
-            ]  # fmt: skip
+            ]
         if state.phase == "choose":
             return self._keep_choices(state, legal)
         if selection == ("stop?",):
@@ -135,10 +139,14 @@ class Picker:
         if kind is not None:
             prompt = f"place a {KIND_NAMES[kind]}: click a marked tile"
             out += [
-                Choice(f"{KIND_NAMES[kind][0]}@{self.names[t]}", frozenset((kind * n + t,)),
-                       play=kind * n + t, spot=self._spot(t))
+                Choice(
+                    f"{KIND_NAMES[kind][0]}@{self.names[t]}",
+                    frozenset((kind * n + t,)),
+                    play=kind * n + t,
+                    spot=self._spot(t),
+                )
                 for t in places[kind]
-            ]  # fmt: skip
+            ]
         elif source is None:
             prompt = "click one of your stacks to move it" + (
                 ", or pick a piece to place" if places else ""
@@ -182,10 +190,13 @@ class Picker:
         return prompt, out
 
     def _turn_buttons(
-        self, state: ArktiaState, places: dict[int, list[int]], all_moves: frozenset[int],
+        self,
+        state: ArktiaState,
+        places: dict[int, list[int]],
+        all_moves: frozenset[int],
         kind: int | None,
         selection: tuple,
-    ) -> list[Choice]:  # fmt: skip
+    ) -> list[Choice]:
         """Piece kinds to place, "move a stack", "stop" and "cancel"."""
         codec, n = self.codec, self.game.num_tiles
         seat = state.current_player

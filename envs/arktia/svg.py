@@ -38,16 +38,33 @@ def piece(cy: float, cx: float, s: float, kind: int, owner: int, **data: object)
     if kind == 2:
         mid = (pic.TORUS_OUTER + pic.TORUS_INNER) / 2 * s
         width = (pic.TORUS_OUTER - pic.TORUS_INNER) * s
-        ring = el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=rgb(pic.OUTLINE),
-                  stroke_width=width + 3)  # fmt: skip
-        return ring + el("circle", cx=cx, cy=cy, r=mid, fill="none", stroke=colour,
-                         stroke_width=width, **tag)  # fmt: skip
+        ring = el(
+            "circle",
+            cx=cx,
+            cy=cy,
+            r=mid,
+            fill="none",
+            stroke=rgb(pic.OUTLINE),
+            stroke_width=width + 3,
+        )
+        return ring + el(
+            "circle", cx=cx, cy=cy, r=mid, fill="none", stroke=colour, stroke_width=width, **tag
+        )
     r = (pic.DISKUS_RADIUS if kind == 1 else pic.GLOBUS_RADIUS) * s
-    body = el("circle", cx=cx, cy=cy, r=r + 0.75, fill=colour, stroke=rgb(pic.OUTLINE),
-              stroke_width=1.5, **tag)  # fmt: skip
+    body = el(
+        "circle",
+        cx=cx,
+        cy=cy,
+        r=r + 0.75,
+        fill=colour,
+        stroke=rgb(pic.OUTLINE),
+        stroke_width=1.5,
+        **tag,
+    )
     if kind == 0:
-        body += el("circle", cx=cx - 0.35 * r, cy=cy - 0.35 * r, r=0.3 * r, fill="#fff",
-                   fill_opacity=0.45)  # fmt: skip
+        body += el(
+            "circle", cx=cx - 0.35 * r, cy=cy - 0.35 * r, r=0.3 * r, fill="#fff", fill_opacity=0.45
+        )
     return body
 
 
@@ -59,11 +76,24 @@ def _tiles(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
         name = geo.layout.names[t]
         stack = state.stack(t) if alive else ()
         parts = [
-            _hex(cy, cx, s - 2.0, pic.ICE if alive else pic.WATER,
-                 stroke=rgb(pic.ICE_EDGE if alive else pic.WATER_EDGE), stroke_width=2),
-            el("text", name, x=cx, y=cy + s * 0.72, text_anchor="middle", font_size=max(9, s / 4),
-               fill=rgb(pic.LABEL if alive else pic.WATER_EDGE)),
-        ]  # fmt: skip
+            _hex(
+                cy,
+                cx,
+                s - 2.0,
+                pic.ICE if alive else pic.WATER,
+                stroke=rgb(pic.ICE_EDGE if alive else pic.WATER_EDGE),
+                stroke_width=2,
+            ),
+            el(
+                "text",
+                name,
+                x=cx,
+                y=cy + s * 0.72,
+                text_anchor="middle",
+                font_size=max(9, s / 4),
+                fill=rgb(pic.LABEL if alive else pic.WATER_EDGE),
+            ),
+        ]
         for level, (owner, kind) in enumerate(stack):
             y = cy - (pic.PIECE_LIFT + level * pic.LEVEL_SHIFT) * s
             parts.append(piece(y, cx, s, kind, owner, data_cell=name, data_level=level))
@@ -87,13 +117,20 @@ def _panel(geo: pic.ArktiaImageRenderer, state: ArktiaState) -> list[str]:
     for seat in range(state.num_players):
         y0 = geo.board_h + (seat + 1) * lh + 2
         reserve = state.reserve(seat)
-        parts = [el("rect", x=10, y=y0 + 2, width=lh - 4, height=lh - 4,
-                    fill=rgb(pic.OWNER_RGB[seat]))]  # fmt: skip
+        parts = [
+            el("rect", x=10, y=y0 + 2, width=lh - 4, height=lh - 4, fill=rgb(pic.OWNER_RGB[seat]))
+        ]
         if state.current_player == seat:
             parts.append(el("rect", x=2, y=y0 + 2, width=4, height=lh - 4, fill=rgb(pic.OUTLINE)))
         if state.ended(seat):
-            parts.append(el("path", d=f"M11 {y0 + 3}l{lh - 6} {lh - 6}m0 -{lh - 6}l-{lh - 6} "
-                            f"{lh - 6}", stroke=rgb(pic.OUTLINE), stroke_width=2))  # fmt: skip
+            parts.append(
+                el(
+                    "path",
+                    d=f"M11 {y0 + 3}l{lh - 6} {lh - 6}m0 -{lh - 6}l-{lh - 6} {lh - 6}",
+                    stroke=rgb(pic.OUTLINE),
+                    stroke_width=2,
+                )
+            )
         parts.append(el("text", f"player_{seat}: {scores[seat]}", x=16 + lh, y=y0 + lh / 2 + 5))
         x = 16 + lh + 110
         for kind, count in enumerate(reserve):
@@ -119,12 +156,30 @@ def board_svg(state: ArktiaState, last_action: int | None = None) -> tuple[int, 
         names = "-".join(geo.layout.names[t] for t in tiles)
         if move[0] == "move":
             (ay, ax), (by, bx) = geo.centres[move[1]], geo.centres[move[2]]
-            out.append(el("path", d=f"M{ax:.1f} {ay:.1f}L{bx:.1f} {by:.1f}", stroke=LAST,
-                          stroke_width=3, stroke_dasharray="6 4", data_last=names))  # fmt: skip
+            out.append(
+                el(
+                    "path",
+                    d=f"M{ax:.1f} {ay:.1f}L{bx:.1f} {by:.1f}",
+                    stroke=LAST,
+                    stroke_width=3,
+                    stroke_dasharray="6 4",
+                    data_last=names,
+                )
+            )
         elif tiles:
             cy, cx = geo.centres[tiles[-1]]
-            out.append(_hex(cy, cx, geo.s - 4.0, (0, 0, 0), fill_opacity=0, stroke=LAST,
-                            stroke_width=3, data_last=names))  # fmt: skip
+            out.append(
+                _hex(
+                    cy,
+                    cx,
+                    geo.s - 4.0,
+                    (0, 0, 0),
+                    fill_opacity=0,
+                    stroke=LAST,
+                    stroke_width=3,
+                    data_last=names,
+                )
+            )
     return geo.width, geo.height, out
 
 

@@ -153,8 +153,12 @@ class FastEngineBase(RowChecks):
     def _zero_results(self, b: int) -> StepResult:
         """The zeroed result of a step on ``b`` games (the kernels fill it in)."""
         n = self.num_players
-        return StepResult(np.zeros((b, n), np.float32), np.zeros(b, bool), np.zeros(b, bool),
-                          np.zeros((b, n), np.int64))  # fmt: skip
+        return StepResult(
+            np.zeros((b, n), np.float32),
+            np.zeros(b, bool),
+            np.zeros(b, bool),
+            np.zeros((b, n), np.int64),
+        )
 
     def greedy_actions(self, states: np.ndarray, active: Any = None) -> np.ndarray:
         """The greedy agent's choice per game: best (result, score margin) one ply deep,
@@ -301,8 +305,16 @@ class FastStateBase:
         actions = np.asarray(root_actions, dtype=np.int64)
         set_node(tree, 0, self.current_player, actions, len(actions))
         depth = -1 if max_depth is None else int(max_depth)
-        count = self._search_loop(self.row, self._kernel_context(), tree, words, simulations,
-                                  float(exploration), depth, solve)  # fmt: skip
+        count = self._search_loop(
+            self.row,
+            self._kernel_context(),
+            tree,
+            words,
+            simulations,
+            float(exploration),
+            depth,
+            solve,
+        )
         return tree, int(count)
 
     def apply_if_legal(self, action: int) -> bool:  # pragma: no cover - subclasses give it

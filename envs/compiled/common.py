@@ -33,12 +33,12 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
 
-def jit(function):  # noqa: ANN001, ANN201 - decorator
+def jit(function):
     """``numba.njit`` with the settings of every compiled engine (cached on disk)."""
     return numba.njit(cache=True)(function)
 
 
-def kernel(function):  # noqa: ANN001, ANN201 - decorator
+def kernel(function):
     """:func:`jit` for rules code that allocates nothing and returns no array (a game's
     ``kernels.py``), without numba's reference counting (``_nrt``): its count updates on
     every array argument cost a large share of a rollout (``docs/fast.md``), and the caller
@@ -47,7 +47,7 @@ def kernel(function):  # noqa: ANN001, ANN201 - decorator
 
 
 @jit
-def popcount(word):  # noqa: ANN001, ANN201 - numba function
+def popcount(word):
     """Number of set bits of an ``int64`` word."""
     count = 0
     while word != 0:
@@ -57,7 +57,7 @@ def popcount(word):  # noqa: ANN001, ANN201 - numba function
 
 
 @jit
-def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
+def copy_into(target, source):
     """``target[k] = source[k]`` for every ``k < len(source)``, one by one: a slice copy
     would compile NumPy's broadcasting checks, seconds of every cold start."""
     for k in range(source.shape[0]):
@@ -65,13 +65,13 @@ def copy_into(target, source):  # noqa: ANN001, ANN201 - numba function
 
 
 @jit
-def lowest_bit(word):  # noqa: ANN001, ANN201 - numba function
+def lowest_bit(word):
     """Index of the lowest set bit of a nonzero ``int64`` word."""
     return trailing_zeros(word)
 
 
 @jit
-def seed_compiled(value):  # noqa: ANN001, ANN201 - numba function
+def seed_compiled(value):
     """Seed the compiled code's random generator (this thread; shared by every kernel)."""
     np.random.seed(value)
 

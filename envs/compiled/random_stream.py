@@ -48,7 +48,7 @@ def check_words(words: object) -> np.ndarray:
 
 
 @jit
-def next_word(words):  # noqa: ANN001, ANN201 - numba function
+def next_word(words):
     """The next 32-bit output of the generator whose state is ``words`` (624 words, then
     the position, as ``Random.getstate()[1]``); CPython's ``genrand_uint32``."""
     if words[_N] >= _N:  # generate the next 624 words at once
@@ -69,7 +69,7 @@ def next_word(words):  # noqa: ANN001, ANN201 - numba function
 
 
 @jit
-def below(words, n):  # noqa: ANN001, ANN201 - numba function
+def below(words, n):
     """A uniform integer in ``[0, n)`` for ``1 <= n < 2**32``: ``Random._randbelow(n)``
     (``k = n.bit_length()`` bits per draw, drawn again while the value is ``>= n``)."""
     k = 0
@@ -82,7 +82,7 @@ def below(words, n):  # noqa: ANN001, ANN201 - numba function
 
 
 @jit
-def shuffle(words, values):  # noqa: ANN001, ANN201 - numba function
+def shuffle(words, values):
     """Shuffle ``values`` in place as ``Random.shuffle`` does (same draws, same swaps)."""
     for i in range(values.shape[0] - 1, 0, -1):
         j = below(words, i + 1)

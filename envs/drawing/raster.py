@@ -107,9 +107,13 @@ def draw_text(img: np.ndarray, text: str, y: int, x: int, scale: int, color: Col
             if bit == "1":
                 row, col = divmod(i, width)
                 fill_rect(
-                    img, y + row * scale, gx + col * scale,
-                    y + (row + 1) * scale, gx + (col + 1) * scale, color,
-                )  # fmt: skip
+                    img,
+                    y + row * scale,
+                    gx + col * scale,
+                    y + (row + 1) * scale,
+                    gx + (col + 1) * scale,
+                    color,
+                )
         gx += (width + 1) * scale
 
 

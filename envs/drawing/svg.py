@@ -86,10 +86,18 @@ def state_svg(
     top = 12 + LINE * len(lines)
     band = [el("text", line, x=6, y=4 + LINE * (k + 1)) for k, line in enumerate(lines)]
     w, h = _value(float(width)), _value(float(height + top))
-    head = el("svg", xmlns="http://www.w3.org/2000/svg", viewBox=f"0 0 {w} {h}", width=w,
-              height=h, font_family="sans-serif", font_size=FONT, data_to_act=state.current_player,
-              data_scores=",".join(map(str, state.scores())),
-              data_over=int(state.is_terminal() or truncated))[:-2]  # fmt: skip
+    head = el(
+        "svg",
+        xmlns="http://www.w3.org/2000/svg",
+        viewBox=f"0 0 {w} {h}",
+        width=w,
+        height=h,
+        font_family="sans-serif",
+        font_size=FONT,
+        data_to_act=state.current_player,
+        data_scores=",".join(map(str, state.scores())),
+        data_over=int(state.is_terminal() or truncated),
+    )[:-2]
     rule = el("path", d=f"M0 {top - 1}H{w}", stroke="#c8c8be", stroke_width=2)
     band.insert(0, el("rect", width="100%", height="100%", fill="#fafaf5"))
     board = "".join(parts)

@@ -28,7 +28,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="mole_hill_v0"):  # PettingZoo naming
     """Unwrapped Mole Hill env; raises IllegalActionError on an illegal action."""
 
     def __init__(

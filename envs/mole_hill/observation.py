@@ -46,16 +46,32 @@ PLANE_NAMES = (
 )
 NUM_PLANES = len(PLANE_NAMES)
 (
-    P_VISITED, P_ORDER, P_MOLE, P_ROD_RIGHT, P_ROD_BELOW, P_RED, P_WHITE, P_CENTRE, P_DEST,
-    P_I_AM_MOLE, P_MOLE_TO_MOVE, P_ROUND, P_MY_SCORE, P_OPP_SCORE, P_PIECES_LEFT, P_JUMP,
-) = range(NUM_PLANES)  # fmt: skip
+    P_VISITED,
+    P_ORDER,
+    P_MOLE,
+    P_ROD_RIGHT,
+    P_ROD_BELOW,
+    P_RED,
+    P_WHITE,
+    P_CENTRE,
+    P_DEST,
+    P_I_AM_MOLE,
+    P_MOLE_TO_MOVE,
+    P_ROUND,
+    P_MY_SCORE,
+    P_OPP_SCORE,
+    P_PIECES_LEFT,
+    P_JUMP,
+) = range(NUM_PLANES)
 OBS_SHAPE = (board.ROWS, board.COLS, NUM_PLANES)
 # flat index (in a (63 * 16,) view) of the rod plane entry of each edge
 _EDGE_FLAT = np.array(
-    [a * NUM_PLANES + (P_ROD_RIGHT if e < board.NUM_H_EDGES else P_ROD_BELOW)
-     for e, (a, _b) in enumerate(board.EDGE_SPACES)],
+    [
+        a * NUM_PLANES + (P_ROD_RIGHT if e < board.NUM_H_EDGES else P_ROD_BELOW)
+        for e, (a, _b) in enumerate(board.EDGE_SPACES)
+    ],
     dtype=np.intp,
-)  # fmt: skip
+)
 _TRAIL_ORDER = (np.arange(1, MOLE_PIECES + 1) / MOLE_PIECES).astype(np.float32)
 
 

@@ -44,17 +44,33 @@ def _lawn() -> tuple[str, ...]:
     for s, name in enumerate(board.SPACE_NAMES):
         r, c = divmod(s, board.COLS)
         out.append(
-            el("rect", x=MARGIN + c * CELL + 0.5, y=MARGIN + r * CELL + 0.5, width=CELL - 1,
-               height=CELL - 1, fill=rgb(pic.LAWN[(r + c) % 2]), stroke=rgb(pic.GRID),
-               data_cell=name)
-        )  # fmt: skip
+            el(
+                "rect",
+                x=MARGIN + c * CELL + 0.5,
+                y=MARGIN + r * CELL + 0.5,
+                width=CELL - 1,
+                height=CELL - 1,
+                fill=rgb(pic.LAWN[(r + c) % 2]),
+                stroke=rgb(pic.GRID),
+                data_cell=name,
+            )
+        )
     for c, letter in enumerate(board.COLUMN_LETTERS):
         out.append(el("text", letter, x=MARGIN + (c + 0.5) * CELL, y=20, text_anchor="middle"))
     for r in range(board.ROWS):
         out.append(el("text", str(r + 1), x=14, y=MARGIN + (r + 0.5) * CELL + 5))
     cy, cx = space_centre(board.CENTRE)
-    out.append(el("circle", cx=cx, cy=cy, r=0.405 * CELL, fill="none", stroke=rgb(pic.HOLE),
-                  stroke_width=0.09 * CELL))  # fmt: skip
+    out.append(
+        el(
+            "circle",
+            cx=cx,
+            cy=cy,
+            r=0.405 * CELL,
+            fill="none",
+            stroke=rgb(pic.HOLE),
+            stroke_width=0.09 * CELL,
+        )
+    )
     return tuple(out)
 
 
@@ -65,8 +81,16 @@ def _board(state: MoleHillState) -> list[str]:
     if not state.is_terminal() and state.mole_to_move:
         for s in state.mole_destinations():
             y, x = space_centre(s)
-            out.append(el("circle", cx=x, cy=y, r=4, fill=rgb(pic.YELLOW),
-                          data_destination=board.SPACE_NAMES[s]))  # fmt: skip
+            out.append(
+                el(
+                    "circle",
+                    cx=x,
+                    cy=y,
+                    r=4,
+                    fill=rgb(pic.YELLOW),
+                    data_destination=board.SPACE_NAMES[s],
+                )
+            )
     return out
 
 
@@ -77,15 +101,28 @@ def board_svg(state: MoleHillState, last_action: int | None = None) -> tuple[int
     for p, q in zip(trail[:-1], trail[1:], strict=True):
         (py, px), (qy, qx) = space_centre(p), space_centre(q)
         width = 3 if p == board.CENTRE else 7  # thin line for a jump
-        out.append(el("path", d=f"M{px} {py}L{qx} {qy}", stroke=rgb(pic.EARTH),
-                      stroke_linecap="round", stroke_width=width))  # fmt: skip
+        out.append(
+            el(
+                "path",
+                d=f"M{px} {py}L{qx} {qy}",
+                stroke=rgb(pic.EARTH),
+                stroke_linecap="round",
+                stroke_width=width,
+            )
+        )
     for k, s in enumerate(trail):
         y, x = space_centre(s)
         light = k < LIGHT_PIECES
         colour = pic.LIGHT_PIECE if light else pic.DARK_PIECE
         disc = el("circle", cx=x, cy=y, r=0.3 * CELL, fill=rgb(colour))
-        number = el("text", str(k + 1), x=x, y=y + 5, text_anchor="middle",
-                    fill=rgb(pic.INK if light else pic.WHITE))  # fmt: skip
+        number = el(
+            "text",
+            str(k + 1),
+            x=x,
+            y=y + 5,
+            text_anchor="middle",
+            fill=rgb(pic.INK if light else pic.WHITE),
+        )
         kind = "light" if light else "dark"
         out.append(
             f'<g data-cell="{board.SPACE_NAMES[s]}" data-piece="{k + 1}" data-kind="{kind}">'
@@ -93,12 +130,31 @@ def board_svg(state: MoleHillState, last_action: int | None = None) -> tuple[int
         )
     if trail:
         y, x = space_centre(trail[-1])
-        out.append(el("circle", cx=x, cy=y, r=0.41 * CELL, fill="none", stroke=rgb(pic.YELLOW),
-                      stroke_width=0.1 * CELL, data_mole=board.SPACE_NAMES[trail[-1]]))  # fmt: skip
+        out.append(
+            el(
+                "circle",
+                cx=x,
+                cy=y,
+                r=0.41 * CELL,
+                fill="none",
+                stroke=rgb(pic.YELLOW),
+                stroke_width=0.1 * CELL,
+                data_mole=board.SPACE_NAMES[trail[-1]],
+            )
+        )
     for e in state.rods:
         name = board.ACTION_NAMES[board.rod_action(e)]
-        out.append(el("rect", **_edge_box(e, 4.0), fill=rgb(pic.WHITE), stroke=rgb(pic.ROD_EDGE),
-                      stroke_width=2, data_cell=name, data_rod=1))  # fmt: skip
+        out.append(
+            el(
+                "rect",
+                **_edge_box(e, 4.0),
+                fill=rgb(pic.WHITE),
+                stroke=rgb(pic.ROD_EDGE),
+                stroke_width=2,
+                data_cell=name,
+                data_rod=1,
+            )
+        )
     out += _last_mark(last_action)
     key = f"pieces 1-{LIGHT_PIECES}: 0 points, {LIGHT_PIECES + 1}-{MOLE_PIECES}: 1 point each; "
     key += "red flower 2, white flower 1"

@@ -45,8 +45,15 @@ def plot(curves: dict[str, list[tuple[float, float, float, float]]], title: str,
         minutes = [p[0] / 60 for p in points]
         ax.plot(minutes, [p[1] for p in points], marker="o", label=name)
         ax.fill_between(minutes, [p[2] for p in points], [p[3] for p in points], alpha=0.15)
-    save_curve(fig, ax, out, xlabel="training CPU minutes", ylabel="win rate (95% CI bands)",
-               title=title, legend_size="small")  # fmt: skip
+    save_curve(
+        fig,
+        ax,
+        out,
+        xlabel="training CPU minutes",
+        ylabel="win rate (95% CI bands)",
+        title=title,
+        legend_size="small",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -154,9 +154,14 @@ def _pytest(clone: Path, env: dict[str, str], tests: list[str], timeout: float) 
     """Run the selection in ``clone``: ``"passed"``, ``"failed"`` or ``"timeout"``."""
     argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     process = subprocess.Popen(
-        argv, cwd=clone, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+        argv,
+        cwd=clone,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         return "passed" if process.wait(timeout=timeout) == 0 else "failed"
     except subprocess.TimeoutExpired:

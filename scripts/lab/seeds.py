@@ -72,10 +72,24 @@ def plot_curves(
             ax.plot(steps, [run_curve[t] for t in steps], color=colour, alpha=0.35, linewidth=1)
         common = sorted(set.intersection(*(set(c) for c in seeds)))
         mean = [sum(c[t] for c in seeds) / len(seeds) for t in common]
-        ax.plot(common, mean, color=colour, linewidth=2.5, marker="o",
-                label=f"vs {opponent}: mean of {len(seeds)} seeds")  # fmt: skip
-    save_curve(fig, ax, out, xlabel="learner steps", ylabel=column, title=", ".join(names),
-               unit_range=column in RATE_COLUMNS, legend_size="small")  # fmt: skip
+        ax.plot(
+            common,
+            mean,
+            color=colour,
+            linewidth=2.5,
+            marker="o",
+            label=f"vs {opponent}: mean of {len(seeds)} seeds",
+        )
+    save_curve(
+        fig,
+        ax,
+        out,
+        xlabel="learner steps",
+        ylabel=column,
+        title=", ".join(names),
+        unit_range=column in RATE_COLUMNS,
+        legend_size="small",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

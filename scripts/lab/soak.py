@@ -177,9 +177,12 @@ def main(argv: list[str] | None = None) -> int:
         "--num-players", type=cli.integer(1), default=None, help="one count (needs --game)"
     )
     parser.add_argument(
-        "--env-option", action="append", default=[], metavar="KEY=VALUE",
+        "--env-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="env option for every run (repeatable), e.g. max_turns=30; JSON values",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     specs = [GAMES[args.game]] if args.game else list(GAMES.values())
     # every run's env is built once before the header: a bad option is one line
@@ -191,8 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.game is None:
                 raise InvalidOptionError("--num-players needs --game")
             cli.players(args.game, args.num_players)
-        runs = [(spec, n) for spec in specs for n in spec.players
-                if args.num_players in (None, n)]  # fmt: skip
+        runs = [(spec, n) for spec in specs for n in spec.players if args.num_players in (None, n)]
         for spec, n in runs:
             make_env(spec.name, n, **options).close()
     header = (

@@ -18,7 +18,7 @@ from tests.envs.nim_game import NimGame, NimState
 __all__ = ["NimEnv", "NimGame", "NimState", "Scripted"]
 
 
-def NimEnv(**options: Any) -> Any:  # noqa: N802 - named like the env class it builds
+def NimEnv(**options: Any) -> Any:
     """The raw Nim AEC env (``nim_game.raw_env``) with ``options`` (piles, max_take, ...)."""
     return nim_game.raw_env(**options)
 

@@ -25,7 +25,7 @@ def lockstep_games(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     played: list[int] = []
     play = batched.LockstepGames.play
 
-    def counting(self, games, reset_agents):  # noqa: ANN001, ANN202
+    def counting(self, games, reset_agents):
         for key, outcome in play(self, games, reset_agents):
             played.append(key)
             yield key, outcome
@@ -36,7 +36,7 @@ def lockstep_games(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return played
 
 
-def both_ways(monkeypatch: pytest.MonkeyPatch, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+def both_ways(monkeypatch: pytest.MonkeyPatch, *args, **kwargs):
     """The records of a match on the serial path, then on the (possibly) batched path."""
     monkeypatch.setenv(batched.BATCH_SWITCH, "0")
     serial = play_seatings(*args, **kwargs)

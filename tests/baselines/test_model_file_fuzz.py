@@ -66,7 +66,7 @@ def with_data(source: Path, data: dict) -> bytes:
     return buffer.getvalue()
 
 
-def loads_or_is_refused(spec: str, path: Path, check=None) -> str:  # noqa: ANN001
+def loads_or_is_refused(spec: str, path: Path, check=None) -> str:
     """``"loaded"`` or ``"refused"``; any other error fails the test, naming the file."""
     try:
         if check is not None:

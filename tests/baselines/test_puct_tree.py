@@ -117,7 +117,7 @@ def test_an_evaluator_of_states_gets_the_same_search(game, players) -> None:
     seen = []
 
     @on_states
-    def of_states(states):  # noqa: ANN001, ANN202
+    def of_states(states):
         seen.extend(type(state).__name__ for state in states)
         return evaluate_states(agent.evaluator, states)
 
@@ -165,7 +165,7 @@ def test_self_play_searches_as_the_agent(tmp_path, monkeypatch, game, fast, leav
     net, searched = random_network(cfg, seed=2), []
     decide = _SelfPlay.decide
 
-    def spy(run, slot):  # noqa: ANN001, ANN202
+    def spy(run, slot):
         root, halving = RootView(run.trees.forest, slot), run.trees.halving[slot]
         move = root.actions[halving.result()[0]] if gumbel else root.final_move()
         searched.append((root.child_visits.copy(), move))

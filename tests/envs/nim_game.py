@@ -222,7 +222,7 @@ ALLOWED_OPTIONS = {
 }
 
 
-class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # noqa: N801  # PettingZoo naming
+class raw_env(TurnBasedAECEnv, EzPickle, name="nim_v0"):  # PettingZoo naming
     """The Nim AEC env: about twenty lines on top of the base class."""
 
     def __init__(

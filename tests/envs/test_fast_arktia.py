@@ -18,11 +18,11 @@ import pytest
 
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
-from tabletop_zoo.envs.arktia import ArktiaGame  # noqa: E402
-from tabletop_zoo.envs.arktia.constants import DEFAULT_MAX_TURNS  # noqa: E402
-from tabletop_zoo.envs.arktia.fast.engine import FastArktia  # noqa: E402
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError  # noqa: E402
-from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
+from tabletop_zoo.envs.arktia import ArktiaGame
+from tabletop_zoo.envs.arktia.constants import DEFAULT_MAX_TURNS
+from tabletop_zoo.envs.arktia.fast.engine import FastArktia
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.envs.registry import fast_engine, make_raw_env
 
 GAMES = max(400, int(os.environ.get("FAST_TEST_GAMES", "400")))  # 400: every phase is met
 RING = "\n".join(["  o o o", " o   o o", "o o o o o", " o o   o", "  o o o"])  # holes inside

@@ -16,11 +16,11 @@ import pytest
 
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
-from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent  # noqa: E402
-from tabletop_zoo.envs.errors import IllegalActionError  # noqa: E402
-from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState  # noqa: E402
-from tabletop_zoo.envs.mole_hill.fast.engine import FastMoleHill  # noqa: E402
-from tabletop_zoo.envs.registry import fast_engine, make_raw_env  # noqa: E402
+from tabletop_zoo.baselines.agents.search import GreedyAgent, MCTSAgent
+from tabletop_zoo.envs.errors import IllegalActionError
+from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState
+from tabletop_zoo.envs.mole_hill.fast.engine import FastMoleHill
+from tabletop_zoo.envs.registry import fast_engine, make_raw_env
 
 GAMES = int(os.environ.get("FAST_TEST_GAMES", "400"))
 

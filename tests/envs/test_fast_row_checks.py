@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
-from tabletop_zoo.envs.errors import (  # noqa: E402
+from tabletop_zoo.envs.errors import (
     IllegalActionError,
     InvalidOptionError,
     InvalidStateError,
     WrongConfigurationError,
 )
-from tabletop_zoo.envs.registry import fast_engine, new_game  # noqa: E402
+from tabletop_zoo.envs.registry import fast_engine, new_game
 
 FUZZ = Path(__file__).with_name("fast_fuzz.py")
 CONFIGS = [
@@ -31,7 +31,7 @@ CONFIGS = [
 ]
 
 
-def played(engine, count: int = 8, steps: int = 30):  # noqa: ANN001, ANN201
+def played(engine, count: int = 8, steps: int = 30):
     engine.seed(0)
     states = engine.new_states(count, seed=0)
     for _ in range(steps):
@@ -127,7 +127,7 @@ def test_arrays_that_are_not_rows_are_refused(game: str) -> None:
     engine.legal_mask(read_only)  # reading a read-only array is fine
 
 
-def _read_only(argument) -> bool:  # noqa: ANN001 - a numba type
+def _read_only(argument) -> bool:
     """Whether a numba argument type is (or holds) a read-only array."""
     from numba import types
 

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("ray")
 
 
-from tests import test_doc_commands as DOC  # noqa: E402  (after the importorskip)
+from tests import test_doc_commands as DOC
 
 THIS = "tests/rllib/test_cluster.py"
 BOOTSTRAP = Path(tempfile.gettempdir(), "ray", "ray_current_cluster")

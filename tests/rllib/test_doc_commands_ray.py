@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from tests import test_doc_commands as DOC  # noqa: E402  (after the importorskip)
+from tests import test_doc_commands as DOC
 
 NEEDS_RAY = [b for b in DOC.BLOCKS if "ray" in b.needs and b.run_by is None]
 

@@ -107,7 +107,7 @@ def parse_here(program: str, argv: list[str], cwd: Path) -> tuple[int, str, str]
             main_of(program)(argv)
         except SystemExit as stop:
             return stop.code, out.getvalue(), err.getvalue()
-        except Exception:  # noqa: BLE001 - _Parsed, or a refusal after argparse: run it
+        except Exception:
             return None
     return None
 

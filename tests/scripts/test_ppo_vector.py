@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 pytest.importorskip("torch", reason="the script needs the 'train' extra")
 
-from tabletop_zoo.baselines.training import ppo_vector as training  # noqa: E402
-from tabletop_zoo.envs import _files  # noqa: E402
-from tabletop_zoo.envs.registry import GAMES  # noqa: E402
+from tabletop_zoo.baselines.training import ppo_vector as training
+from tabletop_zoo.envs import _files
+from tabletop_zoo.envs.registry import GAMES
 
 OPPONENTS = ("snapshot", "greedy", "random")
 CONFIGS = [
@@ -65,10 +65,10 @@ class _FixedLogits:
 
         self.logits = torch.tensor([logits])
 
-    def trunk(self, obs):  # noqa: ANN001, ANN201
+    def trunk(self, obs):
         return obs
 
-    def actor(self, _hidden):  # noqa: ANN001, ANN201
+    def actor(self, _hidden):
         return self.logits
 
 

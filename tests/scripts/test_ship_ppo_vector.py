@@ -56,7 +56,7 @@ def test_the_exported_actor_gives_the_torch_logits(tmp_path) -> None:
 
 
 class _RunsCode:
-    def __reduce__(self):  # noqa: ANN204
+    def __reduce__(self):
         return (open, ("ran-code-from-the-file", "w"))
 
 

@@ -9,18 +9,18 @@ import pytest
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 pytest.importorskip("sb3_contrib", reason="MaskablePPO needs the 'train' extra")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
-from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
-from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor  # noqa: E402
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor
 
-from tabletop_zoo.baselines.agents.numpy_net import DenseNet  # noqa: E402
-from tabletop_zoo.baselines.training import silent_logger  # noqa: E402
-from tabletop_zoo.baselines.training.opponents import BatchedOpponentPool  # noqa: E402
-from tabletop_zoo.envs.errors import InvalidOptionError  # noqa: E402
-from tabletop_zoo.envs.registry import GAMES  # noqa: E402
-from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env  # noqa: E402
-from tabletop_zoo.wrappers.single_agent import make_env  # noqa: E402
-from tests.baselines.az_networks import masked_softmax  # noqa: E402
+from tabletop_zoo.baselines.agents.numpy_net import DenseNet
+from tabletop_zoo.baselines.training import silent_logger
+from tabletop_zoo.baselines.training.opponents import BatchedOpponentPool
+from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import GAMES
+from tabletop_zoo.wrappers.sb3 import make_sb3_vec_env
+from tabletop_zoo.wrappers.single_agent import make_env
+from tests.baselines.az_networks import masked_softmax
 
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError  # noqa: E402
-from tabletop_zoo.envs.registry import GAMES, fast_engine  # noqa: E402
-from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env  # noqa: E402
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError, UsageError
+from tabletop_zoo.envs.registry import GAMES, fast_engine
+from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env
 
 CONFIGS = [(spec.name, n) for spec in GAMES.values() if spec.fast_engine for n in spec.players]
 
@@ -144,7 +144,7 @@ def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return masks.argmax(axis=1)
 
 
-def broken(output) -> object:  # noqa: ANN001
+def broken(output) -> object:
     """An opponent policy returning ``output(masks)`` once, the lowest legal action after."""
     calls = {"n": 0}
 

@@ -11,9 +11,9 @@ from gymnasium.wrappers import vector as vector_wrappers
 
 pytest.importorskip("numba", reason="the vector env needs the 'fast' extra")
 
-import tabletop_zoo  # noqa: E402, F401 - registers the ids
-from tabletop_zoo.envs.errors import InvalidOptionError, UsageError  # noqa: E402
-from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env  # noqa: E402
+import tabletop_zoo  # noqa: F401 - registers the ids
+from tabletop_zoo.envs.errors import InvalidOptionError, UsageError
+from tabletop_zoo.wrappers.vector import BatchedVectorEnv, make_vector_env
 
 
 def test_autoreset_mode_attribute_and_metadata() -> None:
@@ -105,7 +105,7 @@ def test_make_vec_passes_the_autoreset_mode() -> None:
     assert envs.autoreset_mode is AutoresetMode.DISABLED and envs.opponent == "greedy"
 
 
-def play(envs, steps: int = 120) -> int:  # noqa: ANN001
+def play(envs, steps: int = 120) -> int:
     """Random legal play through ``envs`` (maybe wrapped); resets ended games in DISABLED
     mode; returns the number of games that ended."""
     base = envs.unwrapped

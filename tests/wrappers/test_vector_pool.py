@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("numba", reason="the compiled engines need the 'fast' extra")
 
-from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError  # noqa: E402
-from tabletop_zoo.wrappers.vector import make_vector_env  # noqa: E402
-from tabletop_zoo.wrappers.vector_pool import OpponentMix, PoolVectorEnv  # noqa: E402
+from tabletop_zoo.envs.errors import IllegalActionError, InvalidOptionError
+from tabletop_zoo.wrappers.vector import make_vector_env
+from tabletop_zoo.wrappers.vector_pool import OpponentMix, PoolVectorEnv
 
 
 def first_legal(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

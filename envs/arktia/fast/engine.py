@@ -77,10 +77,17 @@ class FastArktia(FastEngineBase):
         self.neighbours = np.array([_int64(m) for m in layout.neighbour_masks], dtype=np.int64)
         self.lines = K.line_table(layout.rays, n_tiles)
         self.params = np.array(
-            [n_tiles, self.num_players, _int64(layout.all_mask), codec.MOVE, codec.MELT,
-             codec.KEEP, codec.STOP],
+            [
+                n_tiles,
+                self.num_players,
+                _int64(layout.all_mask),
+                codec.MOVE,
+                codec.MELT,
+                codec.KEEP,
+                codec.STOP,
+            ],
             dtype=np.int64,
-        )  # fmt: skip
+        )
         self.tables = (self.neighbours, self.lines, self.params, _SHAPES)
         self.config = configuration_fingerprint(
             f"FastArktia({self.game!r}, layout {layout.names!r} "
@@ -100,8 +107,7 @@ class FastArktia(FastEngineBase):
         return f"FastArktia({self.game!r}, max_turns={self.max_turns})"
 
     def _check_rows(self, states: np.ndarray) -> tuple[int, int]:
-        return B.check_rows(states, self.config, self.max_legal, self.game.num_neutral,
-                            self.tables)  # fmt: skip
+        return B.check_rows(states, self.config, self.max_legal, self.game.num_neutral, self.tables)
 
     # ---------------------------------------------------------------- batches
     def new_states(self, batch_size: int, seed: int | None = None) -> np.ndarray:

@@ -49,9 +49,24 @@ WIDTH = CONFIG + 1
 
 # observation planes (the env's order)
 NUM_PLANES = 16
-(P_VISITED, P_ORDER, P_MOLE, P_ROD_RIGHT, P_ROD_BELOW, P_RED, P_WHITE, P_CENTRE, P_DEST,
- P_I_AM_MOLE, P_MOLE_TO_MOVE, P_ROUND, P_MY_SCORE, P_OPP_SCORE, P_PIECES_LEFT, P_JUMP,
- ) = range(NUM_PLANES)  # fmt: skip
+(
+    P_VISITED,
+    P_ORDER,
+    P_MOLE,
+    P_ROD_RIGHT,
+    P_ROD_BELOW,
+    P_RED,
+    P_WHITE,
+    P_CENTRE,
+    P_DEST,
+    P_I_AM_MOLE,
+    P_MOLE_TO_MOVE,
+    P_ROUND,
+    P_MY_SCORE,
+    P_OPP_SCORE,
+    P_PIECES_LEFT,
+    P_JUMP,
+) = range(NUM_PLANES)
 
 
 def _edge_between(a: int, b: int) -> int:
