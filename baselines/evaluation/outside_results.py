@@ -1,6 +1,7 @@
 """The ``result.json`` of a training done with another library (each tutorial of
 ``docs/tutorials/`` writes one; its fields in ``docs/tutorials/README.md``): the fields that
-record the run (:func:`run_record`), the rating of its policy (:func:`rate_on_ladder`),
+record the run (:func:`run_record`), the whole result written and shown (:func:`report`), the
+rating of its policy (:func:`rate_on_ladder`),
 reading one back (:func:`read_result`), and its row of the tutorials' table
 (:func:`result_row`; ``scripts/lab/leaderboard.py`` writes the table and the leaderboard,
 with :func:`win_cell`)."""
@@ -19,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
+from tabletop_zoo.baselines.evaluation.outside import write_result
 from tabletop_zoo.envs.errors import InvalidOptionError
 
 METRIC = "win rate against uniformly random players, seats rotating; a win is a sole first place"
@@ -58,14 +61,38 @@ def run_record(script: str | Path, packages: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def rate_on_ladder(
-    script: str | Path, game: str, model: Path, out: Path, against: str | None
-) -> None:
-    """Rate a tutorial's trained ``model`` on the shipped ladder of ``game`` through its ``py:``
-    spec (the clone's ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the model), the games
-    in ``out/rating``; ``against`` a spec: against that one player, one round."""
-    rate = ["--game", game, "--agent", f"py:{script}:policy", "--no-progress"]
-    rate += ["--out", f"{out}/rating", *(["--against", against, "--rounds", "1"] * bool(against))]
+def report(
+    script: str | Path,
+    packages: Sequence[str],
+    training: Any,
+    rates: Mapping[str, Any],
+    **fields: Any,
+) -> dict[str, Any]:
+    """A tutorial's result: :func:`run_record`, then ``fields`` (``library``, ``algorithm``,
+    ``game``, ``num_players``, ``seed``, ``budget``, ``model``; a ``metric`` of its own), the
+    CPU-seconds and env share of ``training`` (an ``outside.CpuShare``) and the ``rates``
+    (``chance``, ``before``, ``after``, ``greedy`` when measured); written as ``result.json``
+    beside ``model``, and its three lines printed."""
+    cost = {"training": training.cpu_seconds, "total": cpu_seconds()}
+    result = {**run_record(script, packages), **fields, "cpu_seconds": cost}
+    result.update(env_share=training.env_share, **rates, model=str(fields["model"]))
+    write_result(Path(fields["model"]).parent / "result.json", result)
+    greedy = f"; against greedy {rates['greedy']}" if "greedy" in rates else ""
+    print(f"win rate against random players, seats rotating (Wilson 95%), chance {rates['chance']}")
+    print(f"  before {rates['before']}\n  after  {rates['after']}{greedy}")
+    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
+    return result
+
+
+def rate_on_ladder(script: str | Path, result: Mapping[str, Any], against: str | None) -> None:
+    """Rate the trained model of a tutorial's ``result`` (:func:`report`) on the shipped
+    ladder of its game and player count through its ``py:`` spec (the clone's
+    ``scripts/rate.py``, ``TUTORIAL_MODEL`` naming the model), the games in ``rating/``
+    beside it; ``against`` a spec: against that one player, one round."""
+    model = Path(result["model"])
+    rate = ["--game", result["game"], "--num-players", str(result["num_players"])]
+    rate += ["--agent", f"py:{script}:policy", "--no-progress", "--out", f"{model.parent}/rating"]
+    rate += ["--against", against, "--rounds", "1"] if against else []
     command = [sys.executable, str(Path(script).resolve().parents[2] / "scripts" / "rate.py")]
     subprocess.run([*command, *rate], env={**os.environ, "TUTORIAL_MODEL": str(model)}, check=True)
 

@@ -59,8 +59,7 @@ from tensordict import TensorDict
 import tabletop_zoo  # noqa: F401  (registers tabletop_zoo/MoleHill-v0)
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import outside
-from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, run_record
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, report
 
 HERE = Path(__file__).resolve()
 MODEL = "runs/tutorials/agilerl_dqn/model.pt"
@@ -209,28 +208,22 @@ def main() -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(agent.actor.state_dict(), args.out / "model.pt")
-    result = {
-        **run_record(HERE, ["agilerl"]),
-        "library": "AgileRL",
-        "algorithm": "masked double DQN, 3-step, score shaping; against random",
-        "game": "mole_hill",
-        "num_players": 2,
-        "seed": args.seed,
-        "budget": {"env_steps": args.steps},
-        "cpu_seconds": {"training": training.cpu_seconds, "total": cpu_seconds()},
-        "env_share": training.env_share,
-        "chance": chance,
-        "before": before,
-        "after": after,
-        "greedy": against_greedy,
-        "model": str(args.out / "model.pt"),
-    }
-    outside.write_result(args.out / "result.json", result)
-    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
-    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
-    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
+    rates = {"chance": chance, "before": before, "after": after, "greedy": against_greedy}
+    result = report(
+        HERE,
+        ["agilerl"],
+        training,
+        rates,
+        library="AgileRL",
+        algorithm="masked double DQN, 3-step, score shaping; against random",
+        game="mole_hill",
+        num_players=2,
+        seed=args.seed,
+        budget={"env_steps": args.steps},
+        model=args.out / "model.pt",
+    )
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate_on_ladder(HERE, "mole_hill", args.out / "model.pt", args.out, args.rate_against)
+        rate_on_ladder(HERE, result, args.rate_against)
 
 
 if __name__ == "__main__":

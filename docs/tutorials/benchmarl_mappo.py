@@ -55,15 +55,10 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime
 import json
 import os
-import platform
-import subprocess
 import sys
 import tempfile
-import time
-from importlib import metadata
 from pathlib import Path
 
 from tabletop_zoo.baselines import reproducible
@@ -87,8 +82,8 @@ from tabletop_zoo.baselines.evaluation.outside import (
     CpuShare,
     chance_level,
     win_rate,
-    write_result,
 )
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, report
 from tabletop_zoo.envs.registry import get_spec
 
 HERE = Path(__file__).resolve()
@@ -228,15 +223,6 @@ def policy(path: str | None = None):
     return greedy(experiment)
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
-    info = Path("/proc/cpuinfo")
-    for line in info.read_text().splitlines() if info.exists() else []:
-        if line.startswith("model name"):
-            return line.partition(":")[2].strip()
-    return platform.processor() or platform.machine()
-
-
 def main() -> None:
     args = parse()
     limit_threads(1)
@@ -258,50 +244,24 @@ def main() -> None:
         players = len(experiment.group_map[GROUP])
     name = args.algorithm.upper()
     print(f"BenchMARL {name} on {args.game} ({players} players), {args.steps} env steps")
-    print(f"chance (a random player in the learner's seat): {chance}")
-    print(
-        f"win rate against random: before {before.rate:.2f}, after {after.rate:.2f} "
-        f"(chance {chance.rate:.2f}; {after.games} games each)"
-    )
-    print(f"  before {before}, after {after}, chance {chance}")
-    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
-    versions = ("benchmarl", "torchrl", "tensordict", "torch", "tabletop-zoo")
-    result = {
-        "tutorial": HERE.name,
-        "library": "BenchMARL",
-        "versions": {name: metadata.version(name) for name in versions},
-        "algorithm": f"{name}, self-play with one shared policy (group_map: one group)",
-        "game": args.game,
-        "num_players": players,
-        "command": " ".join(["python", f"docs/tutorials/{HERE.name}", *sys.argv[1:]]),
-        "seed": args.seed,
-        "budget": {"env_steps": args.steps},
-        "cpu_seconds": {
-            "training": round(training.cpu_seconds, 1),
-            "total": round(time.process_time(), 1),
-        },
-        "env_share": round(training.env_share, 3),
-        "metric": "win rate against uniformly random players, seats rotating; "
-        "a win is a sole first place",
-        "chance": chance,
-        "before": before,
-        "after": after,
-        "policy": f"py:docs/tutorials/{HERE.name}:policy",
-        "model": str(out / "model.pt"),
-        "cpu": cpu_name(),
-        "date": datetime.date.today().isoformat(),
-    }
+    rates = {"chance": chance, "before": before, "after": after}
     if args.rate:  # the full run: also against greedy, then the rating
-        result["greedy"] = win_rate(learner, opponent="greedy", **evaluation)
-        print(f"after training, against greedy: {result['greedy']}")
-    write_result(out / "result.json", result)
+        rates["greedy"] = win_rate(learner, opponent="greedy", **evaluation)
+    result = report(
+        HERE,
+        ["benchmarl", "torchrl", "tensordict"],
+        training,
+        rates,
+        library="BenchMARL",
+        algorithm=f"{name}, self-play with one shared policy (group_map: one group)",
+        game=args.game,
+        num_players=players,
+        seed=args.seed,
+        budget={"env_steps": args.steps},
+        model=out / "model.pt",
+    )
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = ["rate", "--game", args.game, "--num-players", str(players)]
-        rate += ["--agent", f"py:{HERE}:policy", "--out", str(out / "rating")]
-        model = {**os.environ, "TUTORIAL_MODEL": str(out / "model.pt")}
-        main_ = "from tabletop_zoo.baselines.commands import main; main()"
-        command = [sys.executable, "-c", main_, *rate]  # tabletop-zoo rate ...
-        subprocess.run(command, check=True, env=model)
+        rate_on_ladder(HERE, result, None)
 
 
 if __name__ == "__main__":

@@ -42,14 +42,9 @@ Measured results (CPU, CPU-seconds, before/after with intervals): docs/tutorials
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import subprocess
 import sys
-import time
-from importlib import metadata
 from pathlib import Path
 
 from tabletop_zoo.baselines import reproducible
@@ -73,8 +68,8 @@ from tabletop_zoo.baselines.evaluation.outside import (
     CpuShare,
     chance_level,
     win_rate,
-    write_result,
 )
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, report
 from tabletop_zoo.envs.registry import get_spec
 
 HERE = Path(__file__).resolve()
@@ -159,15 +154,6 @@ def greedy(model: Policy):
     return act
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
-    info = Path("/proc/cpuinfo")
-    for line in info.read_text().splitlines() if info.exists() else []:
-        if line.startswith("model name"):
-            return line.partition(":")[2].strip()
-    return platform.processor() or platform.machine()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algorithm", choices=("ippo", "mappo"), default="ippo")
@@ -246,52 +232,26 @@ def main() -> None:
     torch.save(shared_policy.state_dict(), out / "model.pt")
     players = env.num_agents if args.num_players is None else args.num_players
     print(f"skrl {args.algorithm.upper()} on {args.game} ({players} players), {steps} env steps")
-    print(f"chance (a random player in the learner's seat): {chance}")
-    print(
-        f"win rate against random: before {before.rate:.2f}, after {after.rate:.2f} "
-        f"(chance {chance.rate:.2f}; {after.games} games each)"
-    )
-    print(f"  before {before}, after {after}, chance {chance}")
-    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
-    command = " ".join(["python", "docs/tutorials/skrl_ppo.py", *sys.argv[1:]])
-    result = {
-        "tutorial": HERE.name,
-        "library": "skrl",
-        "versions": {name: metadata.version(name) for name in ("skrl", "torch", "tabletop-zoo")},
-        "algorithm": f"{args.algorithm.upper()}, self-play with one shared policy",
-        "game": args.game,
-        "num_players": players,
-        "command": command,
-        "seed": args.seed,
-        "budget": {"env_steps": steps},
-        "cpu_seconds": {
-            "training": round(training.cpu_seconds, 1),
-            "total": round(time.process_time(), 1),
-        },
-        "env_share": round(training.env_share, 3),
-        "metric": "sole first places against uniformly random players, seats rotating"
-        if players > 2
-        else "win rate against uniformly random players, seats rotating; "
-        "a win is a sole first place",
-        "chance": chance,
-        "before": before,
-        "after": after,
-        "policy": f"py:docs/tutorials/{HERE.name}:policy",
-        "model": str(out / "model.pt"),
-        "cpu": cpu_name(),
-        "date": datetime.date.today().isoformat(),
-    }
+    rates = {"chance": chance, "before": before, "after": after}
     if args.rate:  # the full run: also against greedy, then the rating
-        result["greedy"] = win_rate(greedy(shared_policy), opponent="greedy", **evaluation)
-        print(f"after training, against greedy: {result['greedy']}")
-    write_result(out / "result.json", result)
+        rates["greedy"] = win_rate(greedy(shared_policy), opponent="greedy", **evaluation)
+    sole = {"metric": "sole first places against uniformly random players, seats rotating"}
+    result = report(
+        HERE,
+        ["skrl"],
+        training,
+        rates,
+        library="skrl",
+        algorithm=f"{args.algorithm.upper()}, self-play with one shared policy",
+        game=args.game,
+        num_players=players,
+        seed=args.seed,
+        budget={"env_steps": steps},
+        model=out / "model.pt",
+        **(sole if players > 2 else {}),
+    )
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate = ["rate", "--game", args.game, "--num-players", str(players)]
-        rate += ["--agent", f"py:{HERE}:policy", "--out", str(out / "rating")]
-        model = {**os.environ, "TUTORIAL_MODEL": str(out / "model.pt")}
-        main_ = "from tabletop_zoo.baselines.commands import main; main()"
-        command = [sys.executable, "-c", main_, *rate]  # tabletop-zoo rate ...
-        subprocess.run(command, check=True, env=model)
+        rate_on_ladder(HERE, result, None)
 
 
 if __name__ == "__main__":

@@ -46,8 +46,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from tabletop_zoo.baselines.agents.threads import limit_threads
 from tabletop_zoo.baselines.evaluation import outside
-from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
-from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, run_record
+from tabletop_zoo.baselines.evaluation.outside_results import rate_on_ladder, report
 from tabletop_zoo.envs import mole_hill_v0
 
 HERE = Path(__file__).resolve()
@@ -129,28 +128,22 @@ def main() -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     model.save(args.out / "model.zip")
-    result = {
-        **run_record(HERE, ["supersuit", "stable-baselines3", "sb3-contrib"]),
-        "library": "SuperSuit + SB3",
-        "algorithm": "MaskablePPO, self-play with one shared policy",
-        "game": "mole_hill",
-        "num_players": 2,
-        "seed": args.seed,
-        "budget": {"slot_steps": args.steps},
-        "cpu_seconds": {"training": training.cpu_seconds, "total": cpu_seconds()},
-        "env_share": training.env_share,
-        "chance": chance,
-        "before": before,
-        "after": after,
-        "greedy": against_greedy,
-        "model": str(args.out / "model.zip"),
-    }
-    outside.write_result(args.out / "result.json", result)
-    print(f"win rate against random players, seats alternating (Wilson 95%), chance {chance}")
-    print(f"  before {before}\n  after  {after}; against greedy {against_greedy}")
-    print(f"training: {training.cpu_seconds:.1f} CPU-s, {training.env_share:.0%} of it in our env")
+    rates = {"chance": chance, "before": before, "after": after, "greedy": against_greedy}
+    result = report(
+        HERE,
+        ["supersuit", "stable-baselines3", "sb3-contrib"],
+        training,
+        rates,
+        library="SuperSuit + SB3",
+        algorithm="MaskablePPO, self-play with one shared policy",
+        game="mole_hill",
+        num_players=2,
+        seed=args.seed,
+        budget={"slot_steps": args.steps},
+        model=args.out / "model.zip",
+    )
     if args.rate:  # on the shipped ladder, through the py: agent spec
-        rate_on_ladder(HERE, "mole_hill", args.out / "model.zip", args.out, args.rate_against)
+        rate_on_ladder(HERE, result, args.rate_against)
 
 
 if __name__ == "__main__":
