@@ -23,6 +23,7 @@ from typing import Any
 from tabletop_zoo.baselines.evaluation.arena import cpu_seconds
 from tabletop_zoo.baselines.evaluation.outside import write_result
 from tabletop_zoo.envs.errors import InvalidOptionError
+from tabletop_zoo.envs.registry import get_spec
 
 METRIC = "win rate against uniformly random players, seats rotating; a win is a sole first place"
 RATES = ("chance", "before", "after")
@@ -32,8 +33,8 @@ FIELDS = (
     *RATES,
 )
 HEADER = (
-    "| tutorial | versions | algorithm | budget | training CPU-s | env share | chance | before "
-    "| after |\n|---|---|---|---|---:|---:|---|---|---|"
+    "| tutorial | versions | game | algorithm | budget | training CPU-s | env share | chance "
+    "| before | after |\n|---|---|---|---|---|---:|---:|---|---|---|"
 )
 
 
@@ -136,6 +137,7 @@ def result_row(result: Mapping[str, Any], link: str = "") -> str:
     cells = [
         f"[{name}]({link}{name})",
         versions,
+        f"{get_spec(result['game']).title}, {result['num_players']} players",
         result["algorithm"],
         budget_cell(result["budget"]),
     ]
