@@ -11,12 +11,12 @@ import argparse
 import dataclasses
 import inspect
 from collections.abc import Callable
+from importlib.util import find_spec
 from typing import Any
 
 from tabletop_zoo.baselines import cli
 from tabletop_zoo.baselines.evaluation.game_log import FILE_NAME
 from tabletop_zoo.baselines.training.checkpoint import DEFAULT_EVERY
-from tabletop_zoo.envs.extras import require_extra
 from tabletop_zoo.envs.registry import GAMES
 
 
@@ -108,12 +108,12 @@ def add_game_log_flags(parser: argparse.ArgumentParser, default: str, tables: bo
         help=f"play only the games not yet recorded in --out's {FILE_NAME} (a run stopped by "
         "Ctrl-C, a kill or a dead worker): the same tables as an uninterrupted run",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown where tqdm is installed)"
+    )
 
 
-def progress(args: argparse.Namespace, script: str) -> bool:
-    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``;
-    then a missing ``train`` extra is said before anything is played."""
-    if not args.no_progress:
-        require_extra("train", f"the progress bar of {cli.program(script)}", ("tqdm",))
-    return not args.no_progress
+def progress(args: argparse.Namespace) -> bool:
+    """Whether the games show a progress bar (tqdm, on stderr): unless ``--no-progress``, and
+    where tqdm is installed (the ``train`` extra); a base install plays without a bar."""
+    return not args.no_progress and find_spec("tqdm") is not None

@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     limit_threads()  # one BLAS / torch thread for the networks (TABLETOP_ZOO_THREADS)
-    # the chart needs matplotlib, the progress bar tqdm: say so before playing
+    # the chart needs matplotlib: say so before playing (the progress bar shows where tqdm is)
     require_extra("train", cli.program("scripts/evaluate.py"), ("matplotlib",))
-    progress = _flags.progress(args, "scripts/evaluate.py")
+    progress = _flags.progress(args)
     with cli.usage_errors(parser):  # every spec, model file and the player count first
         players = cli.players(args.game, args.num_players)
         specs = cli.check_agents(args.agents, args.game, players)

@@ -185,7 +185,7 @@ def fit_ladder(args: argparse.Namespace) -> None:
     members = [s.strip() for s in args.members.split(",") if s.strip()]
     options = _flags.pick(args, "rounds", "seed", "random_opening", "workers", "log")
     options |= {"trust": args.trust_model}
-    options["progress"] = _flags.progress(args, "scripts/make_reference.py")
+    options["progress"] = _flags.progress(args)
     start = cpu_seconds()
     note = "the manifest is unchanged; "  # a ladder fit from some of its games is not written
     with cli.recorded_games(args.log, "make_reference.py", args.argv, note):

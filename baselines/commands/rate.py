@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         log = GameLog(args.out, config, resume=args.resume)
     options = _flags.pick(args, "rounds", "seed", "workers") | {"random_opening": opening}
     options["trust"] = args.trust_model
-    options["progress"] = _flags.progress(args, "scripts/rate.py")
+    options["progress"] = _flags.progress(args)
     start, rows = cpu_seconds(), []
     with cli.usage_errors(parser), cli.recorded_games(log, "rate.py", argv):
         if not args.against:  # the agent's rating on the ladder, placements per mix
