@@ -74,9 +74,13 @@ def rating(folder: Path) -> Any:
 
 def row(result: dict, rated: Any) -> str:
     """The Markdown row of one ``result.json`` and its rating (``None``: not rated)."""
-    version = result.get("versions", {}).get(result["library"], "")
+    library, versions = result["library"], result.get("versions", {})
+    lower = {name.lower(): version for name, version in versions.items()}
+    rest = [f"{n} {v}" for n, v in versions.items() if n not in ("torch", "tabletop-zoo")]
+    named = f"{library} {lower[library.lower()]}" if library.lower() in lower else library
+    named += f" ({', '.join(rest)})" if library.lower() not in lower and rest else ""
     cpu = f"{result['cpu_seconds']['training']:,.0f}"
-    cells = [f"{result['library']} {version}", result["algorithm"], cpu]
+    cells = [named, result["algorithm"], cpu]
     cells.append(outside_results.budget_cell(result["budget"]))
     cells += [outside_results.win_cell(result.get(key)) for key in ("after", "greedy")]
     made = f"{result.get('date', '-')}, {result.get('cpu', '-')}"
