@@ -142,10 +142,6 @@ CASES: list[tuple[str, list[str], str]] = [
     ("mcts_choices", ["--repeats", "1"], "must be an integer in 2..100000"),
     ("mcts_choices", ["--game", "chess"], "invalid choice"),
     ("mcts_choices", ["--their-simulations", "1"], "must be an integer in 2..1000000"),
-    ("bench_single_agent", [*G, "--forward", "no-such-model"], "unknown reference model"),
-    ("bench_single_agent", [*G, "--steps", "0"], "must be an integer >= 1"),
-    ("bench_single_agent", [*G, "--opponent", "az:{empty}"], "the file is empty"),
-    ("bench_single_agent", [*G, "--snapshot", "{missing}"], "--snapshot: no file"),
     (
         "make_reference",
         ["add", "--name", "../x", *G, "--num-players", "2", "--az", "{network}", "--command", "c"],
@@ -492,7 +488,6 @@ def test_ctrl_c_during_a_rating_keeps_the_finished_games(tmp_path, start_for_ctr
         ("play", []),
         ("train", []),
         ("time_agent", []),
-        ("bench_single_agent", []),
         ("make_reference", ["ladder"]),
         ("az_curve", []),
         ("train_rllib", []),

@@ -41,7 +41,6 @@ BASE: dict[str, list[str]] = {
     "az_curve": ["--game", GAME, "{network}"],
     "seeds": ["--values", "0.5,0.6"],
     "bridge_speed": ["openspiel"],
-    "bench_single_agent": ["--game", GAME],
     "time_agent": ["--game", GAME, "--agent", "random"],
     "leaderboard": [
         "entry",

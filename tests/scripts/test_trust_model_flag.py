@@ -44,11 +44,6 @@ def test_scripts_play_the_crafted_file_without_running_it(ppo_files, tmp_path) -
     assert (out / "games.csv").is_file()
     proc = run("time_agent", "--game", "mole_hill", "--agent", spec, "--games", "1", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    for play_as in ("numpy", "sb3"):
-        argv = ["--game", "mole_hill", "--snapshot", str(ppo_files.crafted), "--snapshot-as"]
-        argv += [play_as, "--steps", "20", "--repeats", "1"]
-        proc = run("bench_single_agent", *argv, cwd=tmp_path)
-        assert proc.returncode == 0, proc.stderr
     assert not ppo_files.marker.exists()
 
 
@@ -58,7 +53,6 @@ def test_scripts_play_the_crafted_file_without_running_it(ppo_files, tmp_path) -
     [
         ("evaluate", ["--agents", "SPEC,random", "--games", "2", "--no-progress"]),
         ("time_agent", ["--game", "mole_hill", "--agent", "SPEC", "--games", "1"]),
-        ("bench_single_agent", ["--game", "mole_hill", "--snapshot", "PATH"]),
     ],
 )
 def test_scripts_refuse_a_file_that_needs_unpickling(ppo_files, tmp_path, name, argv) -> None:
