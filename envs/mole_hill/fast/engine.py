@@ -30,6 +30,7 @@ from tabletop_zoo.envs.mole_hill import MoleHillGame, MoleHillState, action_to_s
 from tabletop_zoo.envs.mole_hill.fast import batch as B
 from tabletop_zoo.envs.mole_hill.fast import kernels as K
 from tabletop_zoo.envs.mole_hill.fast.state import FastMoleHillState, score
+from tabletop_zoo.envs.mole_hill.observation import NUM_PLANES
 
 
 def _space_mask(spaces: Any) -> int:
@@ -50,7 +51,7 @@ class FastMoleHill(FastEngineBase):
     num_players = 2
     num_actions = K.NUM_ACTIONS
     state_width = K.WIDTH
-    observation_shape = (K.ROWS, K.COLS, K.NUM_PLANES)
+    observation_shape = (K.ROWS, K.COLS, NUM_PLANES)
 
     def __init__(self, game: MoleHillGame | None = None, max_turns: int | None = None) -> None:
         if max_turns is not None:
@@ -88,7 +89,7 @@ class FastMoleHill(FastEngineBase):
 
     def observe_trusted(self, states: np.ndarray, seats: Any) -> np.ndarray:
         seats = seat_array(seats, len(states))  # checked by the public twin
-        obs = np.empty((len(states), K.NUM_SPACES, K.NUM_PLANES), dtype=np.float32)
+        obs = np.empty((len(states), K.NUM_SPACES, NUM_PLANES), dtype=np.float32)
         B.observe(states, seats, obs)
         return obs.reshape(len(states), *self.observation_shape)
 

@@ -30,6 +30,24 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_zoo.envs.compiled.common import copy_into, jit, kernel, popcount
+from tabletop_zoo.envs.mole_hill.observation import (  # the planes, in the env's order
+    P_CENTRE,
+    P_DEST,
+    P_I_AM_MOLE,
+    P_JUMP,
+    P_MOLE,
+    P_MOLE_TO_MOVE,
+    P_MY_SCORE,
+    P_OPP_SCORE,
+    P_ORDER,
+    P_PIECES_LEFT,
+    P_RED,
+    P_ROD_BELOW,
+    P_ROD_RIGHT,
+    P_ROUND,
+    P_VISITED,
+    P_WHITE,
+)
 
 ROWS, COLS = 7, 9
 NUM_SPACES = ROWS * COLS
@@ -46,27 +64,6 @@ TRAIL = 12
 ROD_ORDER = TRAIL + MOLE_PIECES
 CONFIG = ROD_ORDER + MOLE_PIECES
 WIDTH = CONFIG + 1
-
-# observation planes (the env's order)
-NUM_PLANES = 16
-(
-    P_VISITED,
-    P_ORDER,
-    P_MOLE,
-    P_ROD_RIGHT,
-    P_ROD_BELOW,
-    P_RED,
-    P_WHITE,
-    P_CENTRE,
-    P_DEST,
-    P_I_AM_MOLE,
-    P_MOLE_TO_MOVE,
-    P_ROUND,
-    P_MY_SCORE,
-    P_OPP_SCORE,
-    P_PIECES_LEFT,
-    P_JUMP,
-) = range(NUM_PLANES)
 
 
 def _edge_between(a: int, b: int) -> int:
